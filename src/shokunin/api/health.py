@@ -1,0 +1,16 @@
+"""GET /health: liveness plus the facts an operator checks first."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from shokunin import __version__
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/health")
+async def health(request: Request) -> dict:
+    services = request.app.state.services
+    return {"status": "ok", "version": __version__, "model": services.settings.model,
+            "agents": sorted(services.runner.agents)}

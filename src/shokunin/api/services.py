@@ -1,0 +1,24 @@
+"""Services: the engine parts one server holds, built once in the app's lifespan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from shokunin.config import Settings
+from shokunin.runs import EventBus, Runner
+from shokunin.store import Store
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    bus: EventBus
+    runner: Runner
+    tools: Any
+    sandbox: Any
+
+    def as_agent_services(self) -> dict[str, Any]:
+        return {"settings": self.settings, "tools": self.tools, "sandbox": self.sandbox,
+                "store": self.store}

@@ -1,0 +1,15 @@
+"""Root typer app; command groups register themselves here."""
+
+from __future__ import annotations
+
+import typer
+
+from shokunin.cli import serve, tools
+
+app = typer.Typer(help="shokunin: a workbench for tool-using LLM agents.", no_args_is_help=True)
+app.command("serve")(serve.serve)
+app.add_typer(tools.app, name="tools")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,212 @@
+"""The Event vocabulary: everything a run says, whichever face is listening.
+
+Agents and tools create events without ``run_id``/``seq``/``ts``; the run's emitter fills
+them in, stores the event, then publishes it. Faces translate events to their wire form.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class BaseEvent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = ""
+    thread_id: str = ""
+    seq: int = 0
+    ts: datetime = Field(default_factory=_now)
+
+
+class RunStarted(BaseEvent):
+    kind: Literal["run_started"] = "run_started"
+    agent: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class TextDelta(BaseEvent):
+    kind: Literal["text_delta"] = "text_delta"
+    delta: str
+
+
+class Text(BaseEvent):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class Code(BaseEvent):
+    kind: Literal["code"] = "code"
+    code: str
+    language: str = "python"
+    step: str | None = None
+
+
+class CodeResult(BaseEvent):
+    kind: Literal["code_result"] = "code_result"
+    ok: bool
+    stdout: str = ""
+    stderr: str = ""
+    error_type: str | None = None
+    error_message: str | None = None
+    step: str | None = None
+
+
+class Image(BaseEvent):
+    kind: Literal["image"] = "image"
+    data_base64: str
+    format: str = "png"
+    path: str | None = None
+
+
+class Table(BaseEvent):
+    kind: Literal["table"] = "table"
+    markdown: str
+    html: str | None = None
+
+
+class MapDefinition(BaseEvent):
+    kind: Literal["map_definition"] = "map_definition"
+    definition: dict[str, Any]
+
+
+class MapShow(BaseEvent):
+    """A map display command (seed 000 ``map``, new format or legacy ``points``)."""
+
+    kind: Literal["map"] = "map"
+    content: dict[str, Any]
+
+
+class HighlightRoom(BaseEvent):
+    kind: Literal["highlight_room"] = "highlight_room"
+    rooms: list[str]
+
+
+class Arrow(BaseEvent):
+    kind: Literal["arrow"] = "arrow"
+    room: str
+    direction: Literal["up", "down", "left", "right"]
+
+
+class ClearArrows(BaseEvent):
+    kind: Literal["clear_arrows"] = "clear_arrows"
+
+
+class ClearMap(BaseEvent):
+    kind: Literal["clear_map"] = "clear_map"
+
+
+class StepUpdate(BaseEvent):
+    kind: Literal["step_update"] = "step_update"
+    step: str
+    confidence: float | None = None
+    reasoning: str | None = None
+
+
+class ToolCall(BaseEvent):
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(BaseEvent):
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    success: bool
+    result: Any = None
+    error: str | None = None
+    aborted: bool = False
+
+
+class Progress(BaseEvent):
+    kind: Literal["progress"] = "progress"
+    message: str
+    fraction: float | None = None
+    source: str | None = None
+
+
+class Log(BaseEvent):
+    kind: Literal["log"] = "log"
+    level: str = "info"
+    message: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class CheckpointCreated(BaseEvent):
+    kind: Literal["checkpoint_created"] = "checkpoint_created"
+    checkpoint_id: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class CheckpointResolved(BaseEvent):
+    kind: Literal["checkpoint_resolved"] = "checkpoint_resolved"
+    checkpoint_id: str
+    value: Any = None
+
+
+class Metrics(BaseEvent):
+    kind: Literal["metrics"] = "metrics"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    model: str | None = None
+
+
+class Error(BaseEvent):
+    kind: Literal["error"] = "error"
+    message: str
+    code: str | None = None
+
+
+class RunCompleted(BaseEvent):
+    kind: Literal["run_completed"] = "run_completed"
+    output: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunFailed(BaseEvent):
+    kind: Literal["run_failed"] = "run_failed"
+    error: str
+
+
+class RunCancelled(BaseEvent):
+    kind: Literal["run_cancelled"] = "run_cancelled"
+    reason: str = "cancelled"
+
+
+class RunInterrupted(BaseEvent):
+    """The run waits for a human answer; ``Runner.resume`` continues it."""
+
+    kind: Literal["run_interrupted"] = "run_interrupted"
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+Event = Annotated[
+    RunStarted | TextDelta | Text | Code | CodeResult | Image | Table | MapDefinition | MapShow
+    | HighlightRoom | Arrow | ClearArrows | ClearMap | StepUpdate | ToolCall | ToolResult
+    | Progress | Log | CheckpointCreated | CheckpointResolved | Metrics | Error | RunCompleted
+    | RunFailed | RunCancelled | RunInterrupted,
+    Field(discriminator="kind"),
+]
+
+TERMINAL_KINDS = frozenset({"run_completed", "run_failed", "run_cancelled", "run_interrupted"})
+
+event_adapter: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: dict[str, Any] | str | bytes) -> Event:
+    """Rebuild an Event from its stored JSON form."""
+    if isinstance(data, str | bytes):
+        return event_adapter.validate_json(data)
+    return event_adapter.validate_python(data)
+
+
+def is_terminal(event: BaseEvent) -> bool:
+    return event.kind in TERMINAL_KINDS  # type: ignore[attr-defined]

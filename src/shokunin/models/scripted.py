@@ -1,0 +1,101 @@
+"""ScriptedChatModel: replays a list of responses, and records what it was asked.
+
+Tests register a script under a name and resolve ``scripted:NAME`` like any provider, so
+the LLM code paths run for real with no network. A response is a string (text), an
+``AIMessage`` (text and tool calls), or a dict ``{"tool_calls": [...]}`` / a pydantic
+object for structured output.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel, PrivateAttr
+
+_scripts: dict[str, list[Any]] = {}
+_ids = itertools.count(1)
+
+
+def register_script(name: str, responses: Sequence[Any]) -> None:
+    """Make ``resolve("scripted:NAME")`` replay these responses."""
+    _scripts[name] = list(responses)
+
+
+def unregister_script(name: str) -> None:
+    _scripts.pop(name, None)
+
+
+def _as_message(response: Any) -> AIMessage:
+    if isinstance(response, AIMessage):
+        return response
+    if isinstance(response, str):
+        return AIMessage(content=response)
+    if isinstance(response, dict) and "tool_calls" in response:
+        calls = [{"name": c["name"], "args": c.get("args", {}),
+                  "id": c.get("id") or f"call_{next(_ids)}", "type": "tool_call"}
+                 for c in response["tool_calls"]]
+        return AIMessage(content=response.get("content", ""), tool_calls=calls)
+    raise TypeError(f"cannot replay {type(response).__name__} as a chat message")
+
+
+class ScriptedChatModel(BaseChatModel):
+    responses: list[Any]
+    name_: str = "scripted"
+    _cursor: int = PrivateAttr(default=0)
+    _asked: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def asked(self) -> list[list[BaseMessage]]:
+        """Every prompt this model received, in order."""
+        return self._asked
+
+    def _next(self) -> Any:
+        if self._cursor >= len(self.responses):
+            raise RuntimeError(
+                f"scripted model ran out of responses after {len(self.responses)}")
+        response = self.responses[self._cursor]
+        self._cursor += 1
+        return response
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
+    ) -> ChatResult:
+        self._asked.append(list(messages))
+        message = _as_message(self._next())
+        prompt_tokens = sum(len(str(m.content).split()) for m in messages)
+        out_tokens = len(str(message.content).split())
+        message.usage_metadata = {"input_tokens": prompt_tokens, "output_tokens": out_tokens,
+                                  "total_tokens": prompt_tokens + out_tokens}
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
+        return self
+
+    def with_structured_output(self, schema: Any, **kwargs: Any) -> Runnable:
+        def parse(messages: Any) -> Any:
+            self._asked.append(list(messages) if isinstance(messages, list) else [messages])
+            response = self._next()
+            if isinstance(schema, type) and issubclass(schema, BaseModel):
+                return response if isinstance(response, schema) else schema.model_validate(
+                    response)
+            return response
+
+        return RunnableLambda(parse)
+
+
+def scripted_model(name: str) -> ScriptedChatModel:
+    if name not in _scripts:
+        raise LookupError(f"no script registered as {name!r}; call register_script first")
+    return ScriptedChatModel(responses=_scripts[name], name_=name)

@@ -1,0 +1,31 @@
+"""Token usage of every model call, fed into the run's Usage (and its metrics event)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+
+from shokunin.runs import Usage
+
+
+class UsageRecorder(BaseCallbackHandler):
+    """Pass as a callback to any LangChain call; adds each call's tokens to ``usage``."""
+
+    def __init__(self, usage: Usage) -> None:
+        self.usage = usage
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        for generations in response.generations:
+            for gen in generations:
+                meta = getattr(getattr(gen, "message", None), "usage_metadata", None)
+                if meta:
+                    self.usage.add(meta.get("input_tokens", 0), meta.get("output_tokens", 0),
+                                   meta.get("total_tokens"))
+                    return
+        token_usage = (response.llm_output or {}).get("token_usage") or {}
+        if token_usage:
+            self.usage.add(token_usage.get("prompt_tokens", 0),
+                           token_usage.get("completion_tokens", 0),
+                           token_usage.get("total_tokens"))

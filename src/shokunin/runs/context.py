@@ -1,0 +1,70 @@
+"""RunContext: what an agent holds while it runs: its ids, the emitter, abort, usage."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shokunin.events import BaseEvent
+from shokunin.runs.bus import EventBus
+from shokunin.store import Store
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    calls: int = 0
+
+    def add(self, input_tokens: int, output_tokens: int, total_tokens: int | None = None) -> None:
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.total_tokens += total_tokens if total_tokens is not None else (
+            input_tokens + output_tokens)
+        self.calls += 1
+
+    def as_dict(self) -> dict[str, int]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "total_tokens": self.total_tokens, "calls": self.calls}
+
+
+@dataclass
+class RunContext:
+    run_id: str
+    thread_id: str
+    agent: str
+    store: Store
+    bus: EventBus
+    workspace: Path
+    services: dict[str, Any] = field(default_factory=dict)
+    resume_value: Any = None
+    abort: threading.Event = field(default_factory=threading.Event)
+    usage: Usage = field(default_factory=Usage)
+    _seq: int = 0
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    async def emit(self, event: BaseEvent) -> BaseEvent:
+        """Number, store, then publish the event; return it as sent."""
+        async with self._lock:
+            self._loop = self._loop or asyncio.get_running_loop()
+            self._seq += 1
+            event = event.model_copy(update={
+                "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq})
+            await self.store.append_event(event)
+            await self.bus.publish(event)
+            return event
+
+    def emit_threadsafe(self, event: BaseEvent) -> None:
+        """Emit from a worker thread (a tool's message_callback), without waiting."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        asyncio.run_coroutine_threadsafe(self.emit(event), loop)
+
+    def bind_loop(self) -> None:
+        self._loop = asyncio.get_running_loop()

@@ -1,0 +1,23 @@
+"""Runner errors.
+
+    RunError
+    ├── RunNotFound       no such run
+    ├── UnknownAgent      no agent registered under that name
+    └── RunStateError     the run cannot do that now (resume a finished run, ...)
+"""
+
+
+class RunError(Exception):
+    pass
+
+
+class RunNotFound(RunError):
+    pass
+
+
+class UnknownAgent(RunError):
+    pass
+
+
+class RunStateError(RunError):
+    pass

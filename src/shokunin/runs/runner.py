@@ -1,0 +1,204 @@
+"""The Runner: starts, resumes, cancels and streams runs of agents on threads."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from shokunin import events as ev
+from shokunin.runs.bus import EventBus
+from shokunin.runs.context import RunContext
+from shokunin.runs.errors import RunNotFound, RunStateError, UnknownAgent
+from shokunin.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class Interrupted(Exception):  # noqa: N818 - a control signal, like asyncio.CancelledError
+    """Raised by an agent that waits for a human answer; ``Runner.resume`` continues it."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__("run interrupted")
+        self.payload = payload
+
+
+class Agent(Protocol):
+    name: str
+
+    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
+        """Do the work, emitting events through ``ctx``; return the run's output."""
+        ...
+
+
+class Runner:
+    def __init__(
+        self, store: Store, bus: EventBus, workspace_root: Path,
+        services: dict[str, Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.bus = bus
+        self.workspace_root = workspace_root
+        self.services = services if services is not None else {}
+        self.agents: dict[str, Agent] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._contexts: dict[str, RunContext] = {}
+
+    def register(self, agent: Agent) -> None:
+        self.agents[agent.name] = agent
+
+    def workspace(self, thread_id: str) -> Path:
+        path = self.workspace_root / thread_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    async def start(
+        self, agent: str, thread_id: str | None, input: dict[str, Any],
+        run_id: str | None = None,
+    ) -> str:
+        if agent not in self.agents:
+            raise UnknownAgent(f"no agent named {agent!r}; known: {sorted(self.agents)}")
+        thread_id = thread_id or uuid.uuid4().hex
+        run_id = run_id or uuid.uuid4().hex
+        await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")))
+        await self.store.create_run(run_id, thread_id, agent, input)
+        ctx = self._context(run_id, thread_id, agent)
+        await ctx.emit(ev.RunStarted(agent=agent, input=input))
+        self._launch(ctx, input)
+        return run_id
+
+    async def resume(self, run_id: str, value: Any) -> None:
+        run = await self.store.get_run(run_id)
+        if run is None:
+            raise RunNotFound(run_id)
+        if run["status"] != "interrupted":
+            raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
+        ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value)
+        ctx._seq = await self.store.last_seq(run_id)
+        await self.store.set_run_status(run_id, "running")
+        self._launch(ctx, run["input"])
+
+    async def cancel(self, run_id: str) -> bool:
+        """Stop a live run; return False if it was not running here."""
+        task = self._tasks.get(run_id)
+        if task is None or task.done():
+            if await self.store.get_run(run_id) is None:
+                raise RunNotFound(run_id)
+            return False
+        self._contexts[run_id].abort.set()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return True
+
+    async def wait(self, run_id: str) -> None:
+        task = self._tasks.get(run_id)
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def is_live(self, run_id: str) -> bool:
+        task = self._tasks.get(run_id)
+        return task is not None and not task.done()
+
+    async def stream(self, run_id: str, after_seq: int = 0) -> AsyncIterator[ev.BaseEvent]:
+        """Yield the run's events after ``after_seq``: stored ones first, then live ones,
+        until the run ends. Subscribing before reading the store closes the gap between."""
+        sub = self.bus.subscribe(run_id)
+        try:
+            run = await self.store.get_run(run_id)
+            if run is None:
+                raise RunNotFound(run_id)
+            last = after_seq
+            for event in await self.store.events_after(run_id, after_seq):
+                last = event.seq
+                yield event
+                if ev.is_terminal(event):
+                    return
+            if not self.is_live(run_id) and run["status"] != "running":
+                return
+            while True:
+                try:
+                    event = await asyncio.wait_for(sub.get(), timeout=5.0)
+                except TimeoutError:
+                    # The run may have ended in a way we could not hear (another process).
+                    if not self.is_live(run_id):
+                        for event in await self.store.events_after(run_id, last):
+                            last = event.seq
+                            yield event
+                        return
+                    continue
+                if event.seq <= last:
+                    continue
+                if event.seq > last + 1:  # missed some (slow subscriber): fill from the store
+                    for missed in await self.store.events_after(run_id, last):
+                        if missed.seq >= event.seq:
+                            break
+                        yield missed
+                last = event.seq
+                yield event
+                if ev.is_terminal(event):
+                    return
+        finally:
+            sub.close()
+
+    async def shutdown(self) -> None:
+        for run_id in list(self._tasks):
+            with contextlib.suppress(RunNotFound):
+                await self.cancel(run_id)
+
+    def _context(
+        self, run_id: str, thread_id: str, agent: str, resume_value: Any = None
+    ) -> RunContext:
+        ctx = RunContext(
+            run_id=run_id, thread_id=thread_id, agent=agent, store=self.store, bus=self.bus,
+            workspace=self.workspace(thread_id), services=self.services,
+            resume_value=resume_value,
+        )
+        self._contexts[run_id] = ctx
+        return ctx
+
+    def _launch(self, ctx: RunContext, input: dict[str, Any]) -> None:
+        task = asyncio.create_task(self._drive(ctx, input), name=f"run-{ctx.run_id}")
+        self._tasks[ctx.run_id] = task
+        task.add_done_callback(lambda _t: self._forget(ctx.run_id))
+
+    def _forget(self, run_id: str) -> None:
+        self._tasks.pop(run_id, None)
+        self._contexts.pop(run_id, None)
+
+    async def _drive(self, ctx: RunContext, input: dict[str, Any]) -> None:
+        ctx.bind_loop()
+        agent = self.agents[ctx.agent]
+        try:
+            output = await agent.run(ctx, input)
+        except asyncio.CancelledError:
+            await self._finish(ctx, "cancelled", ev.RunCancelled())
+            raise
+        except Interrupted as stop:
+            await ctx.emit(ev.RunInterrupted(payload=stop.payload))
+            await self.store.finish_run(ctx.run_id, "interrupted", usage=ctx.usage.as_dict())
+        except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never raised
+            log.exception("run %s failed", ctx.run_id)
+            message = f"{type(exc).__name__}: {exc}"
+            await self._finish(ctx, "failed", ev.RunFailed(error=message), error=message)
+        else:
+            await self._finish(ctx, "completed", ev.RunCompleted(output=output or {}))
+
+    async def _finish(
+        self, ctx: RunContext, status: str, final: ev.BaseEvent, error: str | None = None
+    ) -> None:
+        # Shielded: a cancelled run must still be recorded as cancelled.
+        async def record() -> None:
+            if ctx.usage.calls:
+                await ctx.emit(ev.Metrics(**{k: v for k, v in ctx.usage.as_dict().items()
+                                             if k != "calls"}))
+            await ctx.emit(final)
+            await self.store.finish_run(ctx.run_id, status, error=error,
+                                        usage=ctx.usage.as_dict())
+
+        await asyncio.shield(record())

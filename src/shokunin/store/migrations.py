@@ -1,0 +1,53 @@
+"""Schema migrations: an ordered list of steps, each applied once and recorded.
+
+Migrations are code, so a fresh database and an old one end at the same schema.
+Each step is a function of a sync connection (run through ``run_sync``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, inspect, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from shokunin.store import schema
+
+
+def _v1_core(conn: Connection) -> None:
+    for table in (schema.threads, schema.runs, schema.events):
+        table.create(conn, checkfirst=True)
+    for index in schema.events.indexes:
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _v1_core)]
+LATEST = MIGRATIONS[-1][0]
+
+
+def _current(conn: Connection) -> int:
+    if not inspect(conn).has_table("schema_version"):
+        schema.schema_version.create(conn)
+        return 0
+    row = conn.execute(select(schema.schema_version.c.version).order_by(
+        schema.schema_version.c.version.desc()).limit(1)).first()
+    return row[0] if row else 0
+
+
+def _apply(conn: Connection) -> list[int]:
+    applied = []
+    current = _current(conn)
+    for version, step in MIGRATIONS:
+        if version > current:
+            step(conn)
+            conn.execute(schema.schema_version.insert().values(
+                version=version, applied_at=datetime.now(UTC)))
+            applied.append(version)
+    return applied
+
+
+async def migrate(engine: AsyncEngine) -> list[int]:
+    """Bring the database to the latest schema; return the versions applied."""
+    async with engine.begin() as conn:
+        return await conn.run_sync(_apply)

@@ -1,0 +1,107 @@
+"""The Store: threads, runs and their events, over one async SQLAlchemy engine."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from shokunin.events import BaseEvent, Event, parse_event
+from shokunin.store import schema
+from shokunin.store.database import create_engine
+from shokunin.store.event_writer import EventWriter
+from shokunin.store.migrations import migrate
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Store:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._writer = EventWriter(engine)
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        store = cls(create_engine(url))
+        await migrate(store.engine)
+        return store
+
+    async def close(self) -> None:
+        await self._writer.stop()
+        await self.engine.dispose()
+
+    # threads
+    async def ensure_thread(self, thread_id: str, agent: str, title: str = "") -> None:
+        async with self.engine.begin() as conn:
+            found = await conn.scalar(
+                select(schema.threads.c.id).where(schema.threads.c.id == thread_id))
+            if found is None:
+                await conn.execute(schema.threads.insert().values(
+                    id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now()))
+
+    async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                select(schema.threads).where(schema.threads.c.id == thread_id))).mappings().first()
+            return dict(row) if row else None
+
+    # runs
+    async def create_run(
+        self, run_id: str, thread_id: str, agent: str, input: dict[str, Any]
+    ) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(schema.runs.insert().values(
+                id=run_id, thread_id=thread_id, agent=agent, status="running", input=input,
+                usage={}, created_at=_now()))
+
+    async def finish_run(
+        self, run_id: str, status: str, error: str | None = None,
+        usage: dict[str, Any] | None = None,
+    ) -> None:
+        values: dict[str, Any] = {"status": status, "error": error, "finished_at": _now()}
+        if usage is not None:
+            values["usage"] = usage
+        async with self.engine.begin() as conn:
+            await conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
+                               .values(**values))
+
+    async def set_run_status(self, run_id: str, status: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
+                               .values(status=status, finished_at=None))
+
+    async def get_run(self, run_id: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                select(schema.runs).where(schema.runs.c.id == run_id))).mappings().first()
+            return dict(row) if row else None
+
+    async def fail_unfinished_runs(self, reason: str) -> int:
+        """Runs left 'running' by a previous process can never finish: mark them failed."""
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(schema.runs).where(schema.runs.c.status == "running")
+                .values(status="failed", error=reason, finished_at=_now()))
+            return result.rowcount or 0
+
+    # events
+    async def append_event(self, event: BaseEvent) -> None:
+        await self._writer.append(event)
+
+    async def events_after(self, run_id: str, after_seq: int = 0) -> list[Event]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(schema.events.c.body)
+                .where(schema.events.c.run_id == run_id, schema.events.c.seq > after_seq)
+                .order_by(schema.events.c.seq))
+            return [parse_event(body) for (body,) in rows]
+
+    async def last_seq(self, run_id: str) -> int:
+        async with self.engine.connect() as conn:
+            value = await conn.scalar(
+                select(func.max(schema.events.c.seq)).where(schema.events.c.run_id == run_id))
+            return value or 0
