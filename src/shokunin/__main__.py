@@ -1,0 +1,3 @@
+from shokunin.cli import main
+
+main()

@@ -1,0 +1,83 @@
+"""A real shokunin server in a child process, for tests of streams, sockets and browsers.
+
+Streams need a real server (STYLE.md): TestClient buffers whole bodies, and a restart test
+needs a process to kill.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None,
+                 port: int | None = None) -> None:
+        self.data_dir = data_dir
+        self.port = port or free_port()
+        self.extra_env = env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = data_dir / "server.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self, timeout: float = 60.0) -> LiveServer:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SHOKUNIN_")}
+        env.update({
+            "SHOKUNIN_DATA_DIR": str(self.data_dir),
+            "SHOKUNIN_TOOLS_DIRS": f'["{self.data_dir / "tool"}"]',
+            "SHOKUNIN_TOOL_SETTINGS_FILE": str(self.data_dir / "userdata" / "settings.json"),
+            "SHOKUNIN_SANDBOX_POOL_SIZE": "0",
+        })
+        env.update(self.extra_env)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "shokunin", "serve", "--port", str(self.port),
+             "--log-level", "warning"],
+            env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.log_path.read_text()[-4000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-4000:]}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def restart(self) -> LiveServer:
+        self.stop()
+        return self.start()
