@@ -14,7 +14,7 @@ from shokunin.agents.registry import build_agents
 from shokunin.api import health, tools, web, workbench_ws
 from shokunin.api.services import Services
 from shokunin.config import Settings
-from shokunin.runs import MemoryBus, RunError, RunNotFound, Runner
+from shokunin.runs import MemoryBus, RunError, Runner, RunNotFound
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store
 from shokunin.tools import ToolRegistry

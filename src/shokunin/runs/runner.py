@@ -180,8 +180,8 @@ class Runner:
             await self._finish(ctx, "cancelled", ev.RunCancelled())
             raise
         except Interrupted as stop:
-            await ctx.emit(ev.RunInterrupted(payload=stop.payload))
             await self.store.finish_run(ctx.run_id, "interrupted", usage=ctx.usage.as_dict())
+            await ctx.emit(ev.RunInterrupted(payload=stop.payload))
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never raised
             log.exception("run %s failed", ctx.run_id)
             message = f"{type(exc).__name__}: {exc}"
@@ -192,13 +192,14 @@ class Runner:
     async def _finish(
         self, ctx: RunContext, status: str, final: ev.BaseEvent, error: str | None = None
     ) -> None:
-        # Shielded: a cancelled run must still be recorded as cancelled.
+        # Shielded: a cancelled run must still be recorded as cancelled. The row is updated
+        # before the terminal event goes out, so whoever hears the end sees the final status.
         async def record() -> None:
             if ctx.usage.calls:
                 await ctx.emit(ev.Metrics(**{k: v for k, v in ctx.usage.as_dict().items()
                                              if k != "calls"}))
-            await ctx.emit(final)
             await self.store.finish_run(ctx.run_id, status, error=error,
                                         usage=ctx.usage.as_dict())
+            await ctx.emit(final)
 
         await asyncio.shield(record())

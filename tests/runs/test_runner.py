@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from shokunin.runs import Runner, RunNotFound, RunStateError, UnknownAgent
+
+
+async def collect(runner: Runner, run_id: str, after: int = 0) -> list:
+    return [e async for e in runner.stream(run_id, after)]
+
+
+async def test_stream_yields_gap_free_seq_and_terminal_event(runner: Runner) -> None:
+    run_id = await runner.start("counter", "t1", {"n": 4})
+    events = await collect(runner, run_id)
+    assert [e.seq for e in events] == list(range(1, 7))
+    assert [e.kind for e in events] == ["run_started"] + ["text"] * 4 + ["run_completed"]
+    assert events[-1].output == {"count": 4}
+    assert {e.run_id for e in events} == {run_id} and {e.thread_id for e in events} == {"t1"}
+    assert (await runner.store.get_run(run_id))["status"] == "completed"
+
+
+async def test_late_subscriber_replays_then_follows_live(runner: Runner) -> None:
+    run_id = await runner.start("counter", "t1", {"n": 6, "delay": 0.05})
+    await asyncio.sleep(0.12)  # a few events are already stored
+    events = await collect(runner, run_id, after=2)
+    assert [e.seq for e in events] == list(range(3, 9))
+    assert events[-1].kind == "run_completed"
+
+
+async def test_replay_of_finished_run_after_seq(runner: Runner) -> None:
+    run_id = await runner.start("counter", None, {"n": 3})
+    await runner.wait(run_id)
+    assert [e.seq for e in await collect(runner, run_id, after=3)] == [4, 5]
+    assert await collect(runner, run_id, after=5) == []
+
+
+async def test_two_subscribers_see_the_same_events(runner: Runner) -> None:
+    run_id = await runner.start("counter", "t1", {"n": 5, "delay": 0.01})
+    a, b = await asyncio.gather(collect(runner, run_id), collect(runner, run_id))
+    assert [e.seq for e in a] == [e.seq for e in b] == list(range(1, 8))
+
+
+async def test_cancel_stops_the_run_and_records_it(runner: Runner) -> None:
+    run_id = await runner.start("counter", "t1", {"n": 1000, "delay": 0.01})
+    await asyncio.sleep(0.05)
+    assert await runner.cancel(run_id) is True
+    events = await collect(runner, run_id)
+    assert events[-1].kind == "run_cancelled"
+    assert len([e for e in events if e.kind == "text"]) < 1000
+    run = await runner.store.get_run(run_id)
+    assert run["status"] == "cancelled" and run["finished_at"] is not None
+    assert await runner.cancel(run_id) is False  # already over
+
+
+async def test_failure_is_recorded_not_raised(runner: Runner) -> None:
+    run_id = await runner.start("broken", "t1", {})
+    events = await collect(runner, run_id)
+    assert [e.kind for e in events] == ["run_started", "text", "run_failed"]
+    assert "disk on fire" in events[-1].error
+    run = await runner.store.get_run(run_id)
+    assert run["status"] == "failed" and "ValueError" in run["error"]
+
+
+async def test_interrupt_then_resume_continues_the_same_run(runner: Runner) -> None:
+    run_id = await runner.start("asker", "t1", {})
+    first = await collect(runner, run_id)
+    assert first[-1].kind == "run_interrupted" and first[-1].payload == {"question": "proceed?"}
+    assert (await runner.store.get_run(run_id))["status"] == "interrupted"
+    await runner.resume(run_id, "yes")
+    rest = await collect(runner, run_id, after=first[-1].seq)
+    assert [e.kind for e in rest] == ["text", "run_completed"]
+    assert rest[0].seq == first[-1].seq + 1  # seq stays gap-free across the resume
+    with pytest.raises(RunStateError):
+        await runner.resume(run_id, "again")
+
+
+async def test_unknown_agent_and_run(runner: Runner) -> None:
+    with pytest.raises(UnknownAgent):
+        await runner.start("nobody", None, {})
+    with pytest.raises(RunNotFound):
+        await collect(runner, "missing")
+    with pytest.raises(RunNotFound):
+        await runner.cancel("missing")
+
+
+async def test_fifty_concurrent_runs_each_complete(runner: Runner) -> None:
+    ids = await asyncio.gather(*(runner.start("counter", f"t{i}", {"n": 5}) for i in range(50)))
+    streams = await asyncio.gather(*(collect(runner, r) for r in ids))
+    assert all([e.seq for e in s] == list(range(1, 8)) for s in streams)

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import inspect, select
+
+from shokunin import events as ev
+from shokunin.store import LATEST, Store, create_engine, migrate
+from shokunin.store import schema as tables
+
+
+async def _run(store: Store, run_id: str = "r1", thread_id: str = "t1") -> None:
+    await store.ensure_thread(thread_id, "echo", "hello")
+    await store.create_run(run_id, thread_id, "echo", {"message": "hello"})
+
+
+async def test_migrate_blank_database_creates_every_table(db_url: str) -> None:
+    engine = create_engine(db_url)
+    assert await migrate(engine) == [1]
+    assert await migrate(engine) == []  # idempotent
+    async with engine.connect() as conn:
+        names = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
+        versions = (await conn.execute(select(tables.schema_version.c.version))).scalars().all()
+    await engine.dispose()
+    assert {"threads", "runs", "events", "schema_version"} <= names
+    assert versions == [LATEST]
+
+
+async def test_migrate_from_oldest_schema_keeps_data(db_url: str) -> None:
+    """A database at version 1 with data migrates forward without losing rows."""
+    store = await Store.open(db_url)
+    await _run(store)
+    await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=1, text="kept"))
+    await store.close()
+    reopened = await Store.open(db_url)
+    events = await reopened.events_after("r1")
+    await reopened.close()
+    assert [e.text for e in events] == ["kept"]
+
+
+async def test_events_round_trip_in_order_and_after_seq(store: Store) -> None:
+    await _run(store)
+    for seq in range(1, 6):
+        await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=seq, text=str(seq)))
+    assert [e.seq for e in await store.events_after("r1")] == [1, 2, 3, 4, 5]
+    tail = await store.events_after("r1", 3)
+    assert [(e.kind, e.text) for e in tail] == [("text", "4"), ("text", "5")]
+    assert await store.last_seq("r1") == 5
+
+
+async def test_every_event_kind_survives_storage(store: Store) -> None:
+    await _run(store)
+    samples = [
+        ev.Arrow(room="Kitchen", direction="left"),
+        ev.MapShow(content={"floorId": "1F", "rectangles": [], "overlays": []}),
+        ev.ToolResult(call_id="c", name="calculator", success=True, result={"v": 3}),
+        ev.Image(data_base64="aGk=", format="png"),
+        ev.RunFailed(error="boom"),
+    ]
+    for seq, event in enumerate(samples, 1):
+        await store.append_event(event.model_copy(update={
+            "run_id": "r1", "thread_id": "t1", "seq": seq}))
+    back = await store.events_after("r1")
+    assert [e.model_dump(exclude={"ts"}) for e in back] == [
+        e.model_copy(update={"run_id": "r1", "thread_id": "t1", "seq": i}).model_dump(
+            exclude={"ts"}) for i, e in enumerate(samples, 1)]
+
+
+async def test_concurrent_appends_are_all_stored(store: Store) -> None:
+    """Group commit: 20 runs appending at once lose nothing and keep per-run order."""
+    for n in range(20):
+        await _run(store, f"r{n}", f"t{n}")
+
+    async def writer(n: int) -> None:
+        for seq in range(1, 26):
+            await store.append_event(ev.Text(run_id=f"r{n}", thread_id=f"t{n}", seq=seq,
+                                             text=f"{n}-{seq}"))
+
+    await asyncio.gather(*(writer(n) for n in range(20)))
+    for n in range(20):
+        assert [e.seq for e in await store.events_after(f"r{n}")] == list(range(1, 26))
+
+
+async def test_duplicate_seq_is_refused_and_writer_keeps_working(store: Store) -> None:
+    await _run(store)
+    await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=1, text="a"))
+    try:
+        await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=1, text="dup"))
+    except Exception as exc:  # noqa: BLE001 - driver-specific IntegrityError
+        assert "unique" in str(exc).lower() or "constraint" in str(exc).lower()
+    else:
+        raise AssertionError("a duplicate (run_id, seq) must be refused")
+    await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=2, text="b"))
+    assert [e.text for e in await store.events_after("r1")] == ["a", "b"]
+
+
+async def test_finish_and_stale_runs(store: Store) -> None:
+    await _run(store, "done", "t1")
+    await _run(store, "stale", "t1")
+    await store.finish_run("done", "completed", usage={"total_tokens": 7})
+    assert await store.fail_unfinished_runs("restart") == 1
+    done, stale = await store.get_run("done"), await store.get_run("stale")
+    assert (done["status"], done["usage"]["total_tokens"]) == ("completed", 7)
+    assert (stale["status"], stale["error"]) == ("failed", "restart")
+    assert await store.get_run("nope") is None
