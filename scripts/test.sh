@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs, then run it. README's second command.
+# System packages (Debian): chromium for the browser tests, a CJK font for screenshots.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  fc-list 2>/dev/null | grep -qi "noto sans cjk" || missing+=(fonts-noto-cjk)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing system packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+fi
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test,postgres,redis]'
+.venv/bin/python -m ruff check src tests bench
+exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

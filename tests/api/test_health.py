@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from shokunin.api import create_app
+from shokunin.config import Settings
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", tools_dirs=[tmp_path / "tool"],
+                    tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0)
+
+
+def test_health_and_openapi(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path))) as client:
+        health = client.get("/health").json()
+        assert health["status"] == "ok" and health["model"] == "offline"
+        spec = client.get("/openapi.json").json()
+        assert "/health" in spec["paths"]
+        assert client.get("/docs").status_code == 200
+    assert (tmp_path / "data" / "shokunin.db").exists()
+
+
+def test_runs_left_running_by_a_dead_process_are_failed_on_start(tmp_path: Path) -> None:
+    import asyncio
+
+    from shokunin.store import Store
+
+    settings = _settings(tmp_path)
+
+    async def leave_a_running_run() -> None:
+        settings.data_dir.mkdir(parents=True)
+        store = await Store.open(settings.resolved_database_url)
+        await store.ensure_thread("t", "workbench")
+        await store.create_run("r", "t", "workbench", {})
+        await store.close()
+
+    asyncio.run(leave_a_running_run())
+    with TestClient(create_app(settings)) as client:
+        store = client.app.state.services.store
+        run = client.portal.call(store.get_run, "r")
+    assert run["status"] == "failed" and "restarted" in run["error"]
