@@ -1,0 +1,146 @@
+"""A map package: a folder holding ``map.json`` and the images it names.
+
+Loading checks everything a viewer would trip over later (missing fields, unknown files,
+rooms outside their floor, duplicate names) and reports each fault with its field path,
+e.g. ``floors[1].rectangles[3].bottomRight.x: field required``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image as PILImage
+from pydantic import ValidationError
+
+from shokunin.maps.definition import Bitmap, Floor, MapDefinition, Rectangle
+from shokunin.maps.errors import MapError
+
+DEFINITION_FILE = "map.json"
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(root)"
+
+
+def _reason(message: str) -> str:
+    message = message.removeprefix("Value error, ")
+    return message[:1].lower() + message[1:]
+
+
+@dataclass(frozen=True)
+class MapPackage:
+    """A validated map package, with the lookups the map tools need."""
+
+    folder: Path
+    definition: MapDefinition
+    _rooms: dict[str, tuple[Floor, Rectangle]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, folder: Path) -> MapPackage:
+        folder = Path(folder)
+        source = str(folder / DEFINITION_FILE)
+        try:
+            raw = json.loads((folder / DEFINITION_FILE).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise MapError(source, [f"{DEFINITION_FILE}: file not found"]) from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise MapError(source, [f"{DEFINITION_FILE}: not readable JSON ({exc})"]) from None
+        try:
+            definition = MapDefinition.model_validate(raw)
+        except ValidationError as exc:
+            problems = [f"{_path(e['loc'])}: {_reason(e['msg'])}" for e in exc.errors()]
+            raise MapError(source, problems) from None
+        problems = _check(folder, definition)
+        if problems:
+            raise MapError(source, problems)
+        rooms = {r.name: (f, r) for f in definition.floors for r in f.rectangles}
+        return cls(folder=folder, definition=definition, _rooms=rooms)
+
+    def as_wire(self) -> dict[str, Any]:
+        """The ``map_definition`` content: the definition exactly as the seed spells it."""
+        return self.definition.model_dump(mode="json")
+
+    @property
+    def floor_ids(self) -> list[str]:
+        return [f.floorId for f in self.definition.floors]
+
+    @property
+    def room_names(self) -> list[str]:
+        return list(self._rooms)
+
+    @property
+    def bitmap_ids(self) -> list[str]:
+        return [b.bitmapId for b in self.definition.bitmaps]
+
+    def floor(self, floor_id: str) -> Floor | None:
+        wanted = floor_id.strip().lower()
+        return next((f for f in self.definition.floors if f.floorId.lower() == wanted), None)
+
+    def room(self, name: str) -> tuple[Floor, Rectangle] | None:
+        """The room named ``name`` (case-insensitive) and the floor it is on."""
+        found = self._rooms.get(name.strip())
+        if found:
+            return found
+        wanted = name.strip().lower()
+        return next((v for k, v in self._rooms.items() if k.lower() == wanted), None)
+
+    def bitmap(self, bitmap_id: str) -> Bitmap | None:
+        wanted = bitmap_id.strip().lower()
+        return next((b for b in self.definition.bitmaps if b.bitmapId.lower() == wanted), None)
+
+    def asset(self, filename: str) -> Path | None:
+        """The file ``filename`` if the definition names it: the only files served."""
+        names = {f.floorImage for f in self.definition.floors} | {
+            b.bitmapFile for b in self.definition.bitmaps}
+        return self.folder / filename if filename in names else None
+
+
+def _check(folder: Path, d: MapDefinition) -> list[str]:
+    problems: list[str] = []
+    seen_floors: set[str] = set()
+    seen_rooms: dict[str, str] = {}
+    for i, floor in enumerate(d.floors):
+        where = f"floors[{i}]"
+        if floor.floorId in seen_floors:
+            problems.append(f"{where}.floorId: duplicate floor id {floor.floorId!r}")
+        seen_floors.add(floor.floorId)
+        problems += _check_image(folder, floor.floorImage, f"{where}.floorImage")
+        cs = floor.coordinateSystem
+        for j, rect in enumerate(floor.rectangles):
+            rwhere = f"{where}.rectangles[{j}]"
+            if rect.name in seen_rooms:
+                problems.append(f"{rwhere}.name: duplicate room name {rect.name!r} (also on "
+                                f"{seen_rooms[rect.name]}; names must be unique in the building)")
+            seen_rooms.setdefault(rect.name, floor.floorId)
+            for corner in ("topLeft", "bottomRight"):
+                if not cs.contains(getattr(rect, corner)):
+                    problems.append(f"{rwhere}.{corner}: outside the floor's coordinateSystem")
+            if not cs.runs_forward(rect.topLeft, rect.bottomRight):
+                problems.append(f"{rwhere}.bottomRight: must lie right of and below topLeft "
+                                "in the floor's coordinateSystem")
+    seen_bitmaps: set[str] = set()
+    for i, bitmap in enumerate(d.bitmaps):
+        where = f"bitmaps[{i}]"
+        if bitmap.bitmapId in seen_bitmaps:
+            problems.append(f"{where}.bitmapId: duplicate bitmap id {bitmap.bitmapId!r}")
+        seen_bitmaps.add(bitmap.bitmapId)
+        problems += _check_image(folder, bitmap.bitmapFile, f"{where}.bitmapFile")
+    return problems
+
+
+def _check_image(folder: Path, name: str, where: str) -> list[str]:
+    path = folder / name
+    if not path.is_file():
+        return [f"{where}: file {name!r} not found in {folder}"]
+    try:
+        with PILImage.open(path) as img:
+            img.verify()
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many kinds for a bad image
+        return [f"{where}: {name!r} is not a readable image ({exc})"]
+    return []
