@@ -160,6 +160,13 @@ class Metrics(BaseEvent):
     model: str | None = None
 
 
+class Debug(BaseEvent):
+    """What an agent decided in one step, for a debug pane (seed 000 ``debug``)."""
+
+    kind: Literal["debug"] = "debug"
+    content: dict[str, Any] = Field(default_factory=dict)
+
+
 class Error(BaseEvent):
     kind: Literal["error"] = "error"
     message: str
@@ -191,8 +198,8 @@ class RunInterrupted(BaseEvent):
 Event = Annotated[
     RunStarted | TextDelta | Text | Code | CodeResult | Image | Table | MapDefinition | MapShow
     | HighlightRoom | Arrow | ClearArrows | ClearMap | StepUpdate | ToolCall | ToolResult
-    | Progress | Log | CheckpointCreated | CheckpointResolved | Metrics | Error | RunCompleted
-    | RunFailed | RunCancelled | RunInterrupted,
+    | Progress | Log | Debug | CheckpointCreated | CheckpointResolved | Metrics | Error
+    | RunCompleted | RunFailed | RunCancelled | RunInterrupted,
     Field(discriminator="kind"),
 ]
 
