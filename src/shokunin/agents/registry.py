@@ -1,8 +1,11 @@
-"""PLACEHOLDER (workbench helper extends): the agents a server offers."""
+"""The agents a server offers, built from its services."""
+
 from __future__ import annotations
 
 from typing import Any
 
+from shokunin.agents.workbench import workbench_agent
 
-def build_agents(services: dict[str, Any]) -> list:
-    return []
+
+def build_agents(services: dict[str, Any]) -> list[Any]:
+    return [workbench_agent(services["settings"])]

@@ -24,17 +24,18 @@ M2_PER_UNIT2 = 0.25  # floor area of one square coordinate unit
 # is left free on both floors.
 FLOORS: dict[str, tuple[str, list[tuple[str, str, int, tuple[int, int, int, int]]]]] = {
     "1F": ("1階", [
-        ("Lobby", "lobby", 30, (0, 0, 30, 30)),
-        ("Kitchen", "kitchen", 8, (30, 0, 55, 30)),
-        ("Room1", "room", 6, (55, 0, 80, 30)),
-        ("Toilet", "toilet", 3, (80, 0, 100, 30)),
+        ("Lobby", "lobby", 30, (0, 0, 25, 30)),
+        ("Kitchen", "kitchen", 8, (25, 0, 45, 30)),
+        ("Room1", "room", 6, (45, 0, 65, 30)),
+        ("Room2", "room", 6, (65, 0, 85, 30)),
+        ("Toilet", "toilet", 3, (85, 0, 100, 30)),
         ("Office", "office", 20, (0, 38, 45, 60)),
         ("Level1", "stairs", 0, (45, 38, 60, 60)),
         ("Storage", "storage", 0, (60, 38, 100, 60)),
     ]),
     "2F": ("2階", [
         ("MeetingRoom", "meeting", 12, (0, 0, 35, 30)),
-        ("Room2", "room", 6, (35, 0, 65, 30)),
+        ("Studio", "room", 6, (35, 0, 65, 30)),
         ("Bathroom", "bathroom", 2, (65, 0, 100, 30)),
         ("Lounge", "lounge", 15, (0, 38, 45, 60)),
         ("Level2", "stairs", 0, (45, 38, 60, 60)),

@@ -1,0 +1,44 @@
+"""Brains decide the next step: tool calls or a final answer, as an AIMessage.
+
+LLMBrain asks a chat model with the run's tools bound; OfflineBrain (offline_brain.py)
+computes the same kind of message with no model.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+
+from shokunin.agents.workbench.deps import RunDeps
+from shokunin.models import UsageRecorder
+
+
+class Brain(Protocol):
+    name: str
+
+    async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage: ...
+
+
+def answered_only(messages: list[AnyMessage]) -> list[AnyMessage]:
+    """Drop tool calls left unanswered by a cancelled run: providers reject them."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return [m for m in messages if not (
+        isinstance(m, AIMessage) and m.tool_calls
+        and any(c["id"] not in answered for c in m.tool_calls))]
+
+
+class LLMBrain:
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, system_prompt: str) -> None:
+        self.model = model
+        self.system_prompt = system_prompt
+
+    async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage:
+        bound = self.model.bind_tools(list(deps.tools.values()))
+        reply = await bound.ainvoke(
+            [SystemMessage(self.system_prompt), *answered_only(messages)],
+            config={"callbacks": [UsageRecorder(deps.ctx.usage)]})
+        return reply if isinstance(reply, AIMessage) else AIMessage(content=str(reply))

@@ -1,0 +1,22 @@
+"""RunDeps: what the graph's nodes use during one run (LangGraph runtime context).
+
+Kept out of the state on purpose: it holds the live run context and tool objects, which
+must not be checkpointed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from langchain_core.tools import BaseTool
+
+from shokunin.agents.workbench.tools import ImageHold
+from shokunin.runs import RunContext
+
+
+@dataclass
+class RunDeps:
+    ctx: RunContext
+    hold: ImageHold
+    tools: dict[str, BaseTool] = field(default_factory=dict)
+    step: str = "Step 1"

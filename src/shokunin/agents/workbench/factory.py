@@ -1,0 +1,33 @@
+"""Build the Workbench agent from Settings: the map, the brain, the checkpoint file."""
+
+from __future__ import annotations
+
+import logging
+
+from shokunin.agents.workbench.agent import WorkbenchAgent
+from shokunin.agents.workbench.brain import Brain, LLMBrain
+from shokunin.agents.workbench.offline_brain import OfflineBrain
+from shokunin.agents.workbench.prompt import system_prompt
+from shokunin.config import Settings
+from shokunin.maps import MapError, MapPackage
+from shokunin.models import is_offline, resolve
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_FILE = "checkpoints.db"
+
+
+def workbench_agent(settings: Settings) -> WorkbenchAgent:
+    """A broken map does not stop the server: the agent reports the map's error per run."""
+    try:
+        pkg: MapPackage | MapError = MapPackage.load(settings.map_dir)
+    except MapError as exc:
+        log.error("%s", exc)
+        pkg = exc
+    brain: Brain | None = None
+    if isinstance(pkg, MapPackage):
+        api_key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
+        model = resolve(settings.model, base_url=settings.model_base_url, api_key=api_key)
+        brain = OfflineBrain(pkg, settings.sample_db) if is_offline(model) else LLMBrain(
+            model, system_prompt(pkg))
+    return WorkbenchAgent(brain, pkg, settings.sample_db, settings.data_dir / CHECKPOINT_FILE)

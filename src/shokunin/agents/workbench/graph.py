@@ -1,0 +1,70 @@
+"""The Workbench graph: brain -> tools -> brain ... until the brain answers.
+
+The same graph runs with either brain; only the decision inside the brain node differs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from shokunin import events as ev
+from shokunin.agents.workbench.brain import Brain
+from shokunin.agents.workbench.decision import report, step_number
+from shokunin.agents.workbench.deps import RunDeps
+from shokunin.agents.workbench.state import WorkbenchState
+
+
+def _as_text(result: Any) -> str:
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False,
+                                                             default=str)
+
+
+async def _call(deps: RunDeps, call: dict[str, Any]) -> ToolMessage:
+    name = call["name"]
+    tool = deps.tools.get(name)
+    error: str | None = None
+    if tool is None:
+        error = f"unknown tool {name!r}; available tools: {', '.join(deps.tools)}"
+    else:
+        try:
+            content = _as_text(await tool.ainvoke(call["args"]))
+        except Exception as exc:  # noqa: BLE001 - a tool's failure is a result for the brain
+            error = str(exc) or type(exc).__name__
+    if error is not None:
+        await deps.ctx.emit(ev.Error(message=f"{name}: {error}", code="tool_error"))
+        return ToolMessage(content=f"Error: {error}", tool_call_id=call["id"], name=name,
+                           status="error")
+    return ToolMessage(content=content, tool_call_id=call["id"], name=name)
+
+
+def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:
+    async def decide(state: WorkbenchState, runtime: Runtime[RunDeps]) -> dict[str, Any]:
+        deps = runtime.context
+        message = await brain.decide(state["messages"], deps)
+        await report(deps, message, step_number(state["messages"]), brain.name)
+        return {"messages": [message]}
+
+    async def act(state: WorkbenchState, runtime: Runtime[RunDeps]) -> dict[str, Any]:
+        last = state["messages"][-1]
+        assert isinstance(last, AIMessage)
+        # One after another: the map events of a step must arrive in the order asked for.
+        return {"messages": [await _call(runtime.context, c) for c in last.tool_calls]}
+
+    def route(state: WorkbenchState) -> str:
+        last = state["messages"][-1]
+        return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+
+    graph = StateGraph(WorkbenchState, context_schema=RunDeps)
+    graph.add_node("brain", decide)
+    graph.add_node("tools", act)
+    graph.add_edge(START, "brain")
+    graph.add_conditional_edges("brain", route, ["tools", END])
+    graph.add_edge("tools", "brain")
+    return graph.compile(checkpointer=checkpointer)

@@ -1,0 +1,112 @@
+"""The map tools: each checks its arguments against the map package and emits a map event.
+
+They emit Events through the run context (the face translates them); their return value
+is only the confirmation the model reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+
+from shokunin import events as ev
+from shokunin.maps import (
+    MapCommandError,
+    MapPackage,
+    map_command,
+    resolve_direction,
+    resolve_room,
+)
+from shokunin.runs import RunContext
+
+
+def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
+    rooms = ", ".join(pkg.room_names)
+    floors = ", ".join(pkg.floor_ids)
+    bitmaps = ", ".join(pkg.bitmap_ids)
+
+    async def show_map(floor_id: str, highlight_rooms: str = "", room_colors: str = "",
+                       show_names: bool = True, bitmap_overlays: str = "",
+                       text_overlays: str = "") -> str:
+        try:
+            content = map_command(pkg, floor_id, highlight_rooms, room_colors, show_names,
+                                  bitmap_overlays, text_overlays)
+        except MapCommandError as exc:
+            raise ToolException(str(exc)) from None
+        await ctx.emit(ev.MapShow(content=content))
+        shown = [r["name"] for r in content["rectangles"]]
+        return (f"Showing floor {content['floorId']}"
+                + (f" with {', '.join(shown)} highlighted" if shown else "")
+                + (f" and {len(content['overlays'])} overlays" if content["overlays"] else ""))
+
+    async def clear_map() -> str:
+        await ctx.emit(ev.ClearMap())
+        return "Cleared all highlights and overlays from the map."
+
+    async def draw_arrow(room_name: str, direction: str) -> str:
+        try:
+            room = resolve_room(pkg, room_name)
+            way = resolve_direction(direction)
+        except MapCommandError as exc:
+            raise ToolException(str(exc)) from None
+        await ctx.emit(ev.Arrow(room=room, direction=way))  # type: ignore[arg-type]
+        return f"Drew a {way} arrow in {room}."
+
+    async def clear_arrows() -> str:
+        await ctx.emit(ev.ClearArrows())
+        return "Cleared all arrows from the map."
+
+    async def highlight_room(room_names: str) -> str:
+        try:
+            names = [resolve_room(pkg, n) for n in room_names.split(",") if n.strip()]
+        except MapCommandError as exc:
+            raise ToolException(str(exc)) from None
+        if not names:
+            raise ToolException(f"name at least one room; valid rooms: {rooms}")
+        await ctx.emit(ev.HighlightRoom(rooms=names))
+        return f"Highlighted {', '.join(names)}."
+
+    async def show_points(points: list[dict[str, float]], description: str = "") -> str:
+        try:
+            clean = [{"lat": float(p["lat"]), "lon": float(p["lon"])} for p in points]
+        except (KeyError, TypeError, ValueError):
+            raise ToolException("each point needs numeric 'lat' and 'lon'") from None
+        await ctx.emit(ev.MapShow(content={"points": clean, "description": description}))
+        return f"Plotted {len(clean)} points."
+
+    specs: list[tuple[Any, str]] = [
+        (show_map, f"""Display a floor plan with optional highlighted rooms and overlays \
+(bitmaps/text).
+
+Args:
+    floor_id: ID of the floor to display; one of: {floors}
+    highlight_rooms: Comma-separated list of room names to highlight (rooms on that floor)
+    room_colors: Comma-separated list of colors in hex format for each room (or one for all)
+    show_names: Whether to show room names on highlighted rooms (default True)
+    bitmap_overlays: Bitmap overlays as semicolon-separated entries
+                     Format: "bitmap_id:room_name" or "bitmap_id:x,y"
+                     Example: "arrow_up:Room1;person:50.5,30.2". Bitmaps: {bitmaps}
+    text_overlays: Text overlays as semicolon-separated entries
+                   Format: "text:room_name" or "text:x,y"
+                   Example: "Exit:Room1;Warning:45.0,60.0"
+
+Examples:
+    show_map(floor_id="1F", highlight_rooms="Room1", room_colors="#FF0000")
+    show_map(floor_id="1F", highlight_rooms="Room1", room_colors="#FFD700",
+             bitmap_overlays="person:Room1", text_overlays="John:Room1")"""),
+        (clear_map, "Clears all highlights and overlays from the floor plan map, returning "
+                    "to the default view."),
+        (draw_arrow, f"""Draws an arrow in the specified room on the floor plan map.
+
+Args:
+    room_name: Name of the room where the arrow should be displayed; one of: {rooms}
+    direction: Direction of the arrow - must be one of: 'up', 'down', 'left', 'right'"""),
+        (clear_arrows, "Clears all arrows from the floor plan map."),
+        (highlight_room, f"Highlights rooms on the floor plan in blue (legacy view). "
+                         f"room_names: comma-separated room names; valid rooms: {rooms}"),
+        (show_points, "Plots coordinates on the map (legacy view). points: a list of "
+                      "{'lat': float, 'lon': float}; description: what they are."),
+    ]
+    return [StructuredTool.from_function(coroutine=fn, name=fn.__name__, description=doc)
+            for fn, doc in specs]
