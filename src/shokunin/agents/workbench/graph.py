@@ -26,6 +26,19 @@ def _as_text(result: Any) -> str:
                                                              default=str)
 
 
+def _plugin_error(content: str) -> str | None:
+    """The error of a failed plugin call: plugins answer ``{"success": false, "error"}``."""
+    if not content.startswith("{"):
+        return None
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and data.get("success") is False:
+        return str(data.get("error") or "the tool failed")
+    return None
+
+
 async def _call(deps: RunDeps, call: dict[str, Any]) -> ToolMessage:
     name = call["name"]
     tool = deps.tools.get(name)
@@ -35,6 +48,7 @@ async def _call(deps: RunDeps, call: dict[str, Any]) -> ToolMessage:
     else:
         try:
             content = _as_text(await tool.ainvoke(call["args"]))
+            error = _plugin_error(content)
         except Exception as exc:  # noqa: BLE001 - a tool's failure is a result for the brain
             error = str(exc) or type(exc).__name__
     if error is not None:

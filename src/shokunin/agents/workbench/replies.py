@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from shokunin.maps import MapPackage
@@ -40,8 +41,17 @@ def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool) ->
         return "部屋の面積のグラフを作成しました。" if ja else "Here is the chart of room areas."
     if name == "calculator":
         expr = next(iter(args.values()), "")
-        return f"{expr} = {result}"
+        return f"{expr} = {_plugin_result(result)}"
     return f"{name}: {result}"
+
+
+def _plugin_result(content: str) -> str:
+    """The ``result`` of a plugin's ``{"success", "result", ...}`` answer."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return content
+    return str(data.get("result")) if isinstance(data, dict) and "result" in data else content
 
 
 def _table_answer(ja: bool, table: str) -> str:

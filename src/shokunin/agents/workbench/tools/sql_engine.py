@@ -17,7 +17,8 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 MAX_ROWS = 200
 _MAX_STEPS = 5_000_000  # VM instructions before a query is stopped (runaway joins)
-_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
+            sqlite3.SQLITE_RECURSIVE}
 
 
 class QueryRejected(ValueError):

@@ -26,8 +26,8 @@ def build_toolbox(ctx: RunContext, pkg: MapPackage, sample_db: Path, hold: Image
 
 def _plugins(ctx: RunContext, exclude: set[str]) -> list[BaseTool]:
     registry = ctx.services.get("tools")
-    try:
-        from shokunin.tools import as_langchain_tools
-    except ImportError:  # the plugin system is not installed in this build
+    if registry is None:
         return []
+    from shokunin.tools import as_langchain_tools
+
     return list(as_langchain_tools(registry, ctx, exclude=exclude))

@@ -1,0 +1,45 @@
+"""An in-process engine (store, bus, runner) with the Workbench agent, for agent tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from shokunin.agents.workbench import workbench_agent
+from shokunin.config import Settings
+from shokunin.events import BaseEvent
+from shokunin.runs import MemoryBus, Runner
+from shokunin.store import Store
+
+MakeRunner = Callable[..., Awaitable[Runner]]
+
+
+@pytest.fixture
+async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
+    made: list[tuple[Runner, Store]] = []
+
+    async def make(model: str = "offline") -> Runner:
+        settings = Settings(data_dir=tmp_path / "data", model=model)
+        store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'events.db'}")
+        runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
+        runner.services.update({"settings": settings, "tools": None, "sandbox": None})
+        runner.register(workbench_agent(settings))
+        made.append((runner, store))
+        return runner
+
+    yield make
+    for runner, store in made:
+        await runner.shutdown()
+        await runner.agents["workbench"].aclose()
+        await store.close()
+
+
+async def ask(runner: Runner, message: str, thread: str = "t1") -> list[BaseEvent]:
+    run_id = await runner.start("workbench", thread, {"message": message})
+    return [event async for event in runner.stream(run_id)]
+
+
+def kinds(events: list[BaseEvent]) -> list[str]:
+    return [e.kind for e in events]  # type: ignore[attr-defined]
