@@ -1,11 +1,27 @@
-"""PLACEHOLDER (tools helper replaces): seed 003 tool system."""
-from __future__ import annotations
+"""Tools (seed 003): discovery, validation, settings, private venvs and execution.
 
+A tool is a folder ``<name>/<name>_tool.py`` exporting TOOL_NAME, TOOL_DESCRIPTION,
+TOOL_ICON, get_function_declaration() and execute(args, context); see docs/tools.md.
+"""
 
-class ToolRegistry:
-    @classmethod
-    def from_settings(cls, settings):  # noqa: ANN001, ANN206
-        return cls()
+from shokunin.tools.adapter import as_langchain_tools, function_schemas
+from shokunin.tools.errors import (
+    InvalidArguments,
+    SettingsInvalid,
+    ToolError,
+    ToolLoadError,
+    ToolNotFound,
+    ToolUnavailable,
+    VenvError,
+    WorkerDied,
+)
+from shokunin.tools.info import ToolInfo
+from shokunin.tools.registry import ToolRegistry
+from shokunin.tools.scaffold import scaffold
+from shokunin.tools.settings_store import MASK
 
-    async def close(self) -> None:
-        return None
+__all__ = [
+    "MASK", "InvalidArguments", "SettingsInvalid", "ToolError", "ToolInfo", "ToolLoadError",
+    "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError", "WorkerDied",
+    "as_langchain_tools", "function_schemas", "scaffold",
+]

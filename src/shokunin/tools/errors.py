@@ -1,0 +1,54 @@
+"""Errors of the tool system: one root, converted to each face's wire form at the edge.
+
+::
+
+    ToolError
+     ├── ToolNotFound        no tool has that name
+     ├── ToolUnavailable     the tool exists but failed validation (its reason is the message)
+     ├── InvalidArguments    args do not match the tool's declared parameters
+     ├── SettingsInvalid     a settings save was rejected; ``errors`` maps field -> message
+     ├── ToolLoadError       a tool folder cannot be used; discovery lists it with this reason
+     ├── VenvError           building a tool's virtual environment failed
+     └── WorkerDied          a venv tool's child process exited in the middle of a call
+
+A failure *inside* a tool's ``execute()`` is never raised: it becomes a result with
+``success: false`` (a tool's failure is a result, not a crash).
+"""
+
+from __future__ import annotations
+
+
+class ToolError(Exception):
+    """Root of every error the tool system raises."""
+
+
+class ToolNotFound(ToolError):
+    """No tool with that name (folder name or function name)."""
+
+
+class ToolUnavailable(ToolError):
+    """The tool was found but is listed with status "error"."""
+
+
+class InvalidArguments(ToolError):
+    """The arguments do not satisfy the declaration's JSON Schema."""
+
+
+class SettingsInvalid(ToolError):
+    """A settings save was rejected; nothing was written."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+class ToolLoadError(ToolError):
+    """A tool folder cannot be used (syntax error, missing export, bad schema...)."""
+
+
+class VenvError(ToolError):
+    """Creating or updating a tool's private virtual environment failed."""
+
+
+class WorkerDied(ToolError):
+    """The child process of a venv tool exited while a call was in flight."""

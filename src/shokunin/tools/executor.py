@@ -1,0 +1,239 @@
+"""The executor: runs one call of a loaded tool with a timeout, progress and abort.
+
+In-process tools run in a daemon thread of their own, so a tool that hangs holds no pool
+slot and never blocks the event loop; it cannot be killed, so on timeout its abort_event is
+set and the call returns at once. Venv tools run in a warm child process (``child.py``),
+which is killed when it overruns or ignores an abort, and restarted on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from shokunin.tools import venv
+from shokunin.tools.child import Worker, WorkerPool
+from shokunin.tools.errors import ToolLoadError, VenvError, WorkerDied
+from shokunin.tools.loader import LoadedTool
+from shokunin.tools.results import ABORTED_MESSAGE, failure, finish
+from shokunin.tools.settings_store import mask_text
+
+log = logging.getLogger(__name__)
+ABORT_GRACE_SEC = 2.0  # how long a tool gets to notice its abort_event and return
+POLL_SEC = 0.05  # how often a caller's own abort event is looked at
+
+Progress = Callable[[str], None]
+Waited = Literal["done", "timeout", "aborted"]
+
+
+@dataclass
+class Execution:
+    """One call in flight: what ``abort(execution_id)`` reaches."""
+
+    id: str
+    loop: asyncio.AbstractEventLoop
+    abort_event: threading.Event = field(default_factory=threading.Event)
+    on_abort: Callable[[], None] | None = None
+    aborted: asyncio.Future[None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.aborted = self.loop.create_future()
+
+    def request_abort(self) -> None:
+        """Safe from any thread: set the tool's abort_event and wake the waiting call."""
+        self.abort_event.set()
+        if self.on_abort:
+            self.on_abort()
+        with contextlib.suppress(RuntimeError):  # loop already closed
+            self.loop.call_soon_threadsafe(_resolve, self.aborted)
+
+
+@dataclass
+class Call:
+    """Everything one run needs besides the tool."""
+
+    execution_id: str
+    args: dict[str, Any]
+    context: dict[str, Any]
+    timeout: float
+    allowed: list[Path]
+    secrets: list[str]
+    progress: Progress
+    abort: threading.Event | None = None
+
+
+class Executor:
+    def __init__(self, max_idle_workers: int = 2) -> None:
+        self.venvs = venv.VenvManager()
+        self.max_idle_workers = max_idle_workers
+        self._pools: dict[Path, WorkerPool] = {}
+        self._running: dict[str, Execution] = {}
+
+    async def run(self, tool: LoadedTool, call: Call) -> dict[str, Any]:
+        exe = Execution(call.execution_id, asyncio.get_running_loop())
+        self._running[exe.id] = exe
+        try:
+            if tool.module is not None:
+                return await self._in_process(tool, call, exe)
+            return await self._in_venv(tool, call, exe)
+        finally:
+            self._running.pop(exe.id, None)
+
+    def abort(self, execution_id: str) -> bool:
+        exe = self._running.get(execution_id)
+        if exe is None:
+            return False
+        exe.request_abort()
+        return True
+
+    def prepare(self, tool: LoadedTool, progress: Progress | None = None) -> Path:
+        """Build the tool's venv if needed (blocking); returns its python."""
+        return self.venvs.ensure(tool.tool_dir, progress)
+
+    def close(self) -> None:
+        for exe in list(self._running.values()):
+            exe.request_abort()
+        self.stop_workers()
+
+    def stop_workers(self) -> None:
+        """Stop warm workers (after a reload they would run the old code)."""
+        pools, self._pools = self._pools, {}
+        for pool in pools.values():
+            pool.close()
+
+    async def _in_process(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
+        assert tool.module is not None
+        execute = tool.module.execute
+        context = {**call.context, "message_callback": call.progress,
+                   "abort_event": exe.abort_event}
+        future: asyncio.Future[tuple[bool, Any]] = exe.loop.create_future()
+
+        def target() -> None:
+            try:
+                outcome: tuple[bool, Any] = (True, execute(call.args, context))
+            except BaseException as exc:  # a tool's SystemExit is a failure too
+                outcome = (False, exc)
+            with contextlib.suppress(RuntimeError):
+                exe.loop.call_soon_threadsafe(_resolve, future, outcome)
+
+        threading.Thread(target=target, daemon=True, name=f"tool:{tool.name}").start()
+        try:
+            waited = await self._wait(exe, future, call)
+        except asyncio.CancelledError:
+            exe.request_abort()
+            raise
+        if waited != "done":
+            exe.abort_event.set()
+            return self._stopped(waited, call)
+        ok, value = future.result()
+        if not ok:
+            log.info("tool %s raised %s", tool.name,
+                     mask_text(f"{type(value).__name__}: {value}", call.secrets))
+            return failure(mask_text(f"the tool raised {type(value).__name__}: {value}",
+                                     call.secrets), call.execution_id)
+        return finish(value, execution_id=call.execution_id, allowed=call.allowed,
+                      secrets=call.secrets)
+
+    async def _in_venv(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
+        python = venv.venv_python(tool.tool_dir)
+        if not venv.is_ready(tool.tool_dir):
+            stale = self._pools.pop(tool.tool_dir, None)
+            if stale is not None:
+                stale.close()  # its workers run the old environment
+            try:
+                await asyncio.to_thread(self.venvs.ensure, tool.tool_dir, call.progress,
+                                        exe.abort_event)
+            except VenvError as exc:
+                return failure(str(exc), call.execution_id, aborted=exe.abort_event.is_set())
+        pool = self._pool(tool, python)
+        try:
+            worker = pool.take_idle() or await self._start_worker(pool, call.timeout)
+        except ToolLoadError as exc:
+            return failure(f"the tool could not be loaded in its venv: {exc}", call.execution_id)
+        except TimeoutError:
+            return failure(f"timed out after {call.timeout:g} s while the tool was loading",
+                           call.execution_id)
+        wire_context = {**call.context, "has_venv": True, "venv_python": str(python)}
+        future = asyncio.wrap_future(worker.call(exe.id, call.args, wire_context, call.progress))
+        future.add_done_callback(_consume)
+        exe.on_abort = lambda: worker.abort(exe.id)
+        if exe.abort_event.is_set():
+            worker.abort(exe.id)
+        try:
+            waited = await self._wait(exe, future, call)
+        except asyncio.CancelledError:
+            worker.kill()
+            raise
+        if waited != "done":
+            worker.kill()
+            return self._stopped(waited, call)
+        try:
+            message = future.result()
+        except WorkerDied as exc:
+            return failure(f"{exc} (it is restarted on the next call)", call.execution_id)
+        pool.give_back(worker)
+        if "raised" in message:
+            error = f"the tool raised {message['raised']}"
+            log.info("tool %s: %s", tool.name, mask_text(error, call.secrets))
+            return failure(mask_text(error, call.secrets), call.execution_id)
+        if "malformed" in message:
+            return failure(f"malformed result: {message['malformed']}", call.execution_id)
+        return finish(message.get("result"), execution_id=call.execution_id,
+                      allowed=call.allowed, secrets=call.secrets)
+
+    async def _start_worker(self, pool: WorkerPool, timeout: float) -> Worker:
+        starting = asyncio.ensure_future(asyncio.to_thread(pool.start, timeout))
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            # The caller left while the child was starting: keep it warm for the next call.
+            starting.add_done_callback(
+                lambda f: None if f.cancelled() or f.exception() else pool.give_back(f.result()))
+            raise
+
+    async def _wait(self, exe: Execution, future: asyncio.Future[Any], call: Call) -> Waited:
+        loop = exe.loop
+        deadline = loop.time() + call.timeout
+        while not future.done():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return "timeout"
+            step = min(remaining, POLL_SEC) if call.abort is not None else remaining
+            await asyncio.wait({future, exe.aborted}, timeout=step,
+                               return_when=asyncio.FIRST_COMPLETED)
+            if call.abort is not None and call.abort.is_set() and not exe.aborted.done():
+                exe.request_abort()
+                await asyncio.sleep(0)  # let the wake-up land
+            if exe.aborted.done() and not future.done():
+                grace = min(ABORT_GRACE_SEC, max(deadline - loop.time(), 0.0))
+                done, _ = await asyncio.wait({future}, timeout=grace)
+                return "done" if done else "aborted"
+        return "done"
+
+    def _stopped(self, waited: Waited, call: Call) -> dict[str, Any]:
+        if waited == "timeout":
+            return failure(f"timed out after {call.timeout:g} s", call.execution_id)
+        return failure(ABORTED_MESSAGE, call.execution_id, aborted=True)
+
+    def _pool(self, tool: LoadedTool, python: Path) -> WorkerPool:
+        pool = self._pools.get(tool.tool_dir)
+        if pool is None:
+            pool = self._pools[tool.tool_dir] = WorkerPool(python, tool.entry,
+                                                           self.max_idle_workers)
+        return pool
+
+
+def _resolve(future: asyncio.Future[Any], value: Any = None) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # a killed worker's error is expected; don't log it as unretrieved

@@ -1,0 +1,28 @@
+"""ToolInfo: how one discovered tool is described to the API, the CLI and agents."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+
+class ToolInfo(BaseModel):
+    """One tool as listed by ``GET /api/tools``; broken tools carry ``status="error"``."""
+
+    name: str
+    function_name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    icon: str | None = None
+    declaration: dict[str, Any] | None = None
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    source: Literal["builtin", "user"] = "user"
+    has_venv: bool = False
+    has_settings: bool = False
+    has_ui: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"

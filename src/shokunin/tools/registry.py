@@ -1,0 +1,221 @@
+"""ToolRegistry: the one object the server, the CLI and agents use to reach tools."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shokunin.events import BaseEvent
+from shokunin.tools import venv
+from shokunin.tools.discovery import Source, discover
+from shokunin.tools.errors import InvalidArguments, ToolError, ToolNotFound, ToolUnavailable
+from shokunin.tools.executor import Call, Executor
+from shokunin.tools.info import ToolInfo
+from shokunin.tools.loader import LoadedTool, load
+from shokunin.tools.results import failure
+from shokunin.tools.settings_store import TIMEOUT_KEY, SettingsStore, mask_text, with_reserved
+
+if TYPE_CHECKING:
+    from shokunin.config import Settings
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str], None]
+
+
+class ToolRegistry:
+    """Discovers tools from folders (builtin first), keeps their settings, runs them.
+
+    Discovery is synchronous and happens on construction and ``reload()``; a broken tool is
+    listed with its reason and never stops the others.
+    """
+
+    def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
+                 workspace_root: Path, default_timeout: float = 120.0) -> None:
+        self.roots = list(roots)
+        self.settings = SettingsStore(settings_file)
+        self.workspace_root = workspace_root
+        self.default_timeout = default_timeout
+        self._executor = Executor()
+        self._tools: dict[str, LoadedTool] = {}
+        self._by_function: dict[str, LoadedTool] = {}
+        self._shadowed: builtins.list[LoadedTool] = []
+        self.reload()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ToolRegistry:
+        roots: list[tuple[Path, Source]] = [(settings.builtin_tools_dir, "builtin")]
+        roots += [(Path(d), "user") for d in settings.tools_dirs]
+        return cls(roots, settings.tool_settings_file,
+                   workspace_root=settings.data_dir / "workspaces",
+                   default_timeout=settings.tool_timeout_sec)
+
+    @property
+    def user_dirs(self) -> builtins.list[Path]:
+        return [root for root, source in self.roots if source == "user"]
+
+    def reload(self) -> None:
+        """Discover and validate every tool again; running calls finish on the old code."""
+        tools: dict[str, LoadedTool] = {}
+        by_function: dict[str, LoadedTool] = {}
+        shadowed: builtins.list[LoadedTool] = []
+        for candidate in discover(self.roots):
+            tool = load(candidate)
+            if candidate.name in tools:
+                tool.info.status = "error"
+                tool.info.error = (f"duplicate tool name {candidate.name!r}: already loaded "
+                                   f"from {tools[candidate.name].tool_dir}")
+                log.warning("tool %s (%s): %s", candidate.name, candidate.tool_dir,
+                            tool.info.error)
+                shadowed.append(tool)  # listed with its reason; the first keeps the name
+                continue
+            function = tool.info.function_name
+            if tool.info.ok and function in by_function:
+                tool.info.status = "error"
+                tool.info.error = (f"duplicate function name {function!r}: already used by "
+                                   f"tool {by_function[function].name!r}")
+            elif tool.info.ok and function:
+                by_function[function] = tool
+            if not tool.info.ok:
+                log.warning("tool %s is unavailable: %s", candidate.name, tool.info.error)
+            tools[candidate.name] = tool
+        self._executor.stop_workers()
+        self._tools, self._by_function, self._shadowed = tools, by_function, shadowed
+
+    def list(self) -> builtins.list[ToolInfo]:
+        return [tool.info for tool in [*self._tools.values(), *self._shadowed]]
+
+    def get(self, name: str) -> ToolInfo:
+        """By folder name, or by function name (what a model calls it)."""
+        return self._tool(name).info
+
+    def get_settings(self, name: str) -> dict[str, Any]:
+        """``{"schema", "values"}`` with secrets masked: safe to send anywhere."""
+        tool = self._tool(name)
+        schema = self._schema(tool)
+        return {"schema": self.settings.schema_view(tool.name, schema),
+                "values": self.settings.masked(tool.name, schema)}
+
+    def save_settings(self, name: str, values: Any) -> dict[str, Any]:
+        """Validate and store; returns the masked values. Raises SettingsInvalid."""
+        tool = self._tool(name)
+        schema = self._schema(tool)
+        self.settings.save(tool.name, schema, values)
+        return self.settings.masked(tool.name, schema)
+
+    def validate_args(self, name: str, args: Any) -> None:
+        """Raise InvalidArguments when args do not fit the declaration."""
+        tool = self._usable(name)
+        assert tool.check_args is not None
+        tool.check_args(args)
+
+    def ui_file(self, name: str) -> Path:
+        """The tool's UI page; ToolError when it has none."""
+        tool = self._tool(name)
+        path = tool.ui_file
+        if path is None or not path.is_relative_to(tool.tool_dir) or not path.is_file():
+            raise ToolError(f"tool {tool.name!r} has no UI")
+        return path
+
+    async def setup(self, name: str, progress: Progress | None = None) -> ToolInfo:
+        """Build a venv tool's environment now, then re-read the tool from it."""
+        tool = self._tool(name)
+        if not tool.info.has_venv:
+            return tool.info
+        await asyncio.to_thread(self._executor.prepare, tool, progress)
+        self.reload()
+        return self._tool(tool.name).info
+
+    async def execute(self, name: str, args: dict[str, Any], *, thread_id: str | None = None,
+                      workspace: Path | str | None = None, progress: Progress | None = None,
+                      abort: threading.Event | None = None, timeout: float | None = None,
+                      emit: Callable[[BaseEvent], None] | None = None,
+                      execution_id: str | None = None) -> dict[str, Any]:
+        """Run a tool; always returns the result dict (seed shape + ``execution_id``).
+
+        Raises only ToolNotFound / ToolUnavailable: everything that goes wrong inside the
+        call is a result with ``success: false``.
+        """
+        tool = self._usable(name)
+        execution_id = execution_id or uuid.uuid4().hex
+        schema = self._schema(tool)
+        values = self.settings.effective(tool.name, schema)
+        secrets = self.settings.secrets(tool.name, schema)
+        if timeout is None:
+            timeout = float(values.get(TIMEOUT_KEY) or self.default_timeout)
+        if timeout <= 0:
+            return failure("timeout must be a positive number of seconds", execution_id)
+        try:
+            assert tool.check_args is not None
+            tool.check_args(args)
+        except InvalidArguments as exc:
+            return failure(str(exc), execution_id)
+        space = Path(workspace) if workspace else self.workspace_root / (thread_id or "_tools")
+        space.mkdir(parents=True, exist_ok=True)
+        context: dict[str, Any] = {
+            "tool_dir": str(tool.tool_dir),
+            "settings": {k: v for k, v in values.items() if k in tool.settings_schema},
+            "execution_id": execution_id,
+            "has_venv": tool.info.has_venv,
+            "venv_python": str(venv.venv_python(tool.tool_dir)) if tool.info.has_venv else None,
+            "workspace": str(space),
+        }
+        if thread_id:
+            context["chat_id"] = thread_id
+        if emit is not None and tool.module is not None:
+            context["emit"] = _checked_emit(emit)
+        call = Call(execution_id, args, context, timeout,
+                    allowed=[tool.tool_dir, space.resolve()], secrets=secrets,
+                    progress=_safe_progress(progress, secrets), abort=abort)
+        return await self._executor.run(tool, call)
+
+    async def abort(self, execution_id: str) -> bool:
+        """Abort a running call; False when no call has that id (finished or unknown)."""
+        return self._executor.abort(execution_id)
+
+    async def close(self) -> None:
+        """Abort running calls and stop every warm child process."""
+        self._executor.close()
+
+    def _tool(self, name: str) -> LoadedTool:
+        tool = self._tools.get(name) or self._by_function.get(name)
+        if tool is None:
+            raise ToolNotFound(f"no tool named {name!r}")
+        return tool
+
+    def _usable(self, name: str) -> LoadedTool:
+        tool = self._tool(name)
+        if not tool.info.ok:
+            raise ToolUnavailable(f"tool {tool.name!r} is unavailable: {tool.info.error}")
+        return tool
+
+    def _schema(self, tool: LoadedTool) -> dict[str, dict[str, Any]]:
+        return with_reserved(tool.settings_schema, self.default_timeout)
+
+
+def _safe_progress(progress: Progress | None, secrets: builtins.list[str]) -> Progress:
+    def report(message: Any) -> None:
+        if progress is None:
+            return
+        try:
+            progress(mask_text(str(message), secrets))
+        except Exception:  # a broken listener must not fail the tool
+            log.exception("progress listener failed")
+
+    return report
+
+
+def _checked_emit(emit: Callable[[BaseEvent], None]) -> Callable[[BaseEvent], None]:
+    def checked(event: BaseEvent) -> None:
+        if not isinstance(event, BaseEvent):
+            raise TypeError("emit() takes a shokunin.events Event, "
+                            f"not {type(event).__name__}")
+        emit(event)
+
+    return checked

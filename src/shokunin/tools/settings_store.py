@@ -1,0 +1,162 @@
+"""Tool settings: one JSON file keyed by tool name, validated on save, secrets masked.
+
+The file is written atomically (temporary file + ``os.replace``) with mode 0600, so a crash
+never leaves half a file and other users cannot read API keys. Secret values leave this
+module only through ``effective()`` (the context given to the tool itself).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shokunin.tools.errors import SettingsInvalid
+from shokunin.tools.validation import check_value
+
+log = logging.getLogger(__name__)
+MASK = "********"
+TIMEOUT_KEY = "timeout_sec"
+
+Schema = Mapping[str, Mapping[str, Any]]
+
+
+def with_reserved(schema: Schema, default_timeout: float) -> dict[str, dict[str, Any]]:
+    """The tool's schema plus the reserved per-tool ``timeout_sec`` setting."""
+    full = {key: dict(spec) for key, spec in schema.items()}
+    full.setdefault(TIMEOUT_KEY, {"type": "number", "label": "タイムアウト（秒） / Timeout (s)",
+                                  "default": default_timeout, "min": 0.1, "max": 86400})
+    return full
+
+
+def mask_text(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
+def mask_deep(value: Any, secrets: list[str]) -> Any:
+    """Replace every secret found in any string inside ``value`` (keys too)."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return mask_text(value, secrets)
+    if isinstance(value, dict):
+        return {mask_deep(k, secrets): mask_deep(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_deep(v, secrets) for v in value]
+    return value
+
+
+class SettingsStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._data: dict[str, dict[str, Any]] = {}
+        self._mtime: int | None = None
+
+    def stored(self, tool: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._load().get(tool, {}))
+
+    def effective(self, tool: str, schema: Schema) -> dict[str, Any]:
+        """Defaults overlaid with stored values, secrets in clear: for the tool only."""
+        stored = self.stored(tool)
+        return {key: stored.get(key, spec.get("default")) for key, spec in schema.items()}
+
+    def secrets(self, tool: str, schema: Schema) -> list[str]:
+        values = self.effective(tool, schema)
+        found = [str(values[k]) for k, spec in schema.items() if spec.get("secret") and values[k]]
+        return sorted(found, key=len, reverse=True)  # longest first: no partial unmasking
+
+    def masked(self, tool: str, schema: Schema) -> dict[str, Any]:
+        values = self.effective(tool, schema)
+        return {key: (MASK if values[key] else "") if spec.get("secret") else values[key]
+                for key, spec in schema.items()}
+
+    def schema_view(self, tool: str, schema: Schema) -> dict[str, dict[str, Any]]:
+        """The schema as shown to clients: secret fields say whether a value is stored."""
+        values = self.effective(tool, schema)
+        view = {key: dict(spec) for key, spec in schema.items()}
+        for key, spec in view.items():
+            if spec.get("secret"):
+                spec["is_set"] = bool(values[key])
+                if spec.get("default"):
+                    spec["default"] = MASK
+        return view
+
+    def save(self, tool: str, schema: Schema, values: Any) -> None:
+        """Merge ``values`` into the stored ones; raises SettingsInvalid listing every bad field.
+
+        A secret sent back as the mask keeps what is stored, so a client can round-trip the
+        values it was shown.
+        """
+        if not isinstance(values, dict):
+            raise SettingsInvalid({"values": "must be an object of setting name to value"})
+        errors: dict[str, str] = {}
+        clean: dict[str, Any] = {}
+        for key, value in values.items():
+            spec = schema.get(key)
+            if spec is None:
+                errors[str(key)] = "unknown setting"
+            elif spec.get("secret") and value == MASK:
+                continue
+            elif value is None:
+                clean[key] = None  # back to the default
+            elif reason := check_value(spec, value):
+                errors[key] = reason
+            else:
+                clean[key] = value
+        if errors:
+            raise SettingsInvalid(errors)
+        with self._lock:
+            data = self._load()
+            current = {**data.get(tool, {}), **clean}
+            data[tool] = {k: v for k, v in current.items() if v is not None}
+            self._write(data)
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        try:
+            mtime = self.path.stat().st_mtime_ns
+        except FileNotFoundError:
+            self._data, self._mtime = {}, None
+            return self._data
+        if mtime != self._mtime:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                if not isinstance(data, dict):
+                    raise ValueError("top level is not an object")
+            except ValueError as exc:
+                # Keep the unreadable file for the user instead of overwriting it later.
+                backup = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+                os.replace(self.path, backup)
+                log.warning("tool settings file %s is unreadable (%s); moved to %s",
+                            self.path, exc, backup)
+                data = {}
+            self._data = {k: v for k, v in data.items() if isinstance(v, dict)}
+            self._mtime = mtime
+        return self._data
+
+    def _write(self, data: dict[str, dict[str, Any]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, ensure_ascii=False, indent=2)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        self._data = data
+        self._mtime = self.path.stat().st_mtime_ns
