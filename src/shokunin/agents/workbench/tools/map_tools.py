@@ -9,8 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from pydantic import BaseModel
 
 from shokunin import events as ev
+from shokunin.agents.workbench.tools.schemas import (
+    DrawArrowArgs,
+    HighlightRoomArgs,
+    NoArgs,
+    ShowMapArgs,
+    ShowPointsArgs,
+)
 from shokunin.maps import (
     MapCommandError,
     MapPackage,
@@ -75,9 +83,9 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
         await ctx.emit(ev.MapShow(content={"points": clean, "description": description}))
         return f"Plotted {len(clean)} points."
 
-    specs: list[tuple[Any, str]] = [
-        (show_map, f"""Display a floor plan with optional highlighted rooms and overlays \
-(bitmaps/text).
+    specs: list[tuple[Any, type[BaseModel], str]] = [
+        (show_map, ShowMapArgs, f"""Display a floor plan with optional highlighted rooms and \
+overlays (bitmaps/text).
 
 Args:
     floor_id: ID of the floor to display; one of: {floors}
@@ -95,18 +103,20 @@ Examples:
     show_map(floor_id="1F", highlight_rooms="Room1", room_colors="#FF0000")
     show_map(floor_id="1F", highlight_rooms="Room1", room_colors="#FFD700",
              bitmap_overlays="person:Room1", text_overlays="John:Room1")"""),
-        (clear_map, "Clears all highlights and overlays from the floor plan map, returning "
+        (clear_map, NoArgs, "Clears all highlights and overlays from the floor plan map, returning "
                     "to the default view."),
-        (draw_arrow, f"""Draws an arrow in the specified room on the floor plan map.
+        (draw_arrow, DrawArrowArgs, f"""Draws an arrow in the specified room on the floor plan map.
 
 Args:
     room_name: Name of the room where the arrow should be displayed; one of: {rooms}
     direction: Direction of the arrow - must be one of: 'up', 'down', 'left', 'right'"""),
-        (clear_arrows, "Clears all arrows from the floor plan map."),
-        (highlight_room, f"Highlights rooms on the floor plan in blue (legacy view). "
-                         f"room_names: comma-separated room names; valid rooms: {rooms}"),
-        (show_points, "Plots coordinates on the map (legacy view). points: a list of "
-                      "{'lat': float, 'lon': float}; description: what they are."),
+        (clear_arrows, NoArgs, "Clears all arrows from the floor plan map."),
+        (highlight_room, HighlightRoomArgs,
+         f"Highlights rooms on the floor plan in blue (legacy view). room_names: "
+         f"comma-separated room names; valid rooms: {rooms}"),
+        (show_points, ShowPointsArgs,
+         "Plots coordinates on the map (legacy view). points: a list of "
+         "{'lat': float, 'lon': float}; description: what they are."),
     ]
-    return [StructuredTool.from_function(coroutine=fn, name=fn.__name__, description=doc)
-            for fn, doc in specs]
+    return [StructuredTool.from_function(coroutine=fn, name=fn.__name__, description=doc,
+                                         args_schema=schema) for fn, schema, doc in specs]

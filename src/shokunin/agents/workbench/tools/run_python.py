@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin import events as ev
+from shokunin.agents.workbench.tools.schemas import RunPythonArgs
 from shokunin.runs import RunContext
 
 TIMEOUT_SEC = 60.0
@@ -67,7 +68,7 @@ def run_python_tool(ctx: RunContext, hold: ImageHold, step: Callable[[], str]) -
         return _summary(result)
 
     return StructuredTool.from_function(
-        coroutine=run_python, name="run_python",
+        coroutine=run_python, name="run_python", args_schema=RunPythonArgs,
         description="Runs Python code in a sandboxed Jupyter kernel (state persists across "
                     "calls in this conversation; numpy, pandas, matplotlib available; plots "
                     "are shown to the user). Returns stdout, errors and a summary.\n\nArgs:\n"

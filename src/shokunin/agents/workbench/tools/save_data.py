@@ -10,6 +10,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from shokunin.agents.workbench.tools.schemas import SaveDataArgs
+
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\- ]{0,99}")
 
 
@@ -54,7 +56,7 @@ def save_data_tool(workspace: Path) -> BaseTool:
         return f"Saved {path.name} in the workspace."
 
     return StructuredTool.from_function(
-        coroutine=save_data, name="save_data",
+        coroutine=save_data, name="save_data", args_schema=SaveDataArgs,
         description="Takes the dataset in a dictionary format and saves it as a csv file.\n\n"
                     "Args:\n    dataset: dataset in a dictionary format ({column: [values]})\n"
                     "    file_name: name of the file of the saved dataset (no folders)")

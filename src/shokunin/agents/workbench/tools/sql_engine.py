@@ -15,6 +15,8 @@ from pathlib import Path
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from shokunin.agents.workbench.tools.schemas import SqlArgs
+
 MAX_ROWS = 200
 _MAX_STEPS = 5_000_000  # VM instructions before a query is stopped (runaway joins)
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
@@ -101,4 +103,4 @@ def sql_engine_tool(db: Path) -> BaseTool:
         "Returns a markdown table of the result.\n\nArgs:\n    query: one SELECT statement."
         f"\n\nTables:\n{schema_of(db)}")
     return StructuredTool.from_function(coroutine=sql_engine, name="sql_engine",
-                                        description=description)
+                                        args_schema=SqlArgs, description=description)
