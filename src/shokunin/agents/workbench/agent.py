@@ -24,6 +24,9 @@ from shokunin.maps import MapError, MapPackage
 from shokunin.runs import RunContext
 
 RECURSION_LIMIT = 40
+# Checkpoint once per run, at its end: a run cut short by a crash is marked failed on
+# restart and its events are stored, so per-step checkpoints would buy nothing a user sees
+# while costing a write per step under load.
 
 
 class WorkbenchAgent:
@@ -66,7 +69,7 @@ class WorkbenchAgent:
             {"messages": [HumanMessage(str(input.get("message", "")))]},
             config={"configurable": {"thread_id": ctx.thread_id},
                     "recursion_limit": RECURSION_LIMIT},
-            context=deps)
+            context=deps, durability="exit")
         await hold.release()  # a run that ended without an answer still shows its plots
         return {"text": text_of(state["messages"][-1])}
 
