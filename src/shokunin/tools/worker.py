@@ -35,6 +35,9 @@ def load_module(entry: str, module_name: str) -> ModuleType:
     sys.path.insert(0, tool_dir)
     try:
         spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(module_name, None)
+        raise ExportError(f"syntax error: {exc}") from None
     except BaseException as exc:  # a tool's SystemExit must not stop us either
         sys.modules.pop(module_name, None)
         raise ExportError(f"import failed: {describe_exception(exc)}") from None
