@@ -56,6 +56,8 @@ def execute(args, context):
         say("waiting")
         while not abort.wait(0.02):
             pass
+        if args.get("path"):
+            open(args["path"], "w").close()
         return {"success": False, "error": "中断されました", "aborted": True}
     if mode == "sleep":
         time.sleep(0.3)
