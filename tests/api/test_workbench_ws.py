@@ -265,3 +265,11 @@ def test_translator_covers_every_seed_type() -> None:
     ]
     for event, expected in cases:
         assert to_wire(event) == expected
+
+
+async def test_calculator_plugin(live_server: LiveServer) -> None:
+    ws, _ = await connect(live_server)
+    messages = await ask(ws, "calculate 1200*1.1")
+    await ws.close()
+    assert messages[2]["content"] == 'calculator(expression="1200*1.1")'
+    assert [m["content"] for m in messages if m["type"] == "text"] == ["1200*1.1 = 1320"]

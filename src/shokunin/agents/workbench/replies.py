@@ -46,12 +46,14 @@ def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool) ->
 
 
 def _plugin_result(content: str) -> str:
-    """The ``result`` of a plugin's ``{"success", "result", ...}`` answer."""
+    """The value in a plugin's ``{"success", "result", ...}`` answer (the calculator's
+    result is ``{"expression", "value"}``)."""
     try:
         data = json.loads(content)
     except ValueError:
         return content
-    return str(data.get("result")) if isinstance(data, dict) and "result" in data else content
+    result = data.get("result", content) if isinstance(data, dict) else content
+    return str(result.get("value", result)) if isinstance(result, dict) else str(result)
 
 
 def _table_answer(ja: bool, table: str) -> str:
