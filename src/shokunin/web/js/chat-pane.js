@@ -1,0 +1,128 @@
+// The chat pane: user and agent messages (agent text as sanitised Markdown), dark code
+// blocks with a copy button, errors in red, and the composer with send and cancel.
+
+import { copyText } from "./clipboard.js";
+import { t } from "./i18n.js";
+import { renderMarkdown } from "./markdown.js";
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A dark code block: header with step label, language badge and a copy button. */
+export function codeBlock(code, language, step) {
+  const block = el("figure", "code-block");
+  const head = el("figcaption", "code-head");
+  if (step) head.append(el("span", "code-step", step));
+  head.append(el("span", "code-lang", language || "text"));
+  const button = el("button", "code-copy", t("chat.copy"));
+  button.type = "button";
+  button.dataset.i18n = "chat.copy";
+  button.addEventListener("click", async () => {
+    const ok = await copyText(code);
+    if (!ok) return;
+    button.textContent = t("chat.copied");
+    button.classList.add("copied");
+    setTimeout(() => {
+      button.textContent = t("chat.copy");
+      button.classList.remove("copied");
+    }, 1500);
+  });
+  head.append(button);
+  const pre = el("pre");
+  pre.append(el("code", "", code));
+  block.append(head, pre);
+  return block;
+}
+
+export class ChatPane {
+  constructor(root, client) {
+    this.client = client;
+    this.log = root.querySelector(".chat-log");
+    this.form = root.querySelector(".chat-form");
+    this.input = root.querySelector(".chat-input");
+    this.sendButton = root.querySelector(".chat-send");
+    this.cancelButton = root.querySelector(".chat-cancel");
+    this.indicator = root.querySelector(".chat-running");
+
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.input.addEventListener("keydown", (event) => {
+      // isComposing: Enter that confirms a Japanese IME conversion must not send.
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing && event.keyCode !== 229) {
+        event.preventDefault();
+        this.submit();
+      }
+    });
+    this.cancelButton.addEventListener("click", () => client.cancel());
+    client.addEventListener("running", (event) => this.setRunning(event.detail));
+    client.addEventListener("status", () => this.updateSend());
+    client.addEventListener("lost", () => this.addError(t("chat.lost")));
+    this.setRunning(false);
+  }
+
+  submit() {
+    const text = this.input.value.trim();
+    if (!text) return;
+    if (!this.client.send(text)) {
+      this.addError(t("chat.offline"));
+      return;
+    }
+    this.input.value = "";
+  }
+
+  setRunning(running) {
+    this.indicator.hidden = !running;
+    this.cancelButton.hidden = !running;
+  }
+
+  updateSend() {
+    this.sendButton.disabled = !this.client.connected;
+  }
+
+  /** Show one server message; returns false for types the chat does not show. */
+  handle(message) {
+    switch (message.type) {
+      case "user_message":
+        this.add("user", el("div", "bubble-text", message.content));
+        return true;
+      case "text": {
+        const body = el("div", "markdown");
+        body.innerHTML = renderMarkdown(message.content);
+        for (const pre of body.querySelectorAll("pre")) {
+          pre.replaceWith(codeBlock(pre.textContent, pre.dataset.lang));
+        }
+        this.add("agent", body);
+        return true;
+      }
+      case "code":
+        this.add("agent code", codeBlock(message.content, message.language || "python", message.step));
+        return true;
+      case "error":
+        this.addError(message.content, message.code);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  addError(text, code) {
+    const body = el("div", "bubble-text", String(text));
+    this.add(code === "cancelled" ? "error cancelled" : "error", body);
+  }
+
+  add(kind, body) {
+    this.log.querySelector(".chat-empty")?.remove();
+    const item = el("div", `msg ${kind}`);
+    item.append(body);
+    // Keep the view pinned to the bottom only if the reader was already there.
+    const atBottom = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
+    this.log.append(item);
+    if (atBottom) this.log.scrollTop = this.log.scrollHeight;
+  }
+}

@@ -1,0 +1,255 @@
+// The Tools view: the tool list with status, a tool's settings form and "try a tool"
+// (run through the SSE endpoint with progress, result and abort).
+
+import { t } from "./i18n.js";
+import { argumentsForm, settingsForm } from "./schema-form.js";
+import { postEvents } from "./sse.js";
+
+const MASK = "********";
+const api = (name, rest = "") => `/api/tools/${encodeURIComponent(name)}${rest}`;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** An element whose text follows the language switch. */
+function tr(tag, className, key) {
+  const node = el(tag, className, t(key));
+  node.dataset.i18n = key;
+  return node;
+}
+
+function button(key, className = "") {
+  const b = tr("button", className, key);
+  b.type = "button";
+  return b;
+}
+
+export class ToolsView {
+  constructor(root) {
+    this.list = root.querySelector(".tools-list");
+    this.detail = root.querySelector(".tool-detail");
+    this.tools = [];
+    this.selected = null;
+    this.run = null; // {controller, executionId} of the running try
+  }
+
+  async load() {
+    this.list.replaceChildren(tr("p", "muted", "tools.loading"));
+    try {
+      const response = await fetch("/api/tools");
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+      this.tools = (await response.json()).tools;
+    } catch (error) {
+      this.list.replaceChildren(el("p", "error-text", t("tools.loadFailed", { error: error.message })));
+      return;
+    }
+    this.renderList();
+    const again = this.tools.find((tool) => tool.name === this.selected);
+    if (again) this.select(again);
+    else this.detail.replaceChildren(tr("p", "muted placeholder", "tools.select"));
+  }
+
+  renderList() {
+    if (!this.tools.length) {
+      this.list.replaceChildren(tr("p", "muted", "tools.none"));
+      return;
+    }
+    this.list.replaceChildren(...this.tools.map((tool) => {
+      const card = el("button", `tool-card ${tool.status}`);
+      card.type = "button";
+      card.dataset.tool = tool.name;
+      card.setAttribute("aria-pressed", String(tool.name === this.selected));
+      const icon = el("span", "tool-icon", tool.icon || "🔧");
+      icon.setAttribute("aria-hidden", "true");
+      const text = el("span", "tool-text");
+      const title = el("span", "tool-title", tool.title || tool.name);
+      const status = tr("span", `status-badge ${tool.status}`, tool.status === "ok" ? "tools.statusOk" : "tools.statusError");
+      title.append(status);
+      text.append(title, el("span", "tool-name mono", tool.name), el("span", "tool-desc", tool.description || ""));
+      if (tool.status !== "ok" && tool.error) text.append(el("span", "tool-error", tool.error));
+      card.append(icon, text);
+      card.addEventListener("click", () => this.select(tool));
+      return card;
+    }));
+  }
+
+  select(tool) {
+    this.abortRun();
+    this.selected = tool.name;
+    for (const card of this.list.querySelectorAll(".tool-card")) {
+      card.setAttribute("aria-pressed", String(card.dataset.tool === tool.name));
+    }
+    const head = el("header", "tool-head");
+    const icon = el("span", "tool-icon big", tool.icon || "🔧");
+    icon.setAttribute("aria-hidden", "true");
+    const titles = el("div");
+    titles.append(el("h2", "", tool.title || tool.name), el("p", "tool-desc", tool.description || ""));
+    const meta = el("p", "tool-meta");
+    meta.append(el("span", "mono", tool.name), " · ", tr("span", "", "tools.source"), `: ${tool.source}`);
+    titles.append(meta);
+    if (tool.has_ui) {
+      const link = tr("a", "tool-ui-link", "tools.openUi");
+      link.href = api(tool.name, "/ui");
+      link.target = "_blank";
+      link.rel = "noopener";
+      titles.append(link);
+    }
+    head.append(icon, titles);
+    const parts = [head];
+    if (tool.status !== "ok") {
+      const broken = el("div", "card tool-broken");
+      broken.append(tr("p", "", "tools.unavailable"), el("pre", "tool-error", tool.error || ""));
+      parts.push(broken);
+    } else {
+      parts.push(this.tryCard(tool));
+    }
+    if (tool.has_settings) parts.push(this.settingsCard(tool));
+    this.detail.replaceChildren(...parts);
+  }
+
+  // -- try a tool
+  tryCard(tool) {
+    const card = el("section", "card try-card");
+    card.append(tr("h3", "", "tools.try"));
+    const params = tool.declaration?.parameters ?? {};
+    const form = argumentsForm(params);
+    const formEl = el("form", "try-form");
+    formEl.noValidate = true;
+    if (!Object.keys(params.properties ?? {}).length) formEl.append(tr("p", "muted", "tools.noParams"));
+    formEl.append(form.element);
+    const actions = el("div", "actions");
+    const run = button("tools.run", "primary run-button");
+    run.type = "submit";
+    const abort = button("tools.abort", "danger abort-button");
+    abort.hidden = true;
+    const state = el("span", "run-state");
+    state.setAttribute("role", "status");
+    actions.append(run, abort, state);
+    formEl.append(actions);
+    const progress = el("ol", "progress-list");
+    const resultBox = el("div", "result-box");
+    resultBox.hidden = true;
+    card.append(formEl, progress, resultBox);
+
+    formEl.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const { values, errors } = form.read();
+      if (Object.keys(errors).length) return;
+      progress.replaceChildren();
+      resultBox.hidden = true;
+      run.disabled = true;
+      abort.hidden = false;
+      abort.disabled = true;
+      this.setState(state, "tools.running", "running");
+      const controller = new AbortController();
+      this.run = { controller, executionId: null };
+      try {
+        for await (const { event: kind, data } of postEvents(api(tool.name, "/execute/stream"), { args: values }, controller.signal)) {
+          if (kind === "started") {
+            this.run.executionId = data.execution_id;
+            abort.disabled = false;
+          } else if (kind === "progress") {
+            progress.append(el("li", "", data.message));
+          } else if (kind === "result") {
+            this.showResult(resultBox, state, data);
+          }
+        }
+      } catch (error) {
+        if (error.name !== "AbortError") {
+          this.setState(state, "tools.failed", "failed");
+          resultBox.hidden = false;
+          resultBox.replaceChildren(el("pre", "result-json error-text", error.message));
+        }
+      } finally {
+        this.run = null;
+        run.disabled = false;
+        abort.hidden = true;
+      }
+    });
+    abort.addEventListener("click", () => {
+      const id = this.run?.executionId;
+      abort.disabled = true;
+      // Ask the server to stop the tool; the stream then ends with an aborted result.
+      if (id) fetch(`/api/tools/executions/${encodeURIComponent(id)}/abort`, { method: "POST" });
+    });
+    return card;
+  }
+
+  setState(node, key, kind) {
+    node.dataset.i18n = key;
+    node.textContent = t(key);
+    node.className = `run-state ${kind}`;
+  }
+
+  showResult(box, state, data) {
+    const key = data.aborted ? "tools.aborted" : data.success ? "tools.success" : "tools.failed";
+    this.setState(state, key, data.aborted ? "aborted" : data.success ? "ok" : "failed");
+    const pre = el("pre", "result-json", JSON.stringify(data.success ? data.result : data, null, 2));
+    box.replaceChildren(tr("h4", "", "tools.result"), pre);
+    if (!data.success && data.error) box.append(el("p", "error-text", data.error));
+    box.hidden = false;
+  }
+
+  abortRun() {
+    if (!this.run) return;
+    const { controller, executionId } = this.run;
+    if (executionId) fetch(`/api/tools/executions/${encodeURIComponent(executionId)}/abort`, { method: "POST" });
+    controller.abort();
+  }
+
+  // -- settings
+  settingsCard(tool) {
+    const card = el("section", "card settings-card");
+    card.append(tr("h3", "", "tools.settings"), tr("p", "muted", "tools.loading"));
+    this.loadSettings(tool, card);
+    return card;
+  }
+
+  async loadSettings(tool, card, note) {
+    const response = await fetch(api(tool.name, "/settings"));
+    const body = await response.json();
+    if (!response.ok) {
+      card.lastChild.replaceWith(el("p", "error-text", body.error ?? response.statusText));
+      return;
+    }
+    const form = settingsForm(body.schema, body.values, MASK);
+    const formEl = el("form", "settings-form");
+    formEl.noValidate = true;
+    const actions = el("div", "actions");
+    const save = button("tools.save", "primary");
+    save.type = "submit";
+    const state = el("span", "run-state");
+    state.setAttribute("role", "status");
+    actions.append(save, state);
+    formEl.append(form.element, actions);
+    card.lastChild.replaceWith(formEl);
+    if (note) this.setState(state, note, "ok");
+    formEl.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const { values, errors } = form.read();
+      if (Object.keys(errors).length) return;
+      save.disabled = true;
+      try {
+        const res = await fetch(api(tool.name, "/settings"), {
+          method: "PUT",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ values }),
+        });
+        const answer = await res.json();
+        if (res.ok) {
+          this.loadSettings(tool, card, "tools.saved"); // fresh "set"/"not set" badges, secrets cleared
+        } else {
+          form.showErrors(answer.errors ?? {});
+          this.setState(state, "tools.saveFailed", "failed");
+          if (answer.errors?.values) state.textContent += `: ${answer.errors.values}`;
+        }
+      } finally {
+        save.disabled = false;
+      }
+    });
+  }
+}
