@@ -1,13 +1,14 @@
-"""PLACEHOLDER (sandbox helper replaces): seed 004 exec_python."""
-from __future__ import annotations
+"""Seed 004 exec_python: model-written Python in a walled Jupyter kernel per thread.
 
+Two walls: an AST policy refuses what is visibly dangerous before anything runs
+(``policy.py``); the kernel runs in its own network and mount namespaces, as its own
+uid, under resource limits (``launcher.py``). See docs/sandbox.md for the threat model.
+"""
 
-class Sandbox:
-    def __init__(self, settings) -> None:  # noqa: ANN001
-        self.settings = settings
+from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
+from shokunin.sandbox.kernel import KernelDied
+from shokunin.sandbox.policy import PolicyViolation, check_policy
+from shokunin.sandbox.sandbox import Sandbox
 
-    async def start(self) -> None:
-        return None
-
-    async def shutdown(self) -> None:
-        return None
+__all__ = ["ExecPythonInput", "ExecResult", "KernelDied", "PolicyViolation", "Sandbox",
+           "check_policy"]

@@ -1,0 +1,314 @@
+"""One walled Jupyter kernel: start, run a cell with a deadline, interrupt, kill, restart.
+
+The kernel process is started through ``launcher.py`` (namespaces, limits, own uid) and
+spoken to over jupyter_client's ipc transport: unix sockets in the kernel's private
+folder, which work across the network namespace the kernel lives in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import json
+import os
+import queue
+import shutil
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupyter_client import AsyncKernelManager
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+from shokunin.sandbox.artifacts import OutputCollector
+from shokunin.sandbox.contracts import ExecResult
+
+HERE = Path(__file__).resolve().parent
+INTERRUPT_GRACE_SEC = 3.0
+POLL_SEC = 0.1
+
+
+class KernelDied(RuntimeError):
+    """The kernel process is gone (out of memory, killed, crashed)."""
+
+
+class KernelState(enum.Enum):
+    NEW = "new"
+    READY = "ready"
+    BUSY = "busy"
+    DEAD = "dead"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class Walls:
+    """What the launcher applies to a kernel; built once from Settings."""
+
+    memory_mb: int
+    cpu_sec: int
+    max_procs: int
+    file_mb: int
+    hide: tuple[str, ...] = ()
+    expose: tuple[str, ...] = ()
+    output_cap: int = 400_000
+    mpl_cache: str = ""  # a prebuilt matplotlib font cache, copied so each start is fast
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def limits(self) -> dict[str, int]:
+        return {"as": self.memory_mb << 20, "cpu": self.cpu_sec, "nproc": self.max_procs,
+                "fsize": self.file_mb << 20}
+
+
+class _OneSpec(KernelSpecManager):
+    """Hands jupyter_client the one launch command of this kernel."""
+
+    def __init__(self, spec: KernelSpec) -> None:
+        super().__init__()
+        self._spec = spec
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        return self._spec
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+class Kernel:
+    """A kernel owned by one thread (or waiting in the pool for one)."""
+
+    def __init__(self, folder: Path, uid: int, walls: Walls) -> None:
+        self.folder = folder  # private: connection file, sockets, context files
+        self.uid = uid
+        self.walls = walls
+        self.workspace: Path | None = None
+        self.state = KernelState.NEW
+        self.generation = 0  # how many times a fresh process replaced the first one
+        self.last_used = time.monotonic()
+        self.lock = asyncio.Lock()
+        self._km: AsyncKernelManager | None = None
+        self._kc: Any = None
+
+    # -- lifecycle -------------------------------------------------------------------
+    async def start(self) -> None:
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (self.folder / "work").mkdir(exist_ok=True)
+        stash = self.folder.parent / f"{self.folder.name}.stash"
+        stash.mkdir(mode=0o700, exist_ok=True)
+        if self.walls.mpl_cache:
+            shutil.copytree(self.walls.mpl_cache, self.folder / "mpl", dirs_exist_ok=True)
+        if is_root():
+            _chown_tree(self.folder, self.uid)
+        connection = self.folder / "connection.json"
+        config = {"uid": self.uid, "gid": self.uid, "limits": self.walls.limits(),
+                  "stash": str(stash), "hide": list(self.walls.hide),
+                  "expose": list(self.walls.expose),
+                  "chown": [str(connection)], "cwd": str(self.folder / "work")}
+        argv = [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--",
+                sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True",
+                f"--IPKernelApp.exec_files={HERE / 'kernel_startup.py'}"]
+        spec = KernelSpec(argv=argv, display_name="shokunin", language="python",
+                          interrupt_mode="signal")
+        self._km = AsyncKernelManager(
+            kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(self.folder / "ipc"),
+            connection_file=str(connection))
+        await self._km.start_kernel(env=self._env(), cwd=str(self.folder))
+        self._kc = self._km.client()
+        self._kc.start_channels()
+        try:
+            await self._kc.wait_for_ready(timeout=60)
+        except RuntimeError as exc:
+            await self.close()
+            raise KernelDied(f"the kernel did not start: {exc}") from exc
+        self.state = KernelState.READY
+
+    def _env(self) -> dict[str, str]:
+        """Built from nothing, so no server secret can leak into the kernel."""
+        home = str(self.folder / "work")
+        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+               "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+               "MPLCONFIGDIR": str(self.folder / "mpl"), "IPYTHONDIR": str(self.folder / "ipy"),
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+               "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+               "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap)}
+        env.update(self.walls.extra_env)
+        return env
+
+    @property
+    def pid(self) -> int | None:
+        provisioner = self._km.provisioner if self._km else None
+        return getattr(provisioner, "pid", None)
+
+    async def assign(self, workspace: Path) -> None:
+        """Give the kernel its thread's workspace as working folder and HOME."""
+        workspace.mkdir(parents=True, exist_ok=True)
+        self.workspace = workspace
+        inside = str(workspace)
+        if is_root():
+            _chown_tree(workspace, self.uid)
+            # The kernel's mount namespace hides the data folder: bind the workspace onto
+            # its private "work" folder from the root-only copy of the real tree.
+            stash = self.folder.parent / f"{self.folder.name}.stash"
+            inside = str(self.folder / "work")
+            proc = await asyncio.create_subprocess_exec(
+                "nsenter", "-t", str(self.pid), "-m", "--", "mount", "--bind",
+                f"{stash}{workspace.resolve()}", inside, stderr=asyncio.subprocess.PIPE)
+            _, err = await proc.communicate()
+            if proc.returncode:
+                raise KernelDied(f"cannot mount the workspace: {err.decode().strip()}")
+        await self.run_internal(f"_shokunin_enter({inside!r})")
+
+    async def inject(self, context: dict[str, Any]) -> None:
+        """Set variables in the kernel: JSON values as they are, DataFrames as table JSON."""
+        if not context:
+            return
+        values, frames = {}, {}
+        for name, value in context.items():
+            if not name.isidentifier() or name.startswith("_"):
+                raise ValueError(f"context name {name!r} is not a public identifier")
+            if hasattr(value, "to_json") and hasattr(value, "columns"):
+                frames[name] = value.to_json(orient="table", date_format="iso")
+            else:
+                values[name] = value
+        path = self.folder / "context.json"
+        path.write_text(json.dumps({"values": values, "frames": frames}), encoding="utf-8")
+        if is_root():
+            os.chown(path, self.uid, self.uid)
+        await self.run_internal(f"_shokunin_context({str(path)!r})")
+
+    async def run_internal(self, code: str) -> None:
+        result = await self.execute(code, timeout=30, max_output_chars=4000, silent=True)
+        if not result.ok:
+            raise KernelDied(f"sandbox setup failed: {result.error_type}: "
+                             f"{result.error_message}")
+
+    async def restart(self) -> None:
+        """A fresh process in place of this one: state is lost, the workspace kept."""
+        await self.close()
+        self.generation += 1
+        await self.start()
+        if self.workspace is not None:
+            await self.assign(self.workspace)
+
+    async def close(self) -> None:
+        if self._kc is not None:
+            self._kc.stop_channels()
+        if self._km is not None:
+            with contextlib.suppress(Exception):
+                await self._km.shutdown_kernel(now=True)
+            await self._km.cleanup_resources()
+        self._kill_uid()
+        self._kc = self._km = None
+        self.state = KernelState.CLOSED
+
+    def _kill_uid(self) -> None:
+        """Kill whatever the kernel left behind (forked children): all run as its uid."""
+        if not is_root():
+            return
+        for _ in range(5):
+            victims = [pid for pid in _pids_of(self.uid) if pid != os.getpid()]
+            if not victims:
+                return
+            for pid in victims:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
+
+    def is_alive(self) -> bool:
+        provisioner = self._km.provisioner if self._km else None
+        process = getattr(provisioner, "process", None)
+        return process is not None and process.poll() is None
+
+    # -- execution -------------------------------------------------------------------
+    async def execute(self, code: str, *, timeout: float, max_output_chars: int,
+                      abort: threading.Event | None = None, silent: bool = False) -> ExecResult:
+        """Run one cell. Raises KernelDied, TimeoutError, or InterruptedError on abort."""
+        if self._kc is None or not self.is_alive():
+            self.state = KernelState.DEAD
+            raise KernelDied("the kernel is not running")
+        self.state = KernelState.BUSY
+        collector = OutputCollector(max_output_chars)
+        msg_id = self._kc.execute(code, silent=silent, store_history=not silent)
+        try:
+            await self._collect(msg_id, collector, time.monotonic() + timeout, abort)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._stop_cell(msg_id))
+            raise
+        except (TimeoutError, InterruptedError):
+            await self._stop_cell(msg_id)
+            raise
+        finally:
+            self.last_used = time.monotonic()
+        self.state = KernelState.READY
+        return collector.result()
+
+    async def _collect(self, msg_id: str, collector: OutputCollector, deadline: float,
+                       abort: threading.Event | None) -> None:
+        while True:
+            if abort is not None and abort.is_set():
+                raise InterruptedError("aborted")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            try:
+                msg = await self._kc.get_iopub_msg(timeout=min(POLL_SEC, remaining))
+            except queue.Empty:
+                if not self.is_alive():
+                    self.state = KernelState.DEAD
+                    raise KernelDied("the kernel died during execution") from None
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["header"]["msg_type"] == "status" \
+                    and msg["content"]["execution_state"] == "idle":
+                await self._drain_reply(msg_id)
+                return
+            collector.handle(msg)
+
+    async def _drain_reply(self, msg_id: str) -> None:
+        with contextlib.suppress(queue.Empty):
+            while (await self._kc.get_shell_msg(timeout=1))["parent_header"].get(
+                    "msg_id") != msg_id:
+                pass
+
+    async def _stop_cell(self, msg_id: str) -> None:
+        """Interrupt; a kernel that does not come back to idle soon is replaced."""
+        try:
+            await self._km.interrupt_kernel()
+            sink = OutputCollector(1000)
+            await self._collect(msg_id, sink, time.monotonic() + INTERRUPT_GRACE_SEC, None)
+            self.state = KernelState.READY
+        except (TimeoutError, KernelDied):
+            await self.restart()
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid)
+    for base, dirs, files in os.walk(root):
+        for name in dirs + files:
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(os.path.join(base, name), uid, uid, follow_symlinks=False)
+
+
+def _pids_of(uid: int) -> list[int]:
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    pids.append(int(entry.name))
+    return pids
+
+
+def remove_folder(folder: Path) -> None:
+    """Delete a kernel's private folder and its stash mount point."""
+    shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        (folder.parent / f"{folder.name}.stash").rmdir()

@@ -1,0 +1,110 @@
+"""The kernel launcher: walls the process in, then execs ipykernel in its place.
+
+Run by path (``python launcher.py CONFIG_JSON -- KERNEL_ARGV...``) so that it imports only
+the standard library and costs a few milliseconds. Everything it sets is inherited by the
+kernel and everything the kernel starts, and none of it can be undone without privileges:
+
+- as root: new network namespace (no interface but a down loopback, so no network; the
+  kernel talks to the server over unix sockets, which ignore network namespaces), new
+  mount namespace where the server's data folder and secret files are hidden, then a
+  switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
+  cannot read or signal each other);
+- unprivileged: a user + network namespace when the system allows one, else nothing;
+- always: resource limits (address space, CPU time, processes, file size), umask 077.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+LIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU,
+          "nproc": resource.RLIMIT_NPROC, "fsize": resource.RLIMIT_FSIZE}
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str = "") -> None:
+    _check(_libc.mount(source.encode(), target.encode(),
+                       fstype.encode() if fstype else None, flags, data.encode() or None),
+           f"mount {target}")
+
+
+def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
+    """Private network and mounts; the real tree stays reachable, for root only, at stash.
+
+    Each folder in ``hide`` becomes an empty tmpfs, each file /dev/null; a path of
+    ``expose`` inside a hidden folder (the Python installation under /root, say) is bound
+    back in, so the kernel can run without seeing what lies beside it.
+    """
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
+    _mount("none", "/", None, MS_REC | MS_PRIVATE)
+    # The server binds the thread's workspace in later (nsenter) from this copy of "/",
+    # which sits in a root-only folder, so the kernel itself cannot walk through it.
+    _mount("/", stash, None, MS_BIND | MS_REC)
+    for path in hide:
+        if os.path.isdir(path):
+            _mount("tmpfs", path, "tmpfs", 0, "size=64k,mode=0755")
+        elif os.path.exists(path):
+            _mount("/dev/null", path, None, MS_BIND)
+    for path in expose:
+        if any(path.startswith(h.rstrip("/") + "/") for h in hide) and os.path.isdir(stash + path):
+            os.makedirs(path, exist_ok=True)
+            _mount(stash + path, path, None, MS_BIND | MS_REC)
+
+
+def isolate_unprivileged() -> bool:
+    """A user + network namespace if the system permits it; False when it does not."""
+    uid, gid = os.getuid(), os.getgid()
+    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
+        return False
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    return True
+
+
+def apply_limits(limits: dict[str, int]) -> None:
+    for name, value in limits.items():
+        resource.setrlimit(LIMITS[name], (value, value))
+
+
+def main(argv: list[str]) -> None:
+    config = json.loads(argv[1])
+    kernel_argv = argv[argv.index("--") + 1:]
+    uid, gid = config["uid"], config["gid"]
+    if os.geteuid() == 0:
+        isolate_as_root(config["stash"], config["hide"], config["expose"])
+        for path in config["chown"]:
+            os.chown(path, uid, gid)
+    else:
+        isolate_unprivileged()
+    apply_limits(config["limits"])
+    os.umask(0o077)
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    os.chdir(config["cwd"])
+    os.execve(kernel_argv[0], kernel_argv, os.environ)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

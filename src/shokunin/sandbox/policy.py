@@ -1,0 +1,212 @@
+"""The AST policy: what model-written code may not even try, checked before it runs.
+
+This is the first of two walls. It rejects, with the line and a reason, the ways out that
+are plain to see in the source: forbidden imports, file and process access, dynamic code,
+introspection of dunder and frame internals, attribute lookups hidden in format strings,
+and I/O calls on absolute paths. It cannot see what a string turns into at run time, so
+the kernel also runs behind the OS wall of ``launcher.py`` (see docs/sandbox.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Modules that reach the OS, the interpreter or the network, refused even if allow-listed.
+BLOCKED_MODULES = frozenset({
+    "os", "sys", "subprocess", "socket", "shutil", "ctypes", "cffi", "importlib", "imp",
+    "multiprocessing", "concurrent", "threading", "_thread", "signal", "pty", "tty", "termios",
+    "fcntl", "resource", "posix", "nt", "pathlib", "glob", "fnmatch", "tempfile",
+    "builtins", "__builtin__", "urllib", "http", "ftplib", "smtplib", "poplib", "imaplib",
+    "telnetlib", "socketserver", "ssl", "select", "selectors", "asyncio", "requests", "httpx",
+    "aiohttp", "urllib3", "pickle", "cPickle", "_pickle", "shelve", "dill", "cloudpickle",
+    "joblib", "marshal", "inspect", "gc", "code", "codeop", "runpy", "pdb", "bdb", "trace",
+    "traceback", "sysconfig", "site", "pkgutil", "zipimport", "webbrowser", "platform",
+    "_io", "_os", "_socket", "_ctypes", "_sqlite3", "_imp", "_signal",
+    "mmap", "pydoc", "atexit", "weakref", "faulthandler", "tracemalloc", "linecache",
+    "zipfile", "tarfile", "gzip", "bz2", "lzma", "sqlite3", "dbm", "IPython", "ipykernel",
+    "jupyter_client", "zmq", "tornado", "f2py", "ctypeslib", "distutils", "setuptools", "pip",
+    "_posixsubprocess", "posixpath", "ntpath", "genericpath", "types", "copyreg",
+})
+
+# Builtins that open files, run strings as code or hand out namespaces.
+BLOCKED_BUILTINS = frozenset({
+    "open", "__import__", "eval", "exec", "compile", "globals", "locals", "vars",
+    "breakpoint", "input", "help", "exit", "quit", "memoryview", "get_ipython", "display_pub",
+    "__builtins__", "__loader__", "__spec__", "__file__", "__IPYTHON__", "In", "Out",
+    "_ih", "_oh", "_dh", "copyright", "credits", "license",
+})
+
+# Builtins that look an attribute up by a string: allowed only with a literal, public name.
+NAMED_ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+
+# Dunder attributes that ordinary analysis code needs and that lead nowhere.
+SAFE_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__len__", "__version__"})
+
+# Attributes of frames, generators, coroutines, tracebacks and code objects, and methods
+# that open files, run processes or evaluate strings, whatever object they hang on.
+BLOCKED_ATTRIBUTES = frozenset({
+    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "ag_frame",
+    "ag_code", "ag_await", "f_globals", "f_locals", "f_builtins", "f_back", "f_code",
+    "f_trace", "tb_frame", "tb_next", "co_code", "co_consts", "func_globals", "func_code",
+    "mro", "_getframe", "open", "open_code", "FileIO", "system", "popen", "spawn", "fork",
+    "read_pickle", "to_pickle", "read_clipboard", "to_clipboard", "format_map", "vformat",
+    "Formatter", "get_field", "eval", "load_module", "exec_module", "modules", "settrace",
+    "setprofile", "environ", "getenv", "putenv", "memmap", "DataSource", "tofile", "fromfile",
+    "attrgetter", "methodcaller", "get_type_hints", "ForwardRef",
+}) | BLOCKED_MODULES
+
+# A dunder identifier inside a string: code that some library may evaluate (annotations,
+# DataFrame.query) or a name for a dynamic lookup (operator-style getters).
+_DUNDER_IN_STRING = re.compile(r"__(?!main__|name__)\w+__")
+
+# Library readers and writers whose first argument (or path keyword) is a file path.
+IO_FUNCTIONS = frozenset({
+    "read_csv", "read_table", "read_excel", "read_json", "read_parquet", "read_feather",
+    "read_orc", "read_stata", "read_sas", "read_spss", "read_hdf", "read_fwf", "read_xml",
+    "read_html", "read_sql", "to_csv", "to_excel", "to_json", "to_parquet", "to_feather",
+    "to_orc", "to_stata", "to_hdf", "to_html", "to_xml", "to_markdown", "to_latex",
+    "savefig", "imsave", "imread", "save", "savez", "savez_compressed", "savetxt", "load",
+    "loadtxt", "genfromtxt", "fromregex", "dump", "ExcelWriter", "ExcelFile", "HDFStore",
+})
+PATH_KEYWORDS = frozenset({"path", "path_or_buf", "filepath_or_buffer", "fname", "file",
+                           "io", "excel_writer", "buf", "filename", "path_or_buffer"})
+
+
+@dataclass(frozen=True)
+class PolicyViolation:
+    """One refused construct: where it is and why it is refused."""
+
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+def check_policy(code: str, allowed_imports: Iterable[str]) -> list[PolicyViolation]:
+    """Every violation in ``code``; a SyntaxError propagates (it is the code's own error)."""
+    tree = ast.parse(code, mode="exec")
+    checker = _Checker(frozenset(allowed_imports) - BLOCKED_MODULES)
+    checker.visit(tree)
+    return sorted(set(checker.violations), key=lambda v: (v.line, v.reason))
+
+
+def _format_fields(template: str) -> list[str]:
+    """Field names of a str.format template, nested ones too; none if it is malformed."""
+    fields: list[str] = []
+    try:
+        for _, field, spec, _ in string.Formatter().parse(template):
+            fields += [field] if field else []
+            fields += _format_fields(spec) if spec and "{" in spec else []
+    except ValueError:
+        return []
+    return fields
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self, allowed: frozenset[str]) -> None:
+        self.allowed = allowed
+        self.violations: list[PolicyViolation] = []
+
+    def _refuse(self, node: ast.AST, reason: str) -> None:
+        self.violations.append(PolicyViolation(getattr(node, "lineno", 0), reason))
+
+    def _check_module(self, node: ast.AST, dotted: str) -> None:
+        parts = dotted.split(".")
+        if any(part in BLOCKED_MODULES for part in parts):
+            self._refuse(node, f"import of '{dotted}' is not allowed (system access)")
+        elif parts[0] not in self.allowed:
+            self._refuse(node, f"import of '{dotted}' is not allowed (not in the allow-list: "
+                               f"{', '.join(sorted(self.allowed))})")
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._check_module(node, alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            self._refuse(node, "relative imports are not allowed")
+            return
+        self._check_module(node, node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                self._refuse(node, f"'from {node.module} import *' is not allowed")
+            elif alias.name in BLOCKED_ATTRIBUTES or alias.name in BLOCKED_BUILTINS \
+                    or alias.name.startswith("_"):
+                self._refuse(node, f"importing '{alias.name}' is not allowed")
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name in BLOCKED_BUILTINS:
+            self._refuse(node, f"'{name}' is not allowed (file, code or namespace access)")
+        elif name in NAMED_ATTRIBUTE_BUILTINS:
+            # Reached only when not called directly (visit_Call skips the callee).
+            self._refuse(node, f"'{name}' may only be called with a literal attribute name")
+        elif name.startswith("__") and name != "__name__":
+            self._refuse(node, f"the name '{name}' is not allowed (interpreter internals)")
+        elif name.startswith("_shokunin"):
+            self._refuse(node, f"the name '{name}' belongs to the sandbox")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("_") and attr not in SAFE_DUNDERS:
+            self._refuse(node, f"access to '{attr}' is not allowed (private or interpreter "
+                               "internals)")
+        elif attr in BLOCKED_ATTRIBUTES:
+            self._refuse(node, f"access to '.{attr}' is not allowed (system or frame access)")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and _DUNDER_IN_STRING.search(node.value):
+            self._refuse(node, "strings naming interpreter internals are not allowed: "
+                               f"{_DUNDER_IN_STRING.search(node.value).group()!r}")
+        # A template can hide an attribute walk ("{0.real.imag}") from the checks above.
+        elif isinstance(node.value, str) and "{" in node.value:
+            for field in _format_fields(node.value):
+                if "__" in field or "." in field:
+                    self._refuse(node, "format fields with attribute access are not allowed: "
+                                       f"'{{{field}}}'")
+                    break
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTE_BUILTINS:
+            self._check_named_attribute(node, func.id)
+        else:
+            self.visit(func)
+        if isinstance(func, ast.Attribute):
+            if func.attr == "format" and not isinstance(func.value, ast.Constant | ast.Attribute):
+                self._refuse(node, "'.format' is only allowed on a literal template "
+                                   "(a computed template can read attributes)")
+            if func.attr in IO_FUNCTIONS:
+                self._check_paths(node, func.attr)
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            self.visit(arg)
+
+    def _check_named_attribute(self, node: ast.Call, name: str) -> None:
+        target = node.args[1] if len(node.args) > 1 else None
+        if not (isinstance(target, ast.Constant) and isinstance(target.value, str)):
+            self._refuse(node, f"'{name}' may only be called with a literal attribute name")
+        elif target.value.startswith("_") or target.value in BLOCKED_ATTRIBUTES:
+            self._refuse(node, f"'{name}' on '{target.value}' is not allowed")
+
+    def _check_paths(self, node: ast.Call, func: str) -> None:
+        candidates = node.args[:1] + [k.value for k in node.keywords if k.arg in PATH_KEYWORDS]
+        for arg in candidates:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str | bytes):
+                path = arg.value.decode(errors="replace") if isinstance(arg.value, bytes) \
+                    else arg.value
+                if _escapes_workspace(path):
+                    self._refuse(node, f"'{func}' may only use relative paths inside the "
+                                       f"workspace, not '{path}'")
+
+
+def _escapes_workspace(path: str) -> bool:
+    if "://" in path:
+        return True  # URLs: no network in the sandbox, and file:// is a path in disguise
+    parts = path.replace("\\", "/").split("/")
+    return path.startswith(("/", "~", "\\")) or ".." in parts or ":" in parts[0]

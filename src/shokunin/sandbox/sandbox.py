@@ -1,0 +1,238 @@
+"""Sandbox: exec_python for the agents. A policy check, then a walled kernel per thread.
+
+Errors are results, never exceptions (except cancellation): a refused cell is
+``PolicyViolation``, a cell past its deadline ``Timeout``, a kernel that died under it
+``KernelDied`` (the thread gets a fresh kernel), an abort ``Interrupted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from shokunin import events
+from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
+from shokunin.sandbox.kernel import Kernel, KernelDied, Walls, is_root, remove_folder
+from shokunin.sandbox.policy import PolicyViolation, check_policy
+from shokunin.sandbox.pool import KernelPool
+
+log = logging.getLogger(__name__)
+
+UID_BASE = 620_000  # kernels run as uids from here on (root only); no passwd entry needed
+UID_SPAN = 60_000
+
+
+class Sandbox:
+    """Runs model-written Python per thread; see docs/sandbox.md for what it stops."""
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self.allowed_imports = list(settings.sandbox_allowed_imports)
+        self.idle_sec = float(settings.sandbox_idle_sec)
+        self._kernels: dict[str, Kernel] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._uids: set[int] = set()
+        self._root: Path | None = None
+        self._walls: Walls | None = None
+        self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
+        self._reaper: asyncio.Task[None] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------
+    async def start(self) -> None:
+        """Prepare the runtime folder and fill the warm pool (in the background)."""
+        self._ensure_runtime()
+        self._pool.fill()
+        self._reaper = asyncio.create_task(self._reap_idle())
+
+    def _ensure_runtime(self) -> None:
+        if self._root is not None:
+            return
+        self._root = Path(tempfile.mkdtemp(prefix="shokunin-sandbox-"))
+        self._root.chmod(0o711)  # kernels may pass through to their own 0700 folder
+        mpl = self._root / "mpl-cache"
+        # Build matplotlib's font list once; each kernel starts from a copy of it.
+        subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"],
+                       env={"MPLCONFIGDIR": str(mpl), "PATH": os.environ.get("PATH", "")},
+                       check=False, capture_output=True, timeout=120)
+        self._walls = self._build_walls(mpl)
+
+    def _build_walls(self, mpl: Path) -> Walls:
+        s = self.settings
+        secrets = [Path(s.data_dir), Path.home(), Path(".env"),
+                   Path(getattr(s, "tool_settings_file", ".env")).parent]
+        hide = {str(p.resolve()) for p in secrets if p.resolve() != Path("/")}
+        package = Path(__file__).resolve().parents[2]
+        expose = {str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix, package)}
+        return Walls(memory_mb=int(s.sandbox_memory_mb), cpu_sec=int(s.sandbox_cpu_sec),
+                     max_procs=int(s.sandbox_max_procs), file_mb=int(s.sandbox_file_mb),
+                     hide=tuple(sorted(hide)), expose=tuple(sorted(expose)),
+                     mpl_cache=str(mpl) if mpl.is_dir() else "")
+
+    async def _new_kernel(self) -> Kernel:
+        self._ensure_runtime()
+        uid = self._allocate_uid()
+        kernel = Kernel(self._root / f"k{uid}", uid, self._walls)
+        try:
+            await kernel.start()
+        except BaseException:
+            await self._discard(kernel)
+            raise
+        return kernel
+
+    def _allocate_uid(self) -> int:
+        if not is_root():
+            return os.getuid()
+        while True:
+            uid = UID_BASE + random.randrange(UID_SPAN)
+            if uid not in self._uids:
+                self._uids.add(uid)
+                return uid
+
+    async def _discard(self, kernel: Kernel) -> None:
+        await kernel.close()
+        remove_folder(kernel.folder)
+        self._uids.discard(kernel.uid)
+
+    async def close_thread(self, thread_id: str) -> None:
+        """Shut the thread's kernel down; its workspace stays."""
+        kernel = self._kernels.pop(thread_id, None)
+        if kernel is not None:
+            await self._discard(kernel)
+
+    async def shutdown(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+        await self._pool.close()
+        await asyncio.gather(*(self.close_thread(t) for t in list(self._kernels)),
+                             return_exceptions=True)
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+            self._root = None
+
+    async def _reap_idle(self) -> None:
+        while True:
+            await asyncio.sleep(max(0.05, min(self.idle_sec / 4, 30.0)))
+            await self.reap_idle()
+
+    async def reap_idle(self) -> list[str]:
+        """Close kernels unused for ``idle_sec``; returns the threads whose kernel closed."""
+        now = time.monotonic()
+        idle = [t for t, k in self._kernels.items()
+                if not k.lock.locked() and now - k.last_used > self.idle_sec]
+        for thread_id in idle:
+            await self.close_thread(thread_id)
+        return idle
+
+    @property
+    def pool(self) -> KernelPool:
+        return self._pool
+
+    def threads(self) -> list[str]:
+        return list(self._kernels)
+
+    # -- execution -------------------------------------------------------------------
+    def check(self, code: str) -> list[PolicyViolation]:
+        """Policy only, nothing runs. A syntax error is reported as one violation."""
+        try:
+            return check_policy(code, self.allowed_imports)
+        except SyntaxError as exc:
+            return [PolicyViolation(exc.lineno or 0, f"syntax error: {exc.msg}")]
+
+    async def execute(self, thread_id: str, inp: ExecPythonInput, *,
+                      workspace: Path | None = None,
+                      abort: threading.Event | None = None) -> ExecResult:
+        """Run ``inp.code`` in the thread's kernel (started or taken from the pool)."""
+        refused = self._refusal(inp.code)
+        if refused is not None:
+            return refused
+        lock = self._locks.setdefault(thread_id, asyncio.Lock())
+        async with lock:
+            try:
+                kernel = await self._kernel_for(thread_id, workspace)
+            except KernelDied as exc:
+                return ExecResult(ok=False, error_type="KernelDied", error_message=str(exc))
+            async with kernel.lock:
+                return await self._run(kernel, inp, abort)
+
+    def _refusal(self, code: str) -> ExecResult | None:
+        try:
+            violations = check_policy(code, self.allowed_imports)
+        except SyntaxError as exc:
+            where = f"line {exc.lineno}" + (f": {exc.text.rstrip()}" if exc.text else "")
+            return ExecResult(ok=False, stderr=f"SyntaxError: {exc.msg} ({where})\n",
+                              error_type="SyntaxError", error_message=f"{exc.msg} ({where})")
+        if not violations:
+            return None
+        message = "\n".join(str(v) for v in violations)
+        return ExecResult(ok=False, stderr=f"PolicyViolation: {message}\n",
+                          error_type="PolicyViolation", error_message=message)
+
+    async def _kernel_for(self, thread_id: str, workspace: Path | None) -> Kernel:
+        kernel = self._kernels.get(thread_id)
+        if kernel is not None:
+            return kernel
+        kernel = await self._pool.take()
+        try:
+            await kernel.assign(workspace or self._default_workspace(thread_id))
+        except BaseException:
+            await self._discard(kernel)
+            raise
+        self._kernels[thread_id] = kernel
+        return kernel
+
+    def _default_workspace(self, thread_id: str) -> Path:
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in thread_id)
+        return Path(self.settings.data_dir).resolve() / "workspaces" / safe
+
+    async def _run(self, kernel: Kernel, inp: ExecPythonInput,
+                   abort: threading.Event | None) -> ExecResult:
+        generation = kernel.generation
+        try:
+            await kernel.inject(inp.context)
+            return await kernel.execute(inp.code, timeout=inp.timeout_sec,
+                                        max_output_chars=inp.max_output_chars, abort=abort)
+        except (TypeError, ValueError) as exc:
+            return ExecResult(ok=False, error_type="ContextError",
+                              error_message=f"context cannot be sent to the kernel: {exc}")
+        except TimeoutError:
+            return ExecResult(ok=False, error_type="Timeout", error_message=(
+                f"execution exceeded {inp.timeout_sec} s and was stopped"
+                + ("" if kernel.generation == generation
+                   else "; the kernel did not stop and was restarted (variables lost)")))
+        except InterruptedError:
+            return ExecResult(ok=False, error_type="Interrupted",
+                              error_message="execution was aborted")
+        except KernelDied as exc:
+            await kernel.restart()
+            return ExecResult(ok=False, error_type="KernelDied", error_message=(
+                f"{exc} (out of memory or killed); a fresh kernel replaced it, "
+                "variables are lost"))
+
+    async def run_in(self, ctx: Any, inp: ExecPythonInput, step: str | None = None
+                     ) -> ExecResult:
+        """Execute for a run: emit the code, the result, then each plot and table."""
+        await ctx.emit(events.Code(code=inp.code, language="python", step=step))
+        result = await self.execute(ctx.thread_id, inp, workspace=ctx.workspace,
+                                    abort=ctx.abort)
+        await ctx.emit(events.CodeResult(
+            ok=result.ok, stdout=result.stdout, stderr=result.stderr,
+            error_type=result.error_type, error_message=result.error_message, step=step))
+        for png in result.plot_png_base64:
+            await ctx.emit(events.Image(data_base64=png, format="png"))
+        for i, markdown in enumerate(result.table_markdown):
+            html = result.table_html[i] if i < len(result.table_html) else None
+            await ctx.emit(events.Table(markdown=markdown, html=html or None))
+        return result
