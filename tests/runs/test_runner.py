@@ -89,3 +89,15 @@ async def test_fifty_concurrent_runs_each_complete(runner: Runner) -> None:
     ids = await asyncio.gather(*(runner.start("counter", f"t{i}", {"n": 5}) for i in range(50)))
     streams = await asyncio.gather(*(collect(runner, r) for r in ids))
     assert all([e.seq for e in s] == list(range(1, 8)) for s in streams)
+
+
+async def test_stream_follows_a_run_live_in_another_process(runner: Runner) -> None:
+    """Another Runner on the same store (another server process) sees the run through the
+    store: replay, then polling, until the run's terminal event."""
+    from shokunin.runs import MemoryBus
+
+    other = Runner(runner.store, MemoryBus(), runner.workspace_root)
+    run_id = await runner.start("counter", "t1", {"n": 8, "delay": 0.2})
+    events = [e async for e in other.stream(run_id, after_seq=1)]
+    assert [e.seq for e in events] == list(range(2, 11))
+    assert events[-1].kind == "run_completed"

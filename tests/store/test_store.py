@@ -103,3 +103,17 @@ async def test_finish_and_stale_runs(store: Store) -> None:
     assert (done["status"], done["usage"]["total_tokens"]) == ("completed", 7)
     assert (stale["status"], stale["error"]) == ("failed", "restart")
     assert await store.get_run("nope") is None
+
+
+async def test_bad_write_in_a_batch_fails_alone(store: Store) -> None:
+    """Writes queued together commit together; a bad one must not take the others down."""
+    await _run(store)
+    await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=1, text="first"))
+    results = await asyncio.gather(
+        store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=2, text="good")),
+        store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=1, text="duplicate")),
+        store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=3, text="also good")),
+        return_exceptions=True)
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], Exception)
+    assert [e.text for e in await store.events_after("r1")] == ["first", "good", "also good"]

@@ -42,6 +42,9 @@ async def build_services(settings: Settings) -> Services:
 
 async def close_services(services: Services) -> None:
     await services.runner.shutdown()
+    for agent in services.runner.agents.values():  # e.g. a checkpointer's connection thread
+        if hasattr(agent, "aclose"):
+            await agent.aclose()
     await services.sandbox.shutdown()
     await services.tools.close()
     await services.store.close()

@@ -38,12 +38,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     except MapError as exc:
         app.state.workbench_map = exc
     yield
-    # Runs first, then the agents' own resources (the checkpointer's connection thread).
-    runner: Runner = app.state.services.runner
-    await runner.shutdown()
-    for agent in runner.agents.values():
-        if hasattr(agent, "aclose"):
-            await agent.aclose()
 
 
 router = APIRouter(tags=["workbench"], lifespan=_lifespan)

@@ -22,4 +22,6 @@ def serve(
     settings = Settings(**overrides)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                log_level=log_level, ws_max_size=max(settings.ws_max_message_bytes * 4, 1 << 20))
+                log_level=log_level, ws_max_size=max(settings.ws_max_message_bytes * 4, 1 << 20),
+                # Frames are small JSON; deflating each one costs more CPU than it saves.
+                ws_per_message_deflate=False)

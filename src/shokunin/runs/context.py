@@ -44,6 +44,8 @@ class RunContext:
     resume_value: Any = None
     abort: threading.Event = field(default_factory=threading.Event)
     usage: Usage = field(default_factory=Usage)
+    # Events of this process's life of the run, so a local subscriber replays without a query.
+    history: list[BaseEvent] = field(default_factory=list)
     _seq: int = 0
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
@@ -56,6 +58,7 @@ class RunContext:
             event = event.model_copy(update={
                 "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq})
             await self.store.append_event(event)
+            self.history.append(event)
             await self.bus.publish(event)
             return event
 

@@ -47,6 +47,7 @@ class Runner:
         self.agents: dict[str, Agent] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, RunContext] = {}
+        self._known_threads: set[str] = set()
 
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
@@ -64,7 +65,9 @@ class Runner:
             raise UnknownAgent(f"no agent named {agent!r}; known: {sorted(self.agents)}")
         thread_id = thread_id or uuid.uuid4().hex
         run_id = run_id or uuid.uuid4().hex
-        await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")))
+        if thread_id not in self._known_threads:  # one transaction less per run on a thread
+            await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")))
+            self._known_threads.add(thread_id)
         await self.store.create_run(run_id, thread_id, agent, input)
         ctx = self._context(run_id, thread_id, agent)
         await ctx.emit(ev.RunStarted(agent=agent, input=input))
@@ -110,26 +113,33 @@ class Runner:
         until the run ends. Subscribing before reading the store closes the gap between."""
         sub = self.bus.subscribe(run_id)
         try:
-            run = await self.store.get_run(run_id)
-            if run is None:
-                raise RunNotFound(run_id)
+            stored = self._local_history(run_id, after_seq)
+            if stored is None:
+                run, stored = await self.store.run_with_events(run_id, after_seq)
+                if run is None:
+                    raise RunNotFound(run_id)
             last = after_seq
-            for event in await self.store.events_after(run_id, after_seq):
+            for event in stored:
                 last = event.seq
                 yield event
                 if ev.is_terminal(event):
                     return
-            if not self.is_live(run_id) and run["status"] != "running":
+            if not self.is_live(run_id) and not await self._running(run_id):
                 return
             while True:
+                live_here = self.is_live(run_id)
                 try:
-                    event = await asyncio.wait_for(sub.get(), timeout=5.0)
+                    event = await asyncio.wait_for(sub.get(), timeout=5.0 if live_here else 1.0)
                 except TimeoutError:
-                    # The run may have ended in a way we could not hear (another process).
-                    if not self.is_live(run_id):
-                        for event in await self.store.events_after(run_id, last):
-                            last = event.seq
-                            yield event
+                    if live_here:
+                        continue
+                    # Not running in this process: follow it through the store until it ends.
+                    for event in await self.store.events_after(run_id, last):
+                        last = event.seq
+                        yield event
+                        if ev.is_terminal(event):
+                            return
+                    if not await self._running(run_id):
                         return
                     continue
                 if event.seq <= last:
@@ -145,6 +155,17 @@ class Runner:
                     return
         finally:
             sub.close()
+
+    def _local_history(self, run_id: str, after_seq: int) -> list[ev.BaseEvent] | None:
+        """A run live in this process, from its start here: its events, without a query."""
+        ctx = self._contexts.get(run_id)
+        if ctx is None or not ctx.history or ctx.history[0].seq != 1:
+            return None  # not here, or resumed here: the store has the earlier part
+        return [e for e in ctx.history if e.seq > after_seq]
+
+    async def _running(self, run_id: str) -> bool:
+        run = await self.store.get_run(run_id)
+        return run is not None and run["status"] == "running"
 
     async def shutdown(self) -> None:
         for run_id in list(self._tasks):

@@ -1,23 +1,30 @@
-"""Group commit for events: many runs append at once, one transaction per batch.
+"""Group commit: many runs write at once, one transaction per batch.
 
-A run awaits its event's commit before publishing it, so a reconnecting client can always
-replay from the database; batching keeps that affordable with hundreds of live runs.
+A run awaits its write's commit before publishing the event, so a reconnecting client can
+always replay from the database; batching keeps that affordable with hundreds of live runs.
+Run rows (create, finish) go through the same queue, so they stay ordered with the run's
+events and cost no transaction of their own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import Executable
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from shokunin.events import BaseEvent
 from shokunin.store import schema
 
 _MAX_BATCH = 500
 
+# An item is an event row (dict) or a statement, with the future its writer waits on.
+_Item = tuple[dict[str, Any] | Executable, asyncio.Future[None]]
 
-def _row(event: BaseEvent) -> dict:
+
+def event_row(event: BaseEvent) -> dict[str, Any]:
     return {
         "run_id": event.run_id,
         "seq": event.seq,
@@ -28,10 +35,24 @@ def _row(event: BaseEvent) -> dict:
     }
 
 
+async def _write(conn: AsyncConnection, items: list[_Item]) -> None:
+    rows: list[dict[str, Any]] = []
+    for what, _ in items:
+        if isinstance(what, dict):
+            rows.append(what)
+            continue
+        if rows:  # keep order: earlier events before this statement
+            await conn.execute(schema.events.insert(), rows)
+            rows = []
+        await conn.execute(what)
+    if rows:
+        await conn.execute(schema.events.insert(), rows)
+
+
 class EventWriter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
-        self._queue: asyncio.Queue[tuple[BaseEvent, asyncio.Future[None]]] = asyncio.Queue()
+        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -39,6 +60,10 @@ class EventWriter:
             self._task = asyncio.create_task(self._loop(), name="event-writer")
 
     async def stop(self) -> None:
+        for _ in range(100):  # let queued writes land before the loop goes
+            if self._queue.empty():
+                break
+            await asyncio.sleep(0.01)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -47,9 +72,16 @@ class EventWriter:
 
     async def append(self, event: BaseEvent) -> None:
         """Return once the event is durably stored."""
+        await self._submit(event_row(event))
+
+    async def execute(self, statement: Executable) -> None:
+        """Run a statement in the next batch; return once it is committed."""
+        await self._submit(statement)
+
+    async def _submit(self, what: dict[str, Any] | Executable) -> None:
         self.start()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put((event, future))
+        await self._queue.put((what, future))
         await asyncio.shield(future)
 
     async def _loop(self) -> None:
@@ -59,12 +91,24 @@ class EventWriter:
                 batch.append(self._queue.get_nowait())
             try:
                 async with self._engine.begin() as conn:
-                    await conn.execute(schema.events.insert(), [_row(e) for e, _ in batch])
-            except Exception as exc:  # noqa: BLE001 - every waiter must hear of it
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
+                    await _write(conn, batch)
+            except Exception:  # noqa: BLE001 - retried one by one below
+                await self._one_by_one(batch)
             else:
                 for _, fut in batch:
                     if not fut.done():
                         fut.set_result(None)
+
+    async def _one_by_one(self, batch: list[_Item]) -> None:
+        """A failed batch is retried item by item, so only the bad write fails."""
+        for item in batch:
+            fut = item[1]
+            try:
+                async with self._engine.begin() as conn:
+                    await _write(conn, [item])
+            except Exception as exc:  # noqa: BLE001 - the waiter hears of it
+                if not fut.done():
+                    fut.set_exception(exc)
+            else:
+                if not fut.done():
+                    fut.set_result(None)

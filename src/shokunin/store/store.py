@@ -53,10 +53,9 @@ class Store:
     async def create_run(
         self, run_id: str, thread_id: str, agent: str, input: dict[str, Any]
     ) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(schema.runs.insert().values(
-                id=run_id, thread_id=thread_id, agent=agent, status="running", input=input,
-                usage={}, created_at=_now()))
+        await self._writer.execute(schema.runs.insert().values(
+            id=run_id, thread_id=thread_id, agent=agent, status="running", input=input,
+            usage={}, created_at=_now()))
 
     async def finish_run(
         self, run_id: str, status: str, error: str | None = None,
@@ -65,9 +64,8 @@ class Store:
         values: dict[str, Any] = {"status": status, "error": error, "finished_at": _now()}
         if usage is not None:
             values["usage"] = usage
-        async with self.engine.begin() as conn:
-            await conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
-                               .values(**values))
+        await self._writer.execute(
+            update(schema.runs).where(schema.runs.c.id == run_id).values(**values))
 
     async def set_run_status(self, run_id: str, status: str) -> None:
         async with self.engine.begin() as conn:
@@ -99,6 +97,21 @@ class Store:
                 .where(schema.events.c.run_id == run_id, schema.events.c.seq > after_seq)
                 .order_by(schema.events.c.seq))
             return [parse_event(body) for (body,) in rows]
+
+    async def run_with_events(
+        self, run_id: str, after_seq: int = 0
+    ) -> tuple[dict[str, Any] | None, list[Event]]:
+        """The run row and its events after ``after_seq``, read on one connection."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                select(schema.runs).where(schema.runs.c.id == run_id))).mappings().first()
+            if row is None:
+                return None, []
+            bodies = await conn.execute(
+                select(schema.events.c.body)
+                .where(schema.events.c.run_id == run_id, schema.events.c.seq > after_seq)
+                .order_by(schema.events.c.seq))
+            return dict(row), [parse_event(body) for (body,) in bodies]
 
     async def last_seq(self, run_id: str) -> int:
         async with self.engine.connect() as conn:
