@@ -35,9 +35,10 @@ MISSING_PAGE = """<!doctype html><meta charset="utf-8"><title>shokunin</title>
 see <a href="/docs">/docs</a>. / Web UI のファイルが見つかりません。API は動作しています。</p>"""
 
 
-def resolve_static(path: str, root: Path = WEB_DIR) -> Path | None:
-    """The file ``path`` names inside ``root``, or None if it is outside, absent or a folder."""
-    base = root.resolve()
+def resolve_static(path: str, root: Path | None = None) -> Path | None:
+    """The file ``path`` names inside ``root`` (the web folder), or None if it is outside,
+    absent or a folder."""
+    base = (root or WEB_DIR).resolve()
     try:
         target = (base / path).resolve()
     except (OSError, ValueError):
