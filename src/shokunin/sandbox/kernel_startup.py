@@ -38,6 +38,9 @@ def _shokunin_setup() -> None:
     cap = int(os.environ.get("SHOKUNIN_OUTPUT_CAP", "400000"))
     written = {"n": 0}
     ip.events.register("pre_execute", lambda: written.update(n=0))
+    # IPython keeps every cell's output for its history; a kernel that printed 100 MB once
+    # would hold it for good.
+    ip.events.register("post_execute", ip.history_manager.outputs.clear)
     for stream in (sys.stdout, sys.stderr):
         stream.write = _shokunin_capped(stream.write, written, cap)
 
