@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from tests.live_server import LiveServer
 
@@ -18,14 +19,12 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium to run the browser tests")
-    with sync_api.sync_playwright() as p:
+    with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield chromium
         chromium.close()
@@ -70,7 +69,9 @@ class Page:
         return self.page.evaluate("""([x, y]) => {
             const c = document.getElementById('map-canvas');
             const k = c.width / c.getBoundingClientRect().width;
-            return Array.from(c.getContext('2d').getImageData(Math.round(x * k), Math.round(y * k), 1, 1).data);
+            const at = (v) => Math.round(v * k);
+            const data = c.getContext('2d').getImageData(at(x), at(y), 1, 1);
+            return Array.from(data.data);
         }""", [x, y])
 
     def screenshot(self, name: str) -> None:
@@ -110,7 +111,8 @@ TOOL_ICON = "🧪"
 
 
 def get_function_declaration():
-    return {"name": "probe", "description": "probe", "parameters": {"type": "object", "properties": {
+    return {"name": "probe", "description": "probe", "parameters": {
+        "type": "object", "properties": {
         "steps": {"type": "integer", "description": "progress messages to send"},
         "mode": {"type": "string", "enum": ["fast", "wait_abort"], "default": "fast"},
         "tags": {"type": "array", "items": {"type": "string"}}},

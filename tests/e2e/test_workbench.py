@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -79,11 +80,10 @@ def test_chat_shows_code_blocks_and_copy_works(ui) -> None:
     code = block.locator("pre").inner_text()
     assert 'draw_arrow(room_name="Kitchen"' in code
     block.locator(".code-copy").click()
-    page.wait_for_function(
-        "document.querySelector('.code-block:last-of-type .code-copy, .msg:last-child .code-copy')"
-        " && [...document.querySelectorAll('.code-copy')].some(b => b.textContent === 'コピーしました')")
+    expect(block.locator(".code-copy")).to_have_text("コピーしました")
     assert page.evaluate("navigator.clipboard.readText()") == code
-    assert page.locator(".msg.agent .markdown").last.inner_text() == "左矢印がKitchenに描かれました。"
+    reply = page.locator(".msg.agent .markdown").last.inner_text()
+    assert reply == "左矢印がKitchenに描かれました。"
     ui.screenshot("workbench-chat")
 
 
@@ -106,9 +106,12 @@ def test_debug_viewer_toggles_and_clears(ui) -> None:
 def test_markdown_is_sanitised_and_errors_are_red(ui) -> None:
     page = ui.open()
     ui.wait_connected()
-    page.evaluate("""window.shokunin.ws.receive({type: 'text', content:
-        '**bold** <img src=x onerror="window.pwned=1"> [x](javascript:alert(1))\\n\\n| a | b |\\n|---|---|\\n| 1 | 2 |'});
-        window.shokunin.ws.receive({type: 'error', content: 'Error processing request: boom'});""")
+    text = ('**bold** <img src=x onerror="window.pwned=1"> [x](javascript:alert(1))\n\n'
+            "| a | b |\n|---|---|\n| 1 | 2 |")
+    page.evaluate("""t => {
+        window.shokunin.ws.receive({type: 'text', content: t});
+        window.shokunin.ws.receive({type: 'error', content: 'Error processing request: boom'});
+    }""", text)
     bubble = page.locator(".msg.agent .markdown").last
     assert bubble.locator("strong").inner_text() == "bold"
     assert bubble.locator("img").count() == 0 and bubble.locator("a").count() == 0

@@ -150,7 +150,7 @@ const STRINGS = {
   },
 };
 
-export const LANGS = ["ja", "en"];
+const LANGS = ["ja", "en"];
 const KEY = "shokunin.lang";
 
 function initialLang() {

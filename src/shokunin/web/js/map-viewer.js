@@ -11,7 +11,7 @@ const PAD = 8;
 const clamp = (value, lo, hi) => Math.min(hi, Math.max(lo, value));
 
 /** Arrows and bitmaps on a room: 40% of its smaller side, at least 30 px, at most 80 px. */
-export const markerSize = (box) => clamp(0.4 * Math.min(box.w, box.h), 30, 80);
+const markerSize = (box) => clamp(0.4 * Math.min(box.w, box.h), 30, 80);
 
 function loadImage(file) {
   const img = new Image();

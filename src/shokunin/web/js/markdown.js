@@ -3,7 +3,7 @@
 // Covers what agents write: paragraphs, headings, lists, fenced code, pipe tables,
 // blockquotes, rules, **bold**, *italic*, `code`, ~~strike~~ and [links](url).
 
-export function escapeHtml(text) {
+function escapeHtml(text) {
   return String(text)
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
