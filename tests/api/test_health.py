@@ -41,4 +41,11 @@ def test_runs_left_running_by_a_dead_process_are_failed_on_start(tmp_path: Path)
     with TestClient(create_app(settings)) as client:
         store = client.app.state.services.store
         run = client.portal.call(store.get_run, "r")
+        runner = client.app.state.services.runner
+
+        async def replay() -> list:
+            return [e async for e in runner.stream("r")]
+
+        replayed = client.portal.call(replay)
     assert run["status"] == "failed" and "restarted" in run["error"]
+    assert [e.kind for e in replayed] == ["run_failed"]  # a replay of it ends

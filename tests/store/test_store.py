@@ -97,8 +97,13 @@ async def test_duplicate_seq_is_refused_and_writer_keeps_working(store: Store) -
 async def test_finish_and_stale_runs(store: Store) -> None:
     await _run(store, "done", "t1")
     await _run(store, "stale", "t1")
+    await store.append_event(ev.Text(run_id="stale", thread_id="t1", seq=1, text="half"))
     await store.finish_run("done", "completed", usage={"total_tokens": 7})
     assert await store.fail_unfinished_runs("restart") == 1
+    tail = await store.events_after("stale")
+    assert [(e.seq, e.kind) for e in tail] == [(1, "text"), (2, "run_failed")]
+    assert tail[-1].error == "restart"
+    assert await store.events_after("done") == []
     done, stale = await store.get_run("done"), await store.get_run("stale")
     assert (done["status"], done["usage"]["total_tokens"]) == ("completed", 7)
     assert (stale["status"], stale["error"]) == ("failed", "restart")

@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from shokunin.events import BaseEvent, Event, parse_event
+from shokunin.events import BaseEvent, Event, RunFailed, parse_event
 from shokunin.store import schema
 from shokunin.store.database import create_engine
-from shokunin.store.event_writer import EventWriter
+from shokunin.store.event_writer import EventWriter, event_row
 from shokunin.store.migrations import migrate
 
 
@@ -79,12 +79,25 @@ class Store:
             return dict(row) if row else None
 
     async def fail_unfinished_runs(self, reason: str) -> int:
-        """Runs left 'running' by a previous process can never finish: mark them failed."""
+        """Runs left 'running' by a previous process can never finish: mark them failed and
+        close each with a ``run_failed`` event, so a client replaying it sees its end."""
         async with self.engine.begin() as conn:
-            result = await conn.execute(
-                update(schema.runs).where(schema.runs.c.status == "running")
+            stale = (await conn.execute(
+                select(schema.runs.c.id, schema.runs.c.thread_id,
+                       select(func.coalesce(func.max(schema.events.c.seq), 0))
+                       .where(schema.events.c.run_id == schema.runs.c.id)
+                       .scalar_subquery())
+                .where(schema.runs.c.status == "running"))).all()
+            if not stale:
+                return 0
+            await conn.execute(
+                update(schema.runs).where(schema.runs.c.id.in_([r[0] for r in stale]))
                 .values(status="failed", error=reason, finished_at=_now()))
-            return result.rowcount or 0
+            await conn.execute(schema.events.insert(), [
+                event_row(RunFailed(run_id=run_id, thread_id=thread_id, seq=last + 1,
+                                    error=reason))
+                for run_id, thread_id, last in stale])
+            return len(stale)
 
     # events
     async def append_event(self, event: BaseEvent) -> None:
