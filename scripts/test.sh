@@ -8,6 +8,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   fc-list 2>/dev/null | grep -qi "noto sans cjk" || missing+=(fonts-noto-cjk)
+  fc-list 2>/dev/null | grep -qi "noto color emoji" || missing+=(fonts-noto-color-emoji)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing system packages: ${missing[*]}"
     apt-get update -qq
