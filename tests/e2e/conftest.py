@@ -20,7 +20,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium to run the browser tests")
