@@ -2,7 +2,7 @@
 
 Two walls: an AST policy refuses what is visibly dangerous before anything runs
 (``policy.py``); the kernel runs in its own network and mount namespaces, as its own
-uid, under resource limits (``launcher.py``). See docs/sandbox.md for the threat model.
+uid, under resource limits (``launcher.py``). See README "The Python sandbox" for the threat model.
 """
 
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult

@@ -4,7 +4,7 @@ This is the first of two walls. It rejects, with the line and a reason, the ways
 are plain to see in the source: forbidden imports, file and process access, dynamic code,
 introspection of dunder and frame internals, attribute lookups hidden in format strings,
 and I/O calls on absolute paths. It cannot see what a string turns into at run time, so
-the kernel also runs behind the OS wall of ``launcher.py`` (see docs/sandbox.md).
+the kernel also runs behind the OS wall of ``launcher.py`` (see README "The Python sandbox").
 """
 
 from __future__ import annotations

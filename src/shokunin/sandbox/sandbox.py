@@ -34,7 +34,7 @@ UID_SPAN = 60_000
 
 
 class Sandbox:
-    """Runs model-written Python per thread; see docs/sandbox.md for what it stops."""
+    """Runs model-written Python per thread; see README "The Python sandbox" for what it stops."""
 
     def __init__(self, settings: Any) -> None:
         self.settings = settings

@@ -1,7 +1,7 @@
 """Tools (seed 003): discovery, validation, settings, private venvs and execution.
 
 A tool is a folder ``<name>/<name>_tool.py`` exporting TOOL_NAME, TOOL_DESCRIPTION,
-TOOL_ICON, get_function_declaration() and execute(args, context); see docs/tools.md.
+TOOL_ICON, get_function_declaration() and execute(args, context); see README "Writing a tool".
 """
 
 from shokunin.tools.adapter import as_langchain_tools, function_schemas
