@@ -34,7 +34,7 @@ async def test_policy_violation_reports_line_and_reason(sandbox: Sandbox) -> Non
     assert result.error_message == "line 2: import of 'os' is not allowed (system access)"
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the full OS wall needs root (README "The Python sandbox")")
+@pytest.mark.skipif(os.geteuid() != 0, reason="the full OS wall needs root (README: sandbox)")
 @pytest.mark.parametrize("name", CONTAINED.keys())
 async def test_contained(sandbox: Sandbox, name: str) -> None:
     code, check = CONTAINED[name]
