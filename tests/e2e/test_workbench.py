@@ -199,3 +199,19 @@ def test_narrow_screen_stacks_panes(make_page, live_server) -> None:
     assert chat["y"] > images["y"] and chat["x"] == images["x"]
     page.wait_for_timeout(300)
     ui.screenshot("workbench-narrow")
+
+
+def test_cancel_ends_the_run_and_the_running_indicator(ui) -> None:
+    """A cancelled run sends an error and a done debug from one event (same seq): both must
+    count, or the indicator would spin forever. A cold kernel makes the plot slow enough."""
+    page = ui.open()
+    ui.wait_connected()
+    page.fill(".chat-input", "plot room areas")
+    page.press(".chat-input", "Enter")
+    expect(page.locator(".chat-cancel")).to_be_visible()
+    page.click(".chat-cancel")
+    expect(page.locator(".chat-running")).to_be_hidden(timeout=15_000)
+    expect(page.locator(".debug-entry.done")).to_have_count(1)
+    assert page.locator(".error.cancelled").count() == 1
+    ui.send("2Fを表示")  # the connection goes on
+    assert ui.map_state()["floorId"] == "2F"

@@ -75,7 +75,8 @@ export class WsClient extends EventTarget {
 
   receive(data) {
     if (data.run_id && Number.isInteger(data.seq)) {
-      const key = `${data.run_id}:${data.seq}`;
+      // One event may become two messages (a failed run: error, then the done debug).
+      const key = `${data.run_id}:${data.seq}:${data.type}`;
       if (this.seen.has(key)) return;
       this.seen.add(key);
       if (data.done) {
