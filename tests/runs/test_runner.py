@@ -101,3 +101,52 @@ async def test_stream_follows_a_run_live_in_another_process(runner: Runner) -> N
     events = [e async for e in other.stream(run_id, after_seq=1)]
     assert [e.seq for e in events] == list(range(2, 11))
     assert events[-1].kind == "run_completed"
+
+
+async def test_cancel_before_the_first_step_is_recorded(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose task is cancelled before it took a step (so its body never ran) must
+    still end as cancelled, with its terminal event."""
+    launch = runner._launch
+
+    def launch_then_cancel(ctx, input):  # noqa: ANN001, ANN202 - wraps a private method
+        launch(ctx, input)
+        runner._tasks[ctx.run_id].cancel()
+
+    monkeypatch.setattr(runner, "_launch", launch_then_cancel)
+    run_id = await runner.start("counter", "t1", {"n": 3})
+    events = await asyncio.wait_for(collect(runner, run_id), 5)
+    assert [e.kind for e in events] == ["run_started", "run_cancelled"]
+    assert (await runner.store.get_run(run_id))["status"] == "cancelled"
+
+
+async def test_cancel_right_after_start(runner: Runner) -> None:
+    run_id = await runner.start("counter", "t1", {"n": 3})
+    assert await runner.cancel(run_id) is True
+    events = await asyncio.wait_for(collect(runner, run_id), 5)
+    assert events[-1].kind == "run_cancelled"
+    assert [e.kind for e in events].count("run_cancelled") == 1
+
+
+async def test_runs_of_one_thread_take_turns(runner: Runner) -> None:
+    """Two runs on one thread would race on its checkpoint: the second waits its turn."""
+    first = await runner.start("counter", "same", {"n": 5, "delay": 0.02})
+    second = await runner.start("counter", "same", {"n": 5, "delay": 0.02})
+    a, b = await asyncio.gather(collect(runner, first), collect(runner, second))
+    assert a[-1].kind == b[-1].kind == "run_completed"
+    first_text_b = min(e.ts for e in b if e.kind == "text")
+    assert first_text_b >= a[-1].ts
+    other = await runner.start("counter", "elsewhere", {"n": 1})  # other threads don't wait
+    assert (await collect(runner, other))[-1].kind == "run_completed"
+    assert runner._thread_locks == {}
+
+
+async def test_two_resumes_at_once_one_wins(runner: Runner) -> None:
+    run_id = await runner.start("asker", "t1", {})
+    asked = await collect(runner, run_id)
+    results = await asyncio.gather(runner.resume(run_id, "a"), runner.resume(run_id, "b"),
+                                   return_exceptions=True)
+    assert sorted(type(r).__name__ for r in results) == ["NoneType", "RunStateError"]
+    rest = await collect(runner, run_id, asked[-1].seq)
+    assert [e.kind for e in rest] == ["text", "run_completed"]

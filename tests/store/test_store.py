@@ -122,3 +122,21 @@ async def test_bad_write_in_a_batch_fails_alone(store: Store) -> None:
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], Exception)
     assert [e.text for e in await store.events_after("r1")] == ["first", "good", "also good"]
+
+
+async def test_racing_thread_creation_is_safe(store: Store) -> None:
+    await asyncio.gather(*(store.ensure_thread("same", "workbench") for _ in range(8)))
+    assert (await store.get_thread("same"))["agent"] == "workbench"
+
+
+async def test_stop_commits_what_was_queued(db_url: str) -> None:
+    store = await Store.open(db_url)
+    await _run(store)
+    writes = [asyncio.create_task(store.append_event(
+        ev.Text(run_id="r1", thread_id="t1", seq=n, text=str(n)))) for n in range(1, 51)]
+    await asyncio.sleep(0)  # queued, not yet committed
+    await store.close()
+    await asyncio.gather(*writes)
+    reopened = await Store.open(db_url)
+    assert len(await reopened.events_after("r1")) == 50
+    await reopened.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import uuid
 from collections.abc import AsyncIterator
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketState
 
 from shokunin import events as ev
 from shokunin.api import workbench_map
@@ -26,7 +28,10 @@ from shokunin.api.workbench_wire import to_wire
 from shokunin.maps import MapError, MapPackage
 from shokunin.runs import RunError, Runner, RunNotFound
 
+log = logging.getLogger(__name__)
+
 AGENT = "workbench"
+_MAX_SEQ = 2**63  # seq is a 64-bit integer in the store
 _THREAD_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
@@ -67,7 +72,6 @@ class _Connection:
         self.max_bytes = max_bytes
         self.queue: asyncio.Queue[_Ask | _Replay] = asyncio.Queue()
         self.current: str | None = None
-        self.busy = False
         self.cancels = 0
         self._send_lock = asyncio.Lock()
 
@@ -96,7 +100,7 @@ class _Connection:
     async def accept(self, raw: str | bytes) -> None:
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting: RecursionError
             await self.send_event(_error("invalid JSON: send {\"message\": \"...\"}", "bad_json"))
             return
         if not isinstance(data, dict):
@@ -113,7 +117,7 @@ class _Connection:
         elif "run_id" in data:
             after = data.get("after", 0)
             if not isinstance(data["run_id"], str) or not isinstance(after, int) or isinstance(
-                    after, bool) or after < 0:
+                    after, bool) or not 0 <= after < _MAX_SEQ:
                 await self.send_event(_error(
                     "replay needs {\"run_id\": \"<id>\", \"after\": <seq >= 0>}", "bad_request"))
             else:
@@ -130,7 +134,7 @@ class _Connection:
         self.cancels += 1
         if self.current is not None:
             await self.runner.cancel(self.current)  # its end reaches the client via the stream
-        elif not self.busy:
+        else:  # idle, or replaying (a replay is not ours to cancel)
             await self.send([{"type": "debug", "content": {
                 "cancel": "nothing to cancel", "dropped": dropped}}])
 
@@ -138,14 +142,24 @@ class _Connection:
     async def work(self) -> None:
         while True:
             item = await self.queue.get()
-            self.busy = True
             try:
                 if isinstance(item, _Ask):
                     await self.ask(item.message)
                 else:
                     await self.replay(item.run_id, item.after)
-            finally:
-                self.busy = False
+            except (WebSocketDisconnect, RuntimeError) as exc:
+                if self.ws.client_state != WebSocketState.CONNECTED:
+                    return  # the client left; its runs go on without it
+                log.exception("workbench connection failed on %r", item)
+                await self._report(exc)
+            except Exception as exc:  # noqa: BLE001 - the connection must go on
+                log.exception("workbench connection failed on %r", item)
+                await self._report(exc)
+
+    async def _report(self, exc: Exception) -> None:
+        with contextlib.suppress(Exception):
+            await self.send_event(_error(
+                f"Error processing request: {type(exc).__name__}: {exc}", "server_error"))
 
     async def ask(self, message: str) -> None:
         cancels = self.cancels

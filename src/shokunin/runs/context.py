@@ -46,18 +46,23 @@ class RunContext:
     usage: Usage = field(default_factory=Usage)
     # Events of this process's life of the run, so a local subscriber replays without a query.
     history: list[BaseEvent] = field(default_factory=list)
+    closing: asyncio.Future[None] | None = None  # recording its end (see Runner._close)
     _seq: int = 0
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
 
-    async def emit(self, event: BaseEvent) -> BaseEvent:
-        """Number, store, then publish the event; return it as sent."""
+    async def emit(self, event: BaseEvent, *, status: dict[str, Any] | None = None) -> BaseEvent:
+        """Number, store, then publish the event; return it as sent. ``status`` (the
+        arguments of ``Store.finish_run``) is stored in the same transaction as the event."""
         async with self._lock:
             self._loop = self._loop or asyncio.get_running_loop()
             self._seq += 1
             event = event.model_copy(update={
                 "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq})
-            await self.store.append_event(event)
+            if status is None:
+                await self.store.append_event(event)
+            else:
+                await self.store.finish_run(self.run_id, final=event, **status)
             self.history.append(event)
             await self.bus.publish(event)
             return event

@@ -48,6 +48,7 @@ class Runner:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, RunContext] = {}
         self._known_threads: set[str] = set()
+        self._thread_locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
@@ -65,6 +66,11 @@ class Runner:
             raise UnknownAgent(f"no agent named {agent!r}; known: {sorted(self.agents)}")
         thread_id = thread_id or uuid.uuid4().hex
         run_id = run_id or uuid.uuid4().hex
+        # Shielded: a caller cancelled half-way must not leave a run row that never runs.
+        await asyncio.shield(self._begin(agent, thread_id, run_id, input))
+        return run_id
+
+    async def _begin(self, agent: str, thread_id: str, run_id: str, input: dict[str, Any]) -> None:
         if thread_id not in self._known_threads:  # one transaction less per run on a thread
             await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")))
             self._known_threads.add(thread_id)
@@ -72,17 +78,15 @@ class Runner:
         ctx = self._context(run_id, thread_id, agent)
         await ctx.emit(ev.RunStarted(agent=agent, input=input))
         self._launch(ctx, input)
-        return run_id
 
     async def resume(self, run_id: str, value: Any) -> None:
         run = await self.store.get_run(run_id)
         if run is None:
             raise RunNotFound(run_id)
-        if run["status"] != "interrupted":
+        if not await self.store.claim_interrupted(run_id):  # atomic: one resume wins
             raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
         ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value)
         ctx._seq = await self.store.last_seq(run_id)
-        await self.store.set_run_status(run_id, "running")
         self._launch(ctx, run["input"])
 
     async def cancel(self, run_id: str) -> bool:
@@ -92,10 +96,13 @@ class Runner:
             if await self.store.get_run(run_id) is None:
                 raise RunNotFound(run_id)
             return False
-        self._contexts[run_id].abort.set()
+        ctx = self._contexts[run_id]
+        ctx.abort.set()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        if ctx.closing is not None:
+            await ctx.closing
         return True
 
     async def wait(self, run_id: str) -> None:
@@ -105,8 +112,10 @@ class Runner:
                 await task
 
     def is_live(self, run_id: str) -> bool:
-        task = self._tasks.get(run_id)
-        return task is not None and not task.done()
+        """Running here, or still recording its end here."""
+        task, ctx = self._tasks.get(run_id), self._contexts.get(run_id)
+        return (task is not None and not task.done()) or (
+            ctx is not None and ctx.closing is not None and not ctx.closing.done())
 
     async def stream(self, run_id: str, after_seq: int = 0) -> AsyncIterator[ev.BaseEvent]:
         """Yield the run's events after ``after_seq``: stored ones first, then live ones,
@@ -156,6 +165,20 @@ class Runner:
         finally:
             sub.close()
 
+    @contextlib.asynccontextmanager
+    async def _thread_lock(self, thread_id: str) -> AsyncIterator[None]:
+        lock, users = self._thread_locks.get(thread_id, (asyncio.Lock(), 0))
+        self._thread_locks[thread_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._thread_locks[thread_id]
+            if users == 1:
+                del self._thread_locks[thread_id]
+            else:
+                self._thread_locks[thread_id] = (lock, users - 1)
+
     def _local_history(self, run_id: str, after_seq: int) -> list[ev.BaseEvent] | None:
         """A run live in this process, from its start here: its events, without a query."""
         ctx = self._contexts.get(run_id)
@@ -186,7 +209,17 @@ class Runner:
     def _launch(self, ctx: RunContext, input: dict[str, Any]) -> None:
         task = asyncio.create_task(self._drive(ctx, input), name=f"run-{ctx.run_id}")
         self._tasks[ctx.run_id] = task
-        task.add_done_callback(lambda _t: self._forget(ctx.run_id))
+
+        def done(task: asyncio.Task[None]) -> None:
+            if task.cancelled() and ctx.closing is None:
+                # Cancelled before its first step, so _drive never ran: record it here.
+                self._close(ctx, "cancelled", ev.RunCancelled())
+            if ctx.closing is not None and not ctx.closing.done():
+                ctx.closing.add_done_callback(lambda _f: self._forget(ctx.run_id))
+            else:
+                self._forget(ctx.run_id)
+
+        task.add_done_callback(done)
 
     def _forget(self, run_id: str) -> None:
         self._tasks.pop(run_id, None)
@@ -196,13 +229,15 @@ class Runner:
         ctx.bind_loop()
         agent = self.agents[ctx.agent]
         try:
-            output = await agent.run(ctx, input)
+            # One run at a time per thread: two would race on its checkpoint and kernel.
+            async with self._thread_lock(ctx.thread_id):
+                output = await agent.run(ctx, input)
         except asyncio.CancelledError:
             await self._finish(ctx, "cancelled", ev.RunCancelled())
             raise
         except Interrupted as stop:
-            await self.store.finish_run(ctx.run_id, "interrupted", usage=ctx.usage.as_dict())
-            await ctx.emit(ev.RunInterrupted(payload=stop.payload))
+            await ctx.emit(ev.RunInterrupted(payload=stop.payload), status={
+                "status": "interrupted", "usage": ctx.usage.as_dict()})
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never raised
             log.exception("run %s failed", ctx.run_id)
             message = f"{type(exc).__name__}: {exc}"
@@ -213,14 +248,23 @@ class Runner:
     async def _finish(
         self, ctx: RunContext, status: str, final: ev.BaseEvent, error: str | None = None
     ) -> None:
-        # Shielded: a cancelled run must still be recorded as cancelled. The row is updated
-        # before the terminal event goes out, so whoever hears the end sees the final status.
+        await asyncio.shield(self._close(ctx, status, final, error))
+
+    def _close(
+        self, ctx: RunContext, status: str, final: ev.BaseEvent, error: str | None = None
+    ) -> asyncio.Future[None]:
+        """Record the run's end once, however many paths ask for it: the final status and
+        the terminal event in one transaction, in a task of its own so that a cancelled run
+        is still recorded."""
+        if ctx.closing is not None:
+            return ctx.closing
+
         async def record() -> None:
             if ctx.usage.calls:
                 await ctx.emit(ev.Metrics(**{k: v for k, v in ctx.usage.as_dict().items()
                                              if k != "calls"}))
-            await self.store.finish_run(ctx.run_id, status, error=error,
-                                        usage=ctx.usage.as_dict())
-            await ctx.emit(final)
+            await ctx.emit(final, status={"status": status, "error": error,
+                                          "usage": ctx.usage.as_dict()})
 
-        await asyncio.shield(record())
+        ctx.closing = asyncio.ensure_future(record())
+        return ctx.closing

@@ -20,8 +20,9 @@ from shokunin.store import schema
 
 _MAX_BATCH = 500
 
-# An item is an event row (dict) or a statement, with the future its writer waits on.
-_Item = tuple[dict[str, Any] | Executable, asyncio.Future[None]]
+# An item is a list of event rows (dicts) and statements, written in order in one
+# transaction, with the future its writer waits on.
+_Item = tuple[list[dict[str, Any] | Executable], asyncio.Future[None]]
 
 
 def event_row(event: BaseEvent) -> dict[str, Any]:
@@ -37,7 +38,7 @@ def event_row(event: BaseEvent) -> dict[str, Any]:
 
 async def _write(conn: AsyncConnection, items: list[_Item]) -> None:
     rows: list[dict[str, Any]] = []
-    for what, _ in items:
+    for what in (w for parts, _ in items for w in parts):
         if isinstance(what, dict):
             rows.append(what)
             continue
@@ -52,7 +53,7 @@ async def _write(conn: AsyncConnection, items: list[_Item]) -> None:
 class EventWriter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()  # None: stop
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -60,35 +61,45 @@ class EventWriter:
             self._task = asyncio.create_task(self._loop(), name="event-writer")
 
     async def stop(self) -> None:
-        for _ in range(100):  # let queued writes land before the loop goes
-            if self._queue.empty():
-                break
-            await asyncio.sleep(0.01)
-        if self._task is not None:
+        """Commit everything queued so far, then end the loop."""
+        if self._task is None:
+            return
+        await self._queue.put(None)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout=30)
+        except TimeoutError:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            self._task = None
+        self._task = None
 
-    async def append(self, event: BaseEvent) -> None:
-        """Return once the event is durably stored."""
-        await self._submit(event_row(event))
+    async def append(self, event: BaseEvent, *statements: Executable) -> None:
+        """Return once the event (and any statements, in the same transaction) is stored."""
+        await self._submit([*statements, event_row(event)])
 
     async def execute(self, statement: Executable) -> None:
         """Run a statement in the next batch; return once it is committed."""
-        await self._submit(statement)
+        await self._submit([statement])
 
-    async def _submit(self, what: dict[str, Any] | Executable) -> None:
+    async def _submit(self, what: list[dict[str, Any] | Executable]) -> None:
         self.start()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         await self._queue.put((what, future))
         await asyncio.shield(future)
 
     async def _loop(self) -> None:
-        while True:
-            batch = [await self._queue.get()]
+        stopping = False
+        while not stopping:
+            first = await self._queue.get()
+            if first is None:
+                return
+            batch = [first]
             while not self._queue.empty() and len(batch) < _MAX_BATCH:
-                batch.append(self._queue.get_nowait())
+                item = self._queue.get_nowait()
+                if item is None:
+                    stopping = True
+                    break
+                batch.append(item)
             try:
                 async with self._engine.begin() as conn:
                     await _write(conn, batch)

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.events import BaseEvent, Event, RunFailed, parse_event
@@ -17,6 +18,10 @@ from shokunin.store.migrations import migrate
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _dialect_insert(dialect: str):  # noqa: ANN202 - a dialect's insert() constructor
+    return postgresql.insert if dialect == "postgresql" else sqlite.insert
 
 
 class Store:
@@ -36,12 +41,11 @@ class Store:
 
     # threads
     async def ensure_thread(self, thread_id: str, agent: str, title: str = "") -> None:
+        """Create the thread unless it exists; safe when two clients race to create it."""
+        insert = _dialect_insert(self.engine.dialect.name)(schema.threads).values(
+            id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now())
         async with self.engine.begin() as conn:
-            found = await conn.scalar(
-                select(schema.threads.c.id).where(schema.threads.c.id == thread_id))
-            if found is None:
-                await conn.execute(schema.threads.insert().values(
-                    id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now()))
+            await conn.execute(insert.on_conflict_do_nothing(index_elements=["id"]))
 
     async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
@@ -59,18 +63,27 @@ class Store:
 
     async def finish_run(
         self, run_id: str, status: str, error: str | None = None,
-        usage: dict[str, Any] | None = None,
+        usage: dict[str, Any] | None = None, final: BaseEvent | None = None,
     ) -> None:
+        """Record the run's end; with ``final`` (its terminal event) in the same transaction,
+        so no reader sees the status without the event or the event without the status."""
         values: dict[str, Any] = {"status": status, "error": error, "finished_at": _now()}
         if usage is not None:
             values["usage"] = usage
-        await self._writer.execute(
-            update(schema.runs).where(schema.runs.c.id == run_id).values(**values))
+        statement = update(schema.runs).where(schema.runs.c.id == run_id).values(**values)
+        if final is None:
+            await self._writer.execute(statement)
+        else:
+            await self._writer.append(final, statement)
 
-    async def set_run_status(self, run_id: str, status: str) -> None:
+    async def claim_interrupted(self, run_id: str) -> bool:
+        """Set an interrupted run running again; False if it was not interrupted (any more)."""
         async with self.engine.begin() as conn:
-            await conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
-                               .values(status=status, finished_at=None))
+            result = await conn.execute(
+                update(schema.runs)
+                .where(schema.runs.c.id == run_id, schema.runs.c.status == "interrupted")
+                .values(status="running", finished_at=None))
+            return result.rowcount == 1
 
     async def get_run(self, run_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
