@@ -82,3 +82,32 @@ def test_save_data_writes_csv_in_the_workspace(tmp_path: Path) -> None:
     with pytest.raises(ToolException, match="same length"):
         write_csv(tmp_path, {"a": [1], "b": [1, 2]}, "bad")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["areas.csv", "records.csv"]
+
+
+@pytest.mark.parametrize("planted", ["link_to_file", "link_to_missing", "folder"])
+def test_save_data_never_follows_what_sandbox_code_planted(tmp_path: Path, planted: str) -> None:
+    """Kernels write the workspace too; a link named like the CSV must not redirect this
+    (possibly root) process's write outside it."""
+    workspace, outside = tmp_path / "ws", tmp_path / "victim.txt"
+    workspace.mkdir()
+    outside.write_text("precious")
+    target = workspace / "report.csv"
+    if planted == "link_to_file":
+        target.symlink_to(outside)
+    elif planted == "link_to_missing":
+        target.symlink_to(tmp_path / "created_by_root.txt")
+    else:
+        target.mkdir()
+    with pytest.raises(ToolException, match="report.csv"):
+        write_csv(workspace, {"pwned": [1]}, "report")
+    assert outside.read_text() == "precious"
+    assert not (tmp_path / "created_by_root.txt").exists()
+
+
+def test_save_data_refuses_a_linked_workspace(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    (tmp_path / "ws").symlink_to(real)
+    with pytest.raises(ToolException, match="workspace"):
+        write_csv(tmp_path / "ws", {"a": [1]}, "report")
+    assert list(real.iterdir()) == []

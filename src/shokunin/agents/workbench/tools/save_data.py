@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +42,33 @@ def _columns(dataset: Any) -> tuple[list[str], list[list[Any]]]:
     raise ToolException("dataset must be {column: [values]} or a list of {column: value}")
 
 
+def _open_in(workspace: Path, name: str) -> int:
+    """Open ``workspace/name`` for writing without following links. Sandbox code can write
+    the workspace too (as another uid): a link it planted there must not make this process,
+    which may be root, write somewhere else."""
+    folder = workspace.resolve()
+    if workspace.is_symlink() or not folder.is_dir():
+        raise ToolException("the workspace is not a plain folder")
+    path = folder / name
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise ToolException(f"{name} exists and is not a regular file: not overwritten")
+    except FileNotFoundError:
+        pass
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:  # ELOOP: a link appeared in between
+        raise ToolException(f"cannot write {name}: {exc.strerror}") from exc
+
+
 def write_csv(workspace: Path, dataset: Any, file_name: str) -> Path:
     columns, rows = _columns(dataset)
-    path = workspace / safe_csv_name(file_name)
-    with path.open("w", newline="", encoding="utf-8") as f:
+    name = safe_csv_name(file_name)
+    with os.fdopen(_open_in(workspace, name), "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(columns)
         writer.writerows(rows)
-    return path
+    return workspace / name
 
 
 def save_data_tool(workspace: Path) -> BaseTool:
