@@ -8,6 +8,12 @@ from collections.abc import Callable
 from shokunin.sandbox import ExecResult
 
 BLOCKED: dict[str, str] = {
+    # links planted for a later write by the server
+    "symlink-via-pandas-path": "import pandas as pd\n"
+                               "pd.io.common.Path('r.csv').symlink_to('/tmp/x')",
+    "hardlink-via-path": "import pandas as pd\n"
+                         "pd.io.common.Path('r.csv').hardlink_to('/etc/passwd')",
+    "chmod-via-path": "import pandas as pd\npd.io.common.Path('.').chmod(0o777)",
     # import tricks
     "import-os": "import os\nos.system('id')",
     "import-subprocess": "import subprocess\nsubprocess.run(['id'])",

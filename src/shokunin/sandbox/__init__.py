@@ -5,10 +5,10 @@ Two walls: an AST policy refuses what is visibly dangerous before anything runs
 uid, under resource limits (``launcher.py``). See README "The Python sandbox" for the threat model.
 """
 
-from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
+from shokunin.sandbox.contracts import ExecPythonInput, ExecPythonOutput, ExecResult
 from shokunin.sandbox.kernel import KernelDied
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.sandbox import Sandbox
 
-__all__ = ["ExecPythonInput", "ExecResult", "KernelDied", "PolicyViolation", "Sandbox",
-           "check_policy"]
+__all__ = ["ExecPythonInput", "ExecPythonOutput", "ExecResult", "KernelDied", "PolicyViolation",
+           "Sandbox", "check_policy"]

@@ -36,3 +36,9 @@ with warnings.catch_warnings():
         error_message: str | None = None
         # Beyond the seed: the HTML form of each table in table_markdown, same order.
         table_html: list[str] = Field(default_factory=list)
+
+
+class ExecPythonOutput(BaseModel):
+    """Seed 004 T-002's output wrapper, for callers that speak the seed's tool contract."""
+
+    result: ExecResult

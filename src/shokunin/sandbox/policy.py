@@ -57,6 +57,10 @@ BLOCKED_ATTRIBUTES = frozenset({
     "Formatter", "get_field", "eval", "load_module", "exec_module", "modules", "settrace",
     "setprofile", "environ", "getenv", "putenv", "memmap", "DataSource", "tofile", "fromfile",
     "attrgetter", "methodcaller", "get_type_hints", "ForwardRef",
+    # links and ownership: a link planted in the workspace could redirect a write made
+    # later by the server (which may be root)
+    "symlink_to", "hardlink_to", "link_to", "symlink", "link", "chmod", "lchmod", "chown",
+    "lchown",
 }) | BLOCKED_MODULES
 
 # A dunder identifier inside a string: code that some library may evaluate (annotations,
