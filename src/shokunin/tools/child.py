@@ -32,6 +32,7 @@ from typing import Any
 
 from shokunin.tools import worker as worker_module
 from shokunin.tools.errors import ToolLoadError, WorkerDied
+from shokunin.tools.settings_store import mask_text
 
 log = logging.getLogger(__name__)
 WORKER_SCRIPT = Path(worker_module.__file__).resolve()
@@ -75,6 +76,7 @@ class Worker:
         self._call: tuple[str, Future[dict[str, Any]], Callable[[str], None]] | None = None
         self._lock = threading.Lock()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self.secrets: list[str] = []
         threading.Thread(target=self._read_stdout, daemon=True, name="tool-child-out").start()
         threading.Thread(target=self._read_stderr, daemon=True, name="tool-child-err").start()
 
@@ -87,11 +89,14 @@ class Worker:
         self._ready.result(timeout)
 
     def call(self, request_id: str, args: dict[str, Any], context: dict[str, Any],
-             on_progress: Callable[[str], None]) -> Future[dict[str, Any]]:
-        """Send one call; the future gets the child's result message."""
+             on_progress: Callable[[str], None],
+             secrets: list[str] | None = None) -> Future[dict[str, Any]]:
+        """Send one call; the future gets the child's result message. ``secrets`` are masked
+        in what the child writes to stderr (a tool's print goes there) before it is logged."""
         future: Future[dict[str, Any]] = Future()
         with self._lock:
             self._call = (request_id, future, on_progress)
+            self.secrets = list(secrets or [])
         self._send({"type": "execute", "id": request_id, "args": args, "context": context})
         return future
 
@@ -150,6 +155,7 @@ class Worker:
         assert self._proc.stderr is not None
         for raw in self._proc.stderr:
             line = raw.decode("utf-8", "replace").rstrip()
+            line = mask_text(line, self.secrets)
             self._stderr.append(line)
             log.debug("[%s] %s", self.entry.parent.name, line)
 

@@ -160,7 +160,8 @@ class Executor:
             return failure(f"timed out after {call.timeout:g} s while the tool was loading",
                            call.execution_id)
         wire_context = {**call.context, "has_venv": True, "venv_python": str(python)}
-        future = asyncio.wrap_future(worker.call(exe.id, call.args, wire_context, call.progress))
+        future = asyncio.wrap_future(worker.call(exe.id, call.args, wire_context, call.progress,
+                                                call.secrets))
         future.add_done_callback(_consume)
         exe.on_abort = lambda: worker.abort(exe.id)
         if exe.abort_event.is_set():
@@ -176,14 +177,16 @@ class Executor:
         try:
             message = future.result()
         except WorkerDied as exc:
-            return failure(f"{exc} (it is restarted on the next call)", call.execution_id)
+            return failure(mask_text(f"{exc} (it is restarted on the next call)", call.secrets),
+                           call.execution_id)
         pool.give_back(worker)
         if "raised" in message:
             error = f"the tool raised {message['raised']}"
             log.info("tool %s: %s", tool.name, mask_text(error, call.secrets))
             return failure(mask_text(error, call.secrets), call.execution_id)
         if "malformed" in message:
-            return failure(f"malformed result: {message['malformed']}", call.execution_id)
+            return failure(mask_text(f"malformed result: {message['malformed']}", call.secrets),
+                           call.execution_id)
         return finish(message.get("result"), execution_id=call.execution_id,
                       allowed=call.allowed, secrets=call.secrets)
 

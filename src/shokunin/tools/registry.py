@@ -19,7 +19,13 @@ from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.results import failure
-from shokunin.tools.settings_store import TIMEOUT_KEY, SettingsStore, mask_text, with_reserved
+from shokunin.tools.settings_store import (
+    TIMEOUT_KEY,
+    SettingsStore,
+    mask_deep,
+    mask_text,
+    with_reserved,
+)
 
 if TYPE_CHECKING:
     from shokunin.config import Settings
@@ -169,7 +175,7 @@ class ToolRegistry:
         if thread_id:
             context["chat_id"] = thread_id
         if emit is not None and tool.module is not None:
-            context["emit"] = _checked_emit(emit)
+            context["emit"] = _checked_emit(emit, secrets)
         call = Call(execution_id, args, context, timeout,
                     allowed=[tool.tool_dir, space.resolve()], secrets=secrets,
                     progress=_safe_progress(progress, secrets), abort=abort)
@@ -211,11 +217,15 @@ def _safe_progress(progress: Progress | None, secrets: builtins.list[str]) -> Pr
     return report
 
 
-def _checked_emit(emit: Callable[[BaseEvent], None]) -> Callable[[BaseEvent], None]:
+def _checked_emit(
+    emit: Callable[[BaseEvent], None], secrets: builtins.list[str]
+) -> Callable[[BaseEvent], None]:
     def checked(event: BaseEvent) -> None:
         if not isinstance(event, BaseEvent):
             raise TypeError("emit() takes a shokunin.events Event, "
                             f"not {type(event).__name__}")
+        if secrets:  # a tool's events reach clients: no secret goes with them
+            event = type(event).model_validate(mask_deep(event.model_dump(), secrets))
         emit(event)
 
     return checked
