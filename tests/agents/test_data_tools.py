@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -84,7 +85,8 @@ def test_save_data_writes_csv_in_the_workspace(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["areas.csv", "records.csv"]
 
 
-@pytest.mark.parametrize("planted", ["link_to_file", "link_to_missing", "folder"])
+@pytest.mark.parametrize("planted", ["link_to_file", "link_to_missing", "folder", "hardlink",
+                                     "fifo"])
 def test_save_data_never_follows_what_sandbox_code_planted(tmp_path: Path, planted: str) -> None:
     """Kernels write the workspace too; a link named like the CSV must not redirect this
     (possibly root) process's write outside it."""
@@ -96,6 +98,10 @@ def test_save_data_never_follows_what_sandbox_code_planted(tmp_path: Path, plant
         target.symlink_to(outside)
     elif planted == "link_to_missing":
         target.symlink_to(tmp_path / "created_by_root.txt")
+    elif planted == "hardlink":
+        target.hardlink_to(outside)
+    elif planted == "fifo":
+        os.mkfifo(target)
     else:
         target.mkdir()
     with pytest.raises(ToolException, match="report.csv"):
@@ -111,3 +117,9 @@ def test_save_data_refuses_a_linked_workspace(tmp_path: Path) -> None:
     with pytest.raises(ToolException, match="workspace"):
         write_csv(tmp_path / "ws", {"a": [1]}, "report")
     assert list(real.iterdir()) == []
+
+
+def test_save_data_overwrites_its_own_earlier_file(tmp_path: Path) -> None:
+    write_csv(tmp_path, {"a": [1, 2, 3, 4]}, "report")
+    path = write_csv(tmp_path, {"b": [9]}, "report")
+    assert path.read_text().splitlines() == ["b", "9"]

@@ -56,9 +56,23 @@ def _open_in(workspace: Path, name: str) -> int:
     except FileNotFoundError:
         pass
     try:
-        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        # No O_TRUNC yet: what was opened is checked first. O_NONBLOCK: a FIFO swapped in
+        # after the lstat fails (ENXIO) instead of hanging the tool.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as exc:  # ELOOP: a link appeared in between
         raise ToolException(f"cannot write {name}: {exc.strerror}") from exc
+    try:
+        st = os.fstat(fd)
+        # A hard link is a regular file too, but writing it would change the file it
+        # shares an inode with, wherever that lives.
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise ToolException(f"{name} exists and is not a plain file: not overwritten")
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def write_csv(workspace: Path, dataset: Any, file_name: str) -> Path:
