@@ -30,6 +30,16 @@ def execute(args, context):
     print("connecting with " + context["settings"]["api_key"], flush=True)
     os._exit(3)
 ''' + SCHEMA
+UNSERIALISABLE = '''
+TOOL_NAME = "opaque"
+TOOL_DESCRIPTION = "returns an object named after its key"
+TOOL_ICON = "x"
+def get_function_declaration():
+    return {"name": "opaque", "description": "x",
+            "parameters": {"type": "object", "properties": {}}}
+def execute(args, context):
+    return {"success": True, "result": type(context["settings"]["api_key"], (), {})()}
+''' + SCHEMA
 EMITTING = '''
 from shokunin.events import Text
 TOOL_NAME = "talky"
@@ -61,6 +71,20 @@ async def test_dying_venv_child_does_not_leak_its_stderr(
     assert f"connecting with {MASK}" in result["error"]
     assert SECRET not in result["error"]
     assert SECRET not in caplog.text and f"connecting with {MASK}" in caplog.text
+
+
+async def test_malformed_venv_result_does_not_leak(tmp_path: Path) -> None:
+    root = tmp_path / "tool"
+    folder = make_tool(root, "opaque", UNSERIALISABLE, requirements="# nothing to install\n")
+    VenvManager().ensure(folder)
+    registry = registry_for(tmp_path, root)
+    try:
+        registry.save_settings("opaque", {"api_key": SECRET})
+        result = await registry.execute("opaque", {})
+    finally:
+        await registry.close()
+    assert not result["success"] and "malformed result" in result["error"]
+    assert f"type {MASK}" in result["error"] and SECRET not in result["error"]
 
 
 async def test_events_an_in_process_tool_emits_are_masked(tmp_path: Path) -> None:
