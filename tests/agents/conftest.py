@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shokunin.agents.workbench import workbench_agent
+from shokunin.agents.workbench import load_map, workbench_agent
 from shokunin.config import Settings
 from shokunin.events import BaseEvent
 from shokunin.runs import MemoryBus, Runner
@@ -25,7 +25,7 @@ async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
         store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'events.db'}")
         runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
         runner.services.update({"settings": settings, "tools": None, "sandbox": None})
-        runner.register(workbench_agent(settings))
+        runner.register(workbench_agent(settings, load_map(settings)))
         made.append((runner, store))
         return runner
 

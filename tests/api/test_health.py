@@ -49,3 +49,19 @@ def test_runs_left_running_by_a_dead_process_are_failed_on_start(tmp_path: Path)
         replayed = client.portal.call(replay)
     assert run["status"] == "failed" and "restarted" in run["error"]
     assert [e.kind for e in replayed] == ["run_failed"]  # a replay of it ends
+
+
+def test_a_broken_map_is_reported_by_the_face_and_the_server_still_runs(tmp_path: Path) -> None:
+    broken = tmp_path / "map"
+    broken.mkdir()
+    (broken / "map.json").write_text('{"floors": [{"floorId": "1F"}], "bitmaps": []}')
+    settings = _settings(tmp_path).model_copy(update={"map_dir": broken})
+    with TestClient(create_app(settings)) as client:
+        answer = client.get("/api/map")
+        assert answer.status_code == 503
+        assert any("floors[0]" in p for p in answer.json()["problems"])
+        with client.websocket_connect("/ws") as ws:
+            first = ws.receive_json()
+        assert (first["type"], first["code"]) == ("error", "map_error")
+        assert "floors[0]" in first["content"]
+        assert client.get("/health").json()["status"] == "ok"

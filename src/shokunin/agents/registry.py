@@ -8,4 +8,4 @@ from shokunin.agents.workbench import workbench_agent
 
 
 def build_agents(services: dict[str, Any]) -> list[Any]:
-    return [workbench_agent(services["settings"])]
+    return [workbench_agent(services["settings"], services["map_package"])]

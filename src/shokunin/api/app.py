@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 
 from shokunin import __version__
 from shokunin.agents.registry import build_agents
+from shokunin.agents.workbench import load_map
 from shokunin.api import health, tools, web, workbench_ws
 from shokunin.api.services import Services
 from shokunin.config import Settings
@@ -33,7 +34,7 @@ async def build_services(settings: Settings) -> Services:
     sandbox = Sandbox(settings)
     runner = Runner(store, bus, settings.data_dir / "workspaces")
     services = Services(settings=settings, store=store, bus=bus, runner=runner,
-                        tools=tool_registry, sandbox=sandbox)
+                        tools=tool_registry, sandbox=sandbox, map_package=load_map(settings))
     runner.services.update(services.as_agent_services())
     for agent in build_agents(services.as_agent_services()):
         runner.register(agent)

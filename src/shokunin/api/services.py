@@ -18,7 +18,8 @@ class Services:
     runner: Runner
     tools: Any
     sandbox: Any
+    map_package: Any  # MapPackage, or the MapError that stopped it loading
 
     def as_agent_services(self) -> dict[str, Any]:
         return {"settings": self.settings, "tools": self.tools, "sandbox": self.sandbox,
-                "store": self.store}
+                "store": self.store, "map_package": self.map_package}

@@ -17,8 +17,9 @@ router = APIRouter(tags=["workbench"])
 
 
 def current_map(request_app: object) -> MapPackage | MapError:
-    """The map package loaded at startup (or the error that stopped it loading)."""
-    return request_app.state.workbench_map  # type: ignore[attr-defined]
+    """The map package loaded at startup (or the error that stopped it loading), the same
+    object the agent uses."""
+    return request_app.state.services.map_package  # type: ignore[attr-defined]
 
 
 @router.get("/api/map", response_model=None)

@@ -15,17 +15,16 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
 from shokunin import events as ev
 from shokunin.api import workbench_map
 from shokunin.api.workbench_wire import to_wire
-from shokunin.maps import MapError, MapPackage
+from shokunin.maps import MapError
 from shokunin.runs import RunError, Runner, RunNotFound
 
 log = logging.getLogger(__name__)
@@ -35,17 +34,7 @@ _MAX_SEQ = 2**63  # seq is a 64-bit integer in the store
 _THREAD_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
-@contextlib.asynccontextmanager
-async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    settings = app.state.settings
-    try:
-        app.state.workbench_map = MapPackage.load(settings.map_dir)
-    except MapError as exc:
-        app.state.workbench_map = exc
-    yield
-
-
-router = APIRouter(tags=["workbench"], lifespan=_lifespan)
+router = APIRouter(tags=["workbench"])
 router.include_router(workbench_map.router)
 
 

@@ -17,13 +17,16 @@ log = logging.getLogger(__name__)
 CHECKPOINT_FILE = "checkpoints.db"
 
 
-def workbench_agent(settings: Settings) -> WorkbenchAgent:
-    """A broken map does not stop the server: the agent reports the map's error per run."""
+def load_map(settings: Settings) -> MapPackage | MapError:
+    """A broken map does not stop the server: the agent and the face report its error."""
     try:
-        pkg: MapPackage | MapError = MapPackage.load(settings.map_dir)
+        return MapPackage.load(settings.map_dir)
     except MapError as exc:
         log.error("%s", exc)
-        pkg = exc
+        return exc
+
+
+def workbench_agent(settings: Settings, pkg: MapPackage | MapError) -> WorkbenchAgent:
     brain: Brain | None = None
     if isinstance(pkg, MapPackage):
         api_key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
