@@ -3,6 +3,7 @@
     RunError
     ├── RunNotFound       no such run
     ├── UnknownAgent      no agent registered under that name
+    ├── InvalidThreadId   a thread id that is not 1-128 safe characters
     └── RunStateError     the run cannot do that now (resume a finished run, ...)
 """
 
@@ -20,4 +21,8 @@ class UnknownAgent(RunError):
 
 
 class RunStateError(RunError):
+    pass
+
+
+class InvalidThreadId(RunError):
     pass
