@@ -75,7 +75,9 @@ def test_execute(client: TestClient) -> None:
     assert ok.status_code == 200
     body = ok.json()
     assert body["success"] and body["result"]["value"] == "0.3"
-    assert set(body) == {"success", "result", "error", "files", "aborted", "execution_id"}
+    assert set(body) == {"success", "result", "error", "files", "aborted", "execution_id",
+                         "run_id"}
+    assert body["run_id"] == body["execution_id"]
     slow = client.post("/api/tools/probe/execute", json={"args": {"mode": "hang"},
                                                          "timeout": 0.2}).json()
     assert slow["error"] == "timed out after 0.2 s"
@@ -147,7 +149,7 @@ def test_sse_abort_endpoint(server: LiveServer) -> None:
         assert next(events) == ("progress", {"message": "waiting"})
         aborted = httpx.post(
             f"{server.url}/api/tools/executions/{started['execution_id']}/abort")
-        assert aborted.json() == {"aborted": True}
+        assert aborted.json() == {"aborted": True, "run_id": started["execution_id"]}
         kind, result = next(events)
     assert kind == "result" and result["aborted"]
 
@@ -169,3 +171,164 @@ def test_sse_client_disconnect_aborts(server: LiveServer, tmp_path: Path) -> Non
 def test_sse_bad_body(server: LiveServer) -> None:
     response = httpx.post(f"{server.url}/api/tools/probe/execute/stream", json={"args": 1})
     assert response.status_code == 422
+
+
+# -- executions are runs of the tool agent ---------------------------------------------------
+def test_execution_is_a_stored_run_of_the_tool_agent(client: TestClient) -> None:
+    body = client.post("/api/tools/calculator/execute",
+                       json={"args": {"expression": "6*7"}, "thread_id": "calc-1"}).json()
+    run = client.get(f"/api/runs/{body['run_id']}").json()
+    assert (run["agent"], run["status"], run["thread_id"]) == ("tool", "completed", "calc-1")
+    assert run["input"] == {"tool": "calculator", "args": {"expression": "6*7"},
+                            "timeout": None}
+    messages = client.get("/api/threads/calc-1/messages").json()["messages"]
+    assert [m["type"] for m in messages] == ["user_message", "tool_call", "tool_result"]
+    assert messages[1]["data"] == {"call_id": body["run_id"], "name": "calculator",
+                                   "args": {"expression": "6*7"}}
+    assert messages[2]["data"]["result"] == body["result"] and messages[2]["data"]["success"]
+
+
+def test_execution_runs_in_its_threads_workspace(client: TestClient) -> None:
+    result = client.post("/api/tools/probe/execute",
+                         json={"args": {"mode": "context"}, "thread_id": "ws-1"}).json()
+    runner = client.app.state.services.runner  # type: ignore[attr-defined]
+    assert result["result"]["workspace"] == str(runner.workspace("ws-1"))
+    assert result["result"]["execution_id"] == result["run_id"]
+
+
+@pytest.mark.parametrize(("body", "code", "word"), [
+    (b'{"args": {"mode": "x"}, "thread_id": "../etc"}', "bad_thread_id", "bad thread id"),
+    (b'{"args": {"mode": "x"}, "thread_id": 5}', "bad_thread_id", "bad thread id"),
+    (b'{"args": {"mode": "x"}, "timeout": NaN}', "bad_json", "must be JSON"),
+    (b'{"args": {"mode": "x"}, "timeout": Infinity}', "bad_json", "must be JSON"),
+    (b'{"args": {"mode": "\\udc00"}}', "bad_json", "must be JSON"),
+    (b"[" * 100_000, "bad_json", "must be JSON"),
+])
+def test_execute_bad_body_starts_no_run(client: TestClient, body: bytes, code: str,
+                                        word: str) -> None:
+    response = client.post("/api/tools/probe/execute", content=body)
+    assert response.status_code == 422 and response.json()["code"] == code
+    assert word in response.json()["error"]
+    assert client.get("/api/threads", params={"agent": "tool"}).json() == {"threads": []}
+
+
+def test_abort_of_a_finished_or_foreign_run_is_404(client: TestClient) -> None:
+    done = client.post("/api/tools/calculator/execute",
+                       json={"args": {"expression": "1"}}).json()["run_id"]
+    assert client.post(f"/api/tools/executions/{done}/abort").status_code == 404
+
+
+VENV_ABORT = '''
+TOOL_NAME = "venv abort"
+TOOL_DESCRIPTION = "waits for its abort signal in its own venv"
+TOOL_ICON = "📦"
+
+
+def get_function_declaration():
+    return {"name": "venv_abort", "description": "waits",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
+                           "required": ["path"]}}
+
+
+def execute(args, context):
+    context["message_callback"]("waiting")
+    while not context["abort_event"].wait(0.02):
+        pass
+    open(args["path"], "w").close()
+    return {"success": False, "error": "stopped by its abort signal", "aborted": True}
+'''
+
+
+def test_cancel_gives_a_venv_tool_its_abort_signal(tmp_path: Path) -> None:
+    tools = tmp_path / "tool"
+    make_tool(tools, "venv_abort", VENV_ABORT, requirements="# nothing to install\n")
+    app = create_app(Settings(data_dir=tmp_path / "data", tools_dirs=[tools],
+                              tool_settings_file=tmp_path / "s.json", sandbox_pool_size=0))
+    marker = tmp_path / "aborted"
+    with TestClient(app) as client:
+        runner = app.state.services.runner
+
+        async def run_and_cancel() -> list:
+            run_id = await runner.start("tool", None, {"tool": "venv_abort",
+                                                       "args": {"path": str(marker)}})
+            seen = []
+            async for event in runner.stream(run_id):
+                seen.append(event)
+                if event.kind == "progress" and event.message == "waiting":
+                    assert await runner.cancel(run_id), seen
+            return seen
+
+        events = client.portal.call(run_and_cancel)
+    assert marker.exists()  # the child heard the abort and returned, it was not killed
+    assert [e.kind for e in events][-3:] == ["progress", "tool_result", "run_cancelled"]
+    assert events[-2].error == "stopped by its abort signal" and events[-2].aborted
+
+
+def _sse(response: httpx.Response) -> Iterator[dict]:
+    """Whole SSE messages: {"event", "id", "data"} (data parsed), comments skipped."""
+    message: dict = {}
+    for line in response.iter_lines():
+        if not line:
+            if message:
+                yield message
+            message = {}
+        elif line.startswith(":"):
+            continue
+        else:
+            field, _, value = line.partition(": ")
+            message[field] = json.loads(value) if field == "data" else value
+
+
+def test_replay_a_finished_tool_run_with_last_event_id(server: LiveServer) -> None:
+    run_id = httpx.post(f"{server.url}/api/tools/probe/execute",
+                        json={"args": {"mode": "progress"}}, timeout=10).json()["run_id"]
+    url = f"{server.url}/api/runs/{run_id}/events"
+    with httpx.stream("GET", url, timeout=10) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        everything = list(_sse(response))
+    assert [(m["event"], m.get("id")) for m in everything] == [
+        ("run_started", "1"), ("tool_call", "2"), ("progress", "3"), ("progress", "4"),
+        ("progress", "5"), ("tool_result", "6"), ("run_completed", "7"), ("end", None)]
+    assert everything[2]["data"]["message"] == "step 0"
+    assert everything[2]["data"]["seq"] == 3 and everything[2]["data"]["run_id"] == run_id
+    assert everything[-1]["data"] == {"run_id": run_id, "status": "completed"}
+    with httpx.stream("GET", url, headers={"Last-Event-ID": "4"}, timeout=10) as response:
+        tail = list(_sse(response))
+    assert [m.get("id") for m in tail] == ["5", "6", "7", None]
+    with httpx.stream("GET", url, params={"after": "7"}, timeout=10) as response:
+        assert [m["event"] for m in _sse(response)] == ["end"]  # nothing after: its status
+
+
+def test_cancel_a_tool_run_from_the_runs_api(server: LiveServer, tmp_path: Path) -> None:
+    marker = tmp_path / "aborted"
+    with httpx.stream("POST", f"{server.url}/api/tools/probe/execute/stream",
+                      json={"args": {"mode": "wait_abort", "path": str(marker)}},
+                      timeout=10) as response:
+        messages = _sse(response)
+        started = next(messages)
+        run_id = started["data"]["run_id"]
+        assert started["id"] == "1" and next(messages)["event"] == "progress"
+        with httpx.stream("GET", f"{server.url}/api/runs/{run_id}/events",
+                          timeout=10) as follower:
+            live = _sse(follower)
+            assert [next(live)["event"] for _ in range(3)] == [
+                "run_started", "tool_call", "progress"]
+            cancel = httpx.post(f"{server.url}/api/runs/{run_id}/cancel", timeout=10)
+            assert cancel.status_code == 202
+            rest = list(live)
+        result = next(messages)
+    assert marker.exists()
+    assert result["event"] == "result" and result["data"]["aborted"]
+    assert [m["event"] for m in rest] == ["tool_result", "run_cancelled", "end"]
+    assert rest[-1]["data"]["status"] == "cancelled"
+    assert httpx.get(f"{server.url}/api/runs/{run_id}").json()["status"] == "cancelled"
+
+
+def test_bad_last_event_id_is_refused_before_the_stream(server: LiveServer) -> None:
+    run_id = httpx.post(f"{server.url}/api/tools/calculator/execute",
+                        json={"args": {"expression": "1"}}, timeout=10).json()["run_id"]
+    for headers, params in [({"Last-Event-ID": "abc"}, {}), ({}, {"after": "-1"}),
+                            ({"Last-Event-ID": "9" * 30}, {})]:
+        response = httpx.get(f"{server.url}/api/runs/{run_id}/events", headers=headers,
+                             params=params, timeout=10)
+        assert response.status_code == 400 and response.json()["code"] == "bad_event_id"

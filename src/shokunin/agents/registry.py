@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from shokunin.agents.tool_run import tool_run_agent
 from shokunin.agents.workbench import workbench_agent
 
 
 def build_agents(services: dict[str, Any]) -> list[Any]:
-    return [workbench_agent(services["settings"], services["map_package"])]
+    return [workbench_agent(services["settings"], services["map_package"]),
+            tool_run_agent(services)]

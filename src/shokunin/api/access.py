@@ -12,6 +12,8 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
+from shokunin.store import Store
+
 
 def principal(conn: HTTPConnection) -> str | None:
     return getattr(conn.state, "principal", None)
@@ -25,3 +27,12 @@ def owner_scope(who: str | None) -> str | None:
 def may_see(who: str | None, thread: Mapping[str, Any]) -> bool:
     scope = owner_scope(who)
     return scope is None or "owner" not in thread or thread["owner"] == scope
+
+
+async def visible_run(store: Store, who: str | None, run_id: str) -> dict[str, Any] | None:
+    """The run's row if it exists and ``who`` may see its thread; None otherwise."""
+    run = await store.get_run(run_id)
+    if run is None or owner_scope(who) is None:
+        return run
+    thread = await store.thread_summary(run["thread_id"])
+    return run if thread is not None and may_see(who, thread) else None

@@ -8,8 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from shokunin.api import sse
-from shokunin.api.access import may_see, owner_scope, principal
+from shokunin.api import access, sse
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.threads import run_view, runner_of
 from shokunin.runs import RunNotFound, RunStateError
@@ -21,12 +20,7 @@ RESUME_BODY = '{"value": <any JSON>}'
 
 async def visible_run(request: Request, run_id: str) -> dict[str, Any]:
     """Dependency: the run's row, if it exists and the caller may see its thread."""
-    store = runner_of(request).store
-    run = await store.get_run(run_id)
-    who = principal(request)
-    if run is not None and owner_scope(who) is not None:
-        thread = await store.thread_summary(run["thread_id"])
-        run = run if thread is not None and may_see(who, thread) else None
+    run = await access.visible_run(runner_of(request).store, access.principal(request), run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id[:100]!r}", "not_found")
     return run

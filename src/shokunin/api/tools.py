@@ -1,21 +1,31 @@
 """REST and SSE face of the tool system (seed 003): list, settings, execute, stream, abort.
 
+An execution is a run of the ``tool`` agent (agents/tool_run.py) started through the
+Runner, so it is stored, replayable (``GET /api/runs/{run_id}/events``) and cancellable;
+its ``execution_id`` is its run id, and every response also says ``run_id``.
+
 Errors are JSON ``{"error": message}`` (404 unknown tool or execution, 409 a tool listed
-with status "error", 422 a bad body); a settings save rejected field by field is
-``{"errors": {field: message}}``. Secrets never leave in clear: the registry masks them.
+with status "error", 422 a bad body; executions also say a ``code``); a settings save
+rejected field by field is ``{"errors": {field: message}}``. Secrets never leave in
+clear: the registry masks them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
 
+from shokunin import events as ev
+from shokunin.agents.tool_run import NAME as TOOL_AGENT
+from shokunin.api import sse
+from shokunin.api.access import principal, visible_run
+from shokunin.api.errors import ApiError, json_object
+from shokunin.runs import InvalidThreadId, Runner, check_thread_id, new_thread_id
 from shokunin.tools import (
     InvalidArguments,
     SettingsInvalid,
@@ -26,7 +36,7 @@ from shokunin.tools import (
 )
 
 router = APIRouter(prefix="/api/tools", tags=["tools"])
-KEEPALIVE_SEC = 1.0  # an idle stream still writes, so a client that left is noticed
+EXECUTE_BODY = '{"args": {...}, "timeout": seconds, "thread_id": id}'
 
 
 class BadRequest(Exception):
@@ -64,33 +74,9 @@ async def _json_object(request: Request) -> dict[str, Any]:
     return body
 
 
-async def _execute_request(request: Request, name: str) -> tuple[dict[str, Any], float | None]:
-    body = await _json_object(request)
-    unknown = sorted(set(body) - {"args", "timeout"})
-    if unknown:
-        raise BadRequest(f"unknown field(s) {', '.join(unknown)}; expected "
-                         '{"args": {...}, "timeout": seconds}')
-    args = body.get("args", {})
-    if not isinstance(args, dict):
-        raise BadRequest('"args" must be a JSON object')
-    timeout = body.get("timeout")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
-                                or timeout <= 0):
-        raise BadRequest('"timeout" must be a positive number of seconds')
-    _registry(request).validate_args(name, args)
-    return args, timeout
-
-
 @router.get("")
 async def list_tools(request: Request) -> dict[str, Any]:
     return {"tools": [info.model_dump() for info in _registry(request).list()]}
-
-
-@router.post("/executions/{execution_id}/abort")
-async def abort_execution(request: Request, execution_id: str) -> Response:
-    if await _registry(request).abort(execution_id):
-        return JSONResponse({"aborted": True})
-    return _error(404, f"no running execution {execution_id!r}")
 
 
 @router.get("/{name}")
@@ -135,67 +121,142 @@ async def tool_ui(request: Request, name: str) -> Response:
         return _error(404, str(exc))
 
 
-@router.post("/{name}/execute")
-async def execute(request: Request, name: str) -> Response:
-    try:
-        args, timeout = await _execute_request(request, name)
-        return JSONResponse(await _registry(request).execute(name, args, timeout=timeout))
-    except BadRequest as exc:
-        return _error(422, str(exc))
-    except ToolError as exc:
-        return _tool_error(exc)
 
 
-@router.post("/{name}/execute/stream")
-async def execute_stream(request: Request, name: str) -> Response:
-    try:
-        args, timeout = await _execute_request(request, name)
-    except BadRequest as exc:
-        return _error(422, str(exc))
-    except ToolError as exc:
-        return _tool_error(exc)
-    registry = _registry(request)
-    execution_id = uuid.uuid4().hex
-    return StreamingResponse(
-        _stream(registry, name, args, timeout, execution_id), media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+# -- executions: runs of the tool agent ----------------------------------------------------
+def _runner(request: Request) -> Runner:
+    return request.app.state.services.runner
 
 
-def _sse(event: str, data: Any) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+def _tool_api_error(exc: ToolError) -> ApiError:
+    if isinstance(exc, ToolNotFound):
+        return ApiError(404, str(exc), "not_found")
+    if isinstance(exc, ToolUnavailable):
+        return ApiError(409, str(exc), "tool_unavailable")
+    if isinstance(exc, InvalidArguments):
+        return ApiError(422, str(exc), "invalid_args")
+    return ApiError(400, str(exc), "bad_request")
 
 
-async def _stream(registry: ToolRegistry, name: str, args: dict[str, Any],
-                  timeout: float | None, execution_id: str) -> AsyncIterator[str]:
-    loop = asyncio.get_running_loop()
-    messages: asyncio.Queue[str] = asyncio.Queue()
-
-    def progress(message: str) -> None:
-        loop.call_soon_threadsafe(messages.put_nowait, message)
-
-    task = asyncio.ensure_future(registry.execute(
-        name, args, progress=progress, timeout=timeout, execution_id=execution_id))
-    try:
-        yield _sse("started", {"execution_id": execution_id})
-        while not task.done():
-            getter = asyncio.ensure_future(messages.get())
-            await asyncio.wait({getter, task}, timeout=KEEPALIVE_SEC,
-                               return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                yield _sse("progress", {"message": getter.result()})
-            else:
-                getter.cancel()
-                if not task.done():
-                    yield ": keep-alive\n\n"
-        while not messages.empty():
-            yield _sse("progress", {"message": messages.get_nowait()})
+async def execution_request(request: Request, name: str) -> tuple[str, dict[str, Any]]:
+    """Dependency: the thread and the tool run's input, from a body checked before any run
+    starts (an empty body is no args)."""
+    body: dict[str, Any] = {}
+    if (await request.body()).strip():
         try:
-            result = task.result()
-        except ToolError as exc:  # the tool went away in a reload mid-call
-            result = {"success": False, "result": None, "error": str(exc), "files": [],
-                      "aborted": False, "execution_id": execution_id}
-        yield _sse("result", result)
+            body = await json_object(request, EXECUTE_BODY)
+        except ApiError as exc:  # this face answers a bad body with 422
+            raise ApiError(422, exc.message, exc.code) from None
+    unknown = sorted(set(body) - {"args", "timeout", "thread_id"})
+    if unknown:
+        raise ApiError(422, f"unknown field(s) {', '.join(unknown)}; expected {EXECUTE_BODY}",
+                       "bad_request")
+    args = body.get("args", {})
+    if not isinstance(args, dict):
+        raise ApiError(422, '"args" must be a JSON object', "bad_request")
+    timeout = body.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or timeout <= 0):
+        raise ApiError(422, '"timeout" must be a positive number of seconds', "bad_request")
+    try:
+        thread_id = check_thread_id(body.get("thread_id") or new_thread_id())
+        info = _registry(request).get(name)
+        _registry(request).validate_args(name, args)
+    except InvalidThreadId as exc:
+        raise ApiError(422, str(exc), "bad_thread_id") from None
+    except ToolError as exc:
+        raise _tool_api_error(exc) from None
+    return thread_id, {"tool": info.name, "args": args, "timeout": timeout}
+
+
+class _Outcome:
+    """Follows a tool run's events to the seed 003 result: the run's output when it
+    completed, else what its ``tool_result`` (or its end) said."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.tool_result: ev.ToolResult | None = None
+
+    def see(self, event: ev.BaseEvent) -> dict[str, Any] | None:
+        """The result once ``event`` ends the run; None before."""
+        if isinstance(event, ev.ToolResult):
+            self.tool_result = event
+        if not ev.is_terminal(event):
+            return None
+        if isinstance(event, ev.RunCompleted) and event.output:
+            result = dict(event.output)
+        elif (seen := self.tool_result) is not None:
+            result = {"success": seen.success, "result": seen.result, "error": seen.error,
+                      "files": [], "aborted": seen.aborted, "execution_id": self.run_id}
+        else:
+            error = event.error if isinstance(event, ev.RunFailed) else "中断されました"
+            result = {"success": False, "result": None, "error": error, "files": [],
+                      "aborted": isinstance(event, ev.RunCancelled),
+                      "execution_id": self.run_id}
+        return result | {"run_id": self.run_id}
+
+
+@router.post("/{name}/execute")
+async def execute(request: Request, name: str,
+                  call: tuple[str, dict[str, Any]] = Depends(execution_request)) -> Response:
+    runner = _runner(request)
+    run_id = await runner.start(TOOL_AGENT, call[0], call[1])
+    outcome = _Outcome(run_id)
+    async for event in runner.stream(run_id):
+        if (result := outcome.see(event)) is not None:
+            return JSONResponse(result)
+    raise ApiError(500, f"tool run {run_id} ended without a result", "server_error")
+
+
+_cancelling: set[asyncio.Task[Any]] = set()  # held so they are not collected mid-way
+
+
+def _in_background(coro: Coroutine[Any, Any, Any]) -> None:
+    task = asyncio.ensure_future(coro)
+    _cancelling.add(task)
+    task.add_done_callback(_cancelling.discard)
+
+
+@router.post("/{name}/execute/stream", response_class=sse.EventSourceResponse)
+async def execute_stream(request: Request, name: str,
+                         call: tuple[str, dict[str, Any]] = Depends(execution_request)
+                         ) -> AsyncIterator[sse.ServerSentEvent]:
+    """``started``, ``progress``..., ``result``, each with ``id:`` = the event's seq. A
+    client that leaves cancels the run, which aborts the tool."""
+    runner = _runner(request)
+    run_id = await runner.start(TOOL_AGENT, call[0], call[1])
+    outcome = _Outcome(run_id)
+
+    def wire(event: ev.BaseEvent) -> sse.ServerSentEvent | None:
+        seq = str(event.seq)
+        if isinstance(event, ev.RunStarted):
+            return sse.ServerSentEvent(event="started", id=seq, data={
+                "execution_id": run_id, "run_id": run_id, "thread_id": event.thread_id})
+        if isinstance(event, ev.Progress):
+            return sse.ServerSentEvent(event="progress", id=seq,
+                                       data={"message": event.message})
+        result = outcome.see(event)
+        return None if result is None else sse.ServerSentEvent(event="result", id=seq,
+                                                               data=result)
+
+    finished = False
+    try:
+        async for message in sse.run_messages(runner, run_id, translate=wire, end=False):
+            yield message
+        finished = True
     finally:
-        if not task.done():  # the client left: stop the tool, let the call wind down
-            await registry.abort(execution_id)
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        if not finished and runner.is_live(run_id):
+            # This generator is being cancelled: cancel the run from outside it.
+            _in_background(runner.cancel(run_id))
+
+
+@router.post("/executions/{execution_id}/abort")
+async def abort_execution(request: Request, execution_id: str) -> Response:
+    """Cancel the execution's run: the tool gets its abort signal, the run ends
+    ``cancelled`` and its stream ends with an aborted result."""
+    runner = _runner(request)
+    run = await visible_run(runner.store, principal(request), execution_id)
+    if run is not None and run["agent"] == TOOL_AGENT and await runner.cancel(execution_id):
+        return JSONResponse({"aborted": True, "run_id": execution_id})
+    return JSONResponse({"error": f"no running execution {execution_id[:100]!r}",
+                         "code": "not_found"}, status_code=404)
