@@ -1,0 +1,101 @@
+"""The one SSE implementation: every stream route is FastAPI's EventSourceResponse, idle
+streams send keep-alive pings, and a client that leaves stops the stream's producer.
+
+The server runs in this process (uvicorn in a thread), so the test can shorten FastAPI's
+ping interval and look at the Runner's bus.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import fastapi.routing
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from shokunin.api import create_app
+from shokunin.config import Settings
+from tests.live_server import free_port
+from tests.tools.conftest import PROBE, make_tool
+
+
+class InProcessServer:
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.port = free_port()
+        self.server = uvicorn.Server(uvicorn.Config(app, port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> InProcessServer:
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "server did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcessServer]:
+    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.1)
+    make_tool(tmp_path / "tool", "probe", PROBE)
+    app = create_app(Settings(data_dir=tmp_path / "data", tools_dirs=[tmp_path / "tool"],
+                              tool_settings_file=tmp_path / "s.json", sandbox_pool_size=0))
+    with InProcessServer(app) as live:
+        yield live
+
+
+def _wait_for(condition, what: str) -> None:  # noqa: ANN001 - a predicate
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_every_stream_route_is_an_event_source_response() -> None:
+    """FastAPI documents an EventSourceResponse route as text/event-stream: every route
+    named like a stream must be one."""
+    paths = create_app(Settings(sandbox_pool_size=0)).openapi()["paths"]
+    kinds = {(method, path): set(op["responses"]["200"].get("content", {}))
+             for path, ops in paths.items() for method, op in ops.items()
+             if path.endswith(("/events", "/stream"))}
+    assert {("get", "/api/runs/{run_id}/events"),
+            ("post", "/api/tools/{name}/execute/stream")} <= set(kinds)
+    assert all(content == {"text/event-stream"} for content in kinds.values()), kinds
+
+
+def test_idle_stream_pings_and_a_client_that_leaves_stops_the_producer(
+        server: InProcessServer, tmp_path: Path) -> None:
+    services = server.app.state.services
+    with httpx.stream("POST", f"{server.url}/api/tools/probe/execute/stream",
+                      json={"args": {"mode": "wait_abort", "path": str(tmp_path / "m")}},
+                      timeout=10) as tool_stream:
+        lines = tool_stream.iter_lines()
+        started = next(line for line in lines if line.startswith("data: "))
+        run_id = json.loads(started.removeprefix("data: "))["run_id"]
+        with httpx.stream("GET", f"{server.url}/api/runs/{run_id}/events",
+                          timeout=10) as follower:
+            follower_lines = follower.iter_lines()
+            assert ": ping" in follower_lines  # the run is idle: the stream pings
+            _wait_for(lambda: services.bus.subscriber_count(run_id) == 2,
+                      "both streams follow the run")
+        # the follower left: its subscription is gone, the run and the other stream go on
+        _wait_for(lambda: services.bus.subscriber_count(run_id) == 1,
+                  "the follower's producer did not stop")
+        assert services.runner.is_live(run_id)
+    _wait_for(lambda: not services.runner.is_live(run_id), "leaving did not cancel the run")
+    assert (tmp_path / "m").exists()
