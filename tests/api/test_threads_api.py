@@ -15,6 +15,7 @@ from shokunin import events as ev
 from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.runs import Interrupted, RunContext, Runner
+from shokunin.sandbox import ExecPythonInput
 
 
 class Scripted:
@@ -207,3 +208,14 @@ def test_unknown_runs_and_runs_that_are_not_running(api: Api) -> None:
     done = api.run("t1")
     assert "completed, not running" in _error(
         api.client.post(f"/api/runs/{done}/cancel"), 409, "not_running")
+
+
+def test_delete_thread_shuts_its_sandbox_kernel_down(api: Api) -> None:
+    sandbox = api.client.app.state.services.sandbox  # type: ignore[attr-defined]
+    api.run("t1", message="state lives in the kernel")
+    api.run("t2", message="another thread")
+    for thread_id in ("t1", "t2"):
+        result = api.client.portal.call(sandbox.execute, thread_id, ExecPythonInput(code="x = 1"))
+        assert result.ok, result
+    assert api.client.delete("/api/threads/t1").status_code == 204
+    assert sandbox.threads() == ["t2"]
