@@ -70,11 +70,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RunNotFound)
     async def _run_not_found(_request: Request, exc: RunNotFound) -> JSONResponse:
-        return JSONResponse({"error": f"no run {exc}"}, status_code=404)
+        return JSONResponse({"error": f"no run {exc}", "code": "not_found"}, status_code=404)
 
     @app.exception_handler(RunError)
     async def _run_error(_request: Request, exc: RunError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=409)
+        return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
 
     app.add_exception_handler(ApiError, handle_api_error)
     for module in (health, tools, threads, runs, workbench_ws, web):
