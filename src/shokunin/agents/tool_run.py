@@ -18,7 +18,6 @@ from typing import Any
 from shokunin import events as ev
 from shokunin.runs import RunContext
 from shokunin.tools import ToolError, ToolRegistry
-from shokunin.tools.results import failure
 
 NAME = "tool"
 
@@ -64,7 +63,8 @@ class ToolRunAgent:
                 progress=progress, abort=ctx.abort, timeout=timeout, emit=emit,
                 execution_id=ctx.run_id)
         except ToolError as exc:  # the tool went away (a reload) after the call was accepted
-            return failure(str(exc), ctx.run_id)
+            return {"success": False, "result": None, "error": str(exc), "files": [],
+                    "aborted": False, "execution_id": ctx.run_id}
 
     @staticmethod
     async def _report(ctx: RunContext, name: str, result: dict[str, Any],
