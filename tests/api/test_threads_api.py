@@ -138,6 +138,12 @@ def test_unknown_and_bad_thread_ids(api: Api, path: str) -> None:
     _error(api.client.get(f"/api/threads/{'x' * 129}{path}"), 400, "bad_thread_id")
 
 
+def test_delete_unknown_and_bad_thread_ids(api: Api) -> None:
+    _error(api.client.delete("/api/threads/nope"), 404, "not_found")
+    _error(api.client.delete("/api/threads/.hidden"), 400, "bad_thread_id")
+    _error(api.client.delete("/api/threads/a%20b"), 400, "bad_thread_id")
+
+
 def test_delete_thread_removes_runs_events_checkpoints_and_workspace(api: Api) -> None:
     saver = InMemorySaver()
     api.runner.services["checkpointer"] = saver

@@ -23,7 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from shokunin import events as ev
 from shokunin.agents.tool_run import NAME as TOOL_AGENT
 from shokunin.api import sse
-from shokunin.api.access import principal, visible_run
+from shokunin.api.access import may_see, principal, visible_run
 from shokunin.api.errors import ApiError, json_object
 from shokunin.runs import InvalidThreadId, Runner, check_thread_id, new_thread_id
 from shokunin.tools import (
@@ -166,6 +166,9 @@ async def execution_request(request: Request, name: str) -> tuple[str, dict[str,
         raise ApiError(422, str(exc), "bad_thread_id") from None
     except ToolError as exc:
         raise _tool_api_error(exc) from None
+    thread = await _runner(request).store.thread_summary(thread_id)
+    if thread is not None and not may_see(principal(request), thread):
+        raise ApiError(404, f"no thread {thread_id!r}", "not_found")
     return thread_id, {"tool": info.name, "args": args, "timeout": timeout}
 
 
