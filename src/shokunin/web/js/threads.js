@@ -67,12 +67,13 @@ export function toWire(message) {
       const image = { type: "image", content: data.data_base64, format: data.format, ...tag };
       return data.path ? { ...image, path: data.path } : image;
     }
-    case "error": {
-      // The socket marks a cancelled run's error "cancelled", the history "run_cancelled".
-      const code = data.code === "run_cancelled" ? "cancelled" : data.code;
-      const error = { type: "error", content: String(data.message ?? ""), ...tag };
-      return code ? { ...error, code } : error;
-    }
+    case "error":
+      // A failed or cancelled run's end, worded as the socket words it.
+      if (data.code === "run_failed") return { type: "error", content: `Error processing request: ${data.message}`, ...tag };
+      if (data.code === "run_cancelled") return { type: "error", content: "Cancelled", code: "cancelled", ...tag };
+      return data.code
+        ? { type: "error", content: String(data.message ?? ""), code: data.code, ...tag }
+        : { type: "error", content: String(data.message ?? ""), ...tag };
     default:
       return null;
   }

@@ -92,7 +92,7 @@ class Workbench {
     this.threadId = id;
     this.started = !fresh;
     this.showRoute();
-    this.client.open(null); // the old thread's socket goes now, before its messages mix in
+    this.client.reset(); // the old thread's socket goes now, before its messages mix in
     this.chat.clear(fresh ? "chat.empty" : "chat.loadingHistory");
     this.images.clear();
     this.debug.clear();

@@ -23,15 +23,21 @@ export class WsClient extends EventTarget {
     this.timer = null;
   }
 
-  /** Point the client at a thread's URL (null: none yet). The old socket goes (its runs go
-   *  on on the server), and with it what was seen. Connects unless paused. */
-  open(url) {
+  /** Forget the thread: the socket goes (its runs go on on the server), and with it what
+   *  was seen and followed. */
+  reset() {
     this.drop();
-    this.url = url;
+    this.url = null;
     this.seen = new Set();
     this.activeRun = null;
     this.pending = 0;
     this.updateRunning();
+  }
+
+  /** Talk on a thread's socket URL; connects now unless paused. */
+  open(url) {
+    this.drop();
+    this.url = url;
     if (!this.paused) this.resume();
   }
 
@@ -143,6 +149,8 @@ export class WsClient extends EventTarget {
       // The server has no run for us (e.g. a restart failed it): stop waiting for one.
       this.activeRun = null;
       this.pending = 0;
+    } else if (data.type === "error" && data.code === "not_found") {
+      this.activeRun = null; // the run we asked to replay is unknown to the server
     }
     this.dispatch("message", data);
     this.updateRunning();
