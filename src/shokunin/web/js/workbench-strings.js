@@ -44,7 +44,7 @@ export const STRINGS = {
     "threads.none": "まだ会話がありません",
     "threads.failed": "会話一覧を取得できませんでした: {error}",
     "threads.untitled": "(無題)",
-    "threads.runs": "{count} 回",
+    "threads.runs": "実行 {count} 回",
     "threads.current": "表示中",
   },
   en: {
@@ -89,7 +89,7 @@ export const STRINGS = {
     "threads.none": "No conversations yet",
     "threads.failed": "Could not load the conversations: {error}",
     "threads.untitled": "(untitled)",
-    "threads.runs": "{count} runs",
+    "threads.runs": "runs: {count}",
     "threads.current": "open",
   },
 };
