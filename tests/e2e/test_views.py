@@ -165,3 +165,16 @@ def test_a_view_cannot_take_another_views_string(ui) -> None:
     }""")
     assert "nav.workbench" in error
     assert page.locator(".nav a").count() == 2
+
+
+def test_a_message_sent_just_before_leaving_is_not_lost(ui) -> None:
+    """Leaving the Workbench right after sending: its socket stays until the run starts
+    (closing earlier would drop the queued message on the server)."""
+    page = ui.open()
+    ui.wait_connected()
+    page.evaluate("window.shokunin.ws.send('highlight Kitchen'); location.hash = '#/tools'")
+    page.wait_for_function("window.shokunin.ws.ws === null")
+    page.click('.nav a[data-view="workbench"]')
+    page.wait_for_selector(".debug-entry.done")
+    assert page.locator(".msg.user").all_inner_texts() == ["highlight Kitchen"]
+    assert ui.map_state()["highlighted"] == ["Kitchen"]
