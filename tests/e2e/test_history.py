@@ -120,6 +120,21 @@ def test_new_conversation_starts_empty_and_a_reload_keeps_it_new(ui) -> None:
     assert page.locator(".thumb").count() == 0 and ui.map_state()["rectangles"] == []
 
 
+
+def test_a_deleted_thread_reopens_as_a_new_conversation(ui, threads_api) -> None:
+    page = ui.open()
+    ui.wait_connected()
+    ui.send("highlight Kitchen")
+    thread = page.evaluate("localStorage.getItem('shokunin.workbench.thread')")
+    assert httpx.delete(f"{ui.server.url}/api/threads/{thread}").status_code == 204
+    page.reload()
+    ui.wait_connected()
+    page.wait_for_function("location.hash === '#/workbench'")
+    assert page.locator(".msg").count() == 0 and page.locator(".chat-empty").is_visible()
+    assert page.evaluate("localStorage.getItem('shokunin.workbench.thread')") is None
+    ui.send("2Fを表示")
+    assert page.url.endswith(f"#/workbench/{thread}")  # the id is free again: used anew
+
 # A thread as CONTRACTS.md's GET /api/threads/{id}/messages gives it, with every kind.
 MESSAGES = [
     {"run_id": "r1", "seq": 0, "role": "user", "type": "user_message",

@@ -178,3 +178,20 @@ def test_a_message_sent_just_before_leaving_is_not_lost(ui) -> None:
     page.wait_for_selector(".debug-entry.done")
     assert page.locator(".msg.user").all_inner_texts() == ["highlight Kitchen"]
     assert ui.map_state()["highlighted"] == ["Kitchen"]
+
+
+def test_a_tool_try_goes_on_while_another_view_is_shown(make_page, tools_server) -> None:
+    ui = make_page(tools_server, locale="en-US")
+    page = ui.open("#/tools")
+    page.click('.tool-card[data-tool="probe"]')
+    page.fill('.field[data-field="steps"] input', "1")
+    page.select_option('.field[data-field="mode"] select', label="wait_abort")
+    page.click(".run-button")
+    page.wait_for_selector(".abort-button:not([disabled])")
+    page.click('.nav a[data-view="workbench"]')
+    ui.wait_connected()
+    page.click('.nav a[data-view="tools"]')
+    assert page.locator(".progress-list li").all_inner_texts() == ["step 1"]
+    page.click(".abort-button")  # the same run, still going
+    page.wait_for_selector(".result-box:not([hidden])")
+    assert page.locator(".try-card .run-state").inner_text() == "Aborted"

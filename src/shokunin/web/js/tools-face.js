@@ -1,6 +1,7 @@
 // The Tools view's entry in the view registry: its markup, and loading the tool list each
 // time the view is shown (nothing is fetched before). The rendering is ToolsView's. A "try"
-// still running when another view is shown goes on; its result is there on return.
+// still running when another view is shown goes on, and the list is then not reloaded on
+// return (a reload re-selects the tool, which aborts its run), so its result is there.
 // Its strings are still in i18n.js's table.
 
 import { ToolsView } from "./tools-view.js";
@@ -22,6 +23,7 @@ class ToolsFace {
       container.innerHTML = MARKUP;
       this.tools = new ToolsView(container);
     }
+    if (this.tools.run) return;
     ctx.setStatus("loading");
     await this.tools.load();
     // load() shows its own failure in the list; the shell's status says it too.

@@ -99,7 +99,6 @@ class Workbench {
     this.map.clearMap();
     this.map.clearArrows();
     if (!fresh) {
-      rememberThread(id);
       let history = null;
       let failure = null;
       try {
@@ -109,8 +108,17 @@ class Workbench {
       }
       if (load !== this.loads) return;
       this.chat.clear();
-      if (failure) this.chat.addError(t("chat.historyFailed", { error: failure.message }));
-      else this.showHistory(history);
+      if (failure) {
+        this.chat.addError(t("chat.historyFailed", { error: failure.message }));
+      } else if (!history.runs.length) {
+        // Unknown to the server (never used, or deleted): a new conversation under this id.
+        this.started = false;
+        forgetThread();
+        this.showRoute();
+      } else {
+        rememberThread(id);
+        this.showHistory(history);
+      }
     }
     this.client.open(socketUrl(id));
   }
