@@ -63,7 +63,6 @@ class Workbench {
       this.showRoute();
     }
     this.client.resume();
-    ctx.setStatus(this.client.status);
   }
 
   unmount() {

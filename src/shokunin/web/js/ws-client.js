@@ -53,11 +53,13 @@ export class WsClient extends EventTarget {
     this.paused = false;
     if (this.connected) {
       this.setStatus("connected");
-    } else if (!this.ws) {
+      return;
+    }
+    if (!this.ws) {
       clearTimeout(this.timer); // a reconnect waiting after a drop: now instead
-      this.setStatus("connecting");
       if (this.url) this.connect();
     }
+    this.setStatus("connecting");
   }
 
   /** Close the socket without a reconnect. */
