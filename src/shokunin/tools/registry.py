@@ -39,12 +39,16 @@ class ToolRegistry:
     """Discovers tools from folders (builtin first), keeps their settings, runs them.
 
     Discovery is synchronous and happens on construction and ``reload()``; a broken tool is
-    listed with its reason and never stops the others.
+    listed with its reason and never stops the others. Each reason is logged as a warning
+    unless ``log_unavailable`` is false (a face that shows the reasons itself, like the CLI,
+    would otherwise print each one twice).
     """
 
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
-                 workspace_root: Path, default_timeout: float = 120.0) -> None:
+                 workspace_root: Path, default_timeout: float = 120.0,
+                 log_unavailable: bool = True) -> None:
         self.roots = list(roots)
+        self.log_unavailable = log_unavailable
         self.settings = SettingsStore(settings_file)
         self.workspace_root = workspace_root
         self.default_timeout = default_timeout
@@ -55,12 +59,12 @@ class ToolRegistry:
         self.reload()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ToolRegistry:
+    def from_settings(cls, settings: Settings, *, log_unavailable: bool = True) -> ToolRegistry:
         roots: list[tuple[Path, Source]] = [(settings.builtin_tools_dir, "builtin")]
         roots += [(Path(d), "user") for d in settings.tools_dirs]
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
-                   default_timeout=settings.tool_timeout_sec)
+                   default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable)
 
     @property
     def user_dirs(self) -> builtins.list[Path]:
@@ -77,8 +81,9 @@ class ToolRegistry:
                 tool.info.status = "error"
                 tool.info.error = (f"duplicate tool name {candidate.name!r}: already loaded "
                                    f"from {tools[candidate.name].tool_dir}")
-                log.warning("tool %s (%s): %s", candidate.name, candidate.tool_dir,
-                            tool.info.error)
+                if self.log_unavailable:
+                    log.warning("tool %s (%s): %s", candidate.name, candidate.tool_dir,
+                                tool.info.error)
                 shadowed.append(tool)  # listed with its reason; the first keeps the name
                 continue
             function = tool.info.function_name
@@ -88,7 +93,7 @@ class ToolRegistry:
                                    f"tool {by_function[function].name!r}")
             elif tool.info.ok and function:
                 by_function[function] = tool
-            if not tool.info.ok:
+            if not tool.info.ok and self.log_unavailable:
                 log.warning("tool %s is unavailable: %s", candidate.name, tool.info.error)
             tools[candidate.name] = tool
         self._executor.stop_workers()
