@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
+    MAX_TIMEOUT_SEC,
     TIMEOUT_KEY,
     SettingsStore,
     mask_deep,
@@ -47,6 +49,9 @@ class ToolRegistry:
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
                  workspace_root: Path, default_timeout: float = 120.0,
                  log_unavailable: bool = True) -> None:
+        if not _valid_timeout(default_timeout):
+            raise ValueError(f"the default tool timeout must be a number of seconds above 0 and "
+                             f"at most {MAX_TIMEOUT_SEC:g}, not {default_timeout!r}")
         self.roots = list(roots)
         self.log_unavailable = log_unavailable
         self.settings = SettingsStore(settings_file)
@@ -107,11 +112,15 @@ class ToolRegistry:
         return self._tool(name).info
 
     def get_settings(self, name: str) -> dict[str, Any]:
-        """``{"schema", "values"}`` with secrets masked: safe to send anywhere."""
+        """``{"schema", "values", "errors"}`` with secrets masked: safe to send anywhere.
+
+        ``errors`` maps a field whose stored value is unusable (the default is used) to why.
+        """
         tool = self._tool(name)
         schema = self._schema(tool)
         return {"schema": self.settings.schema_view(tool.name, schema),
-                "values": self.settings.masked(tool.name, schema)}
+                "values": self.settings.masked(tool.name, schema),
+                "errors": self.settings.problems(tool.name, schema)}
 
     def save_settings(self, name: str, values: Any) -> dict[str, Any]:
         """Validate and store; returns the masked values. Raises SettingsInvalid."""
@@ -160,8 +169,9 @@ class ToolRegistry:
         secrets = self.settings.secrets(tool.name, schema)
         if timeout is None:
             timeout = float(values.get(TIMEOUT_KEY) or self.default_timeout)
-        if timeout <= 0:
-            return failure("timeout must be a positive number of seconds", execution_id)
+        if not _valid_timeout(timeout):
+            return failure(f"timeout must be a number of seconds above 0 and at most "
+                           f"{MAX_TIMEOUT_SEC:g}", execution_id)
         try:
             assert tool.check_args is not None
             tool.check_args(args)
@@ -208,6 +218,11 @@ class ToolRegistry:
 
     def _schema(self, tool: LoadedTool) -> dict[str, dict[str, Any]]:
         return with_reserved(tool.settings_schema, self.default_timeout)
+
+
+def _valid_timeout(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and 0 < value <= MAX_TIMEOUT_SEC)
 
 
 def _safe_progress(progress: Progress | None, secrets: builtins.list[str]) -> Progress:
