@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from shokunin.cli import tools as tools_cli
 from shokunin.cli.app import app
 from shokunin.tools import MASK
-from tests.tools.conftest import PROBE, SEED_TEMPLATE, make_tool
+from tests.tools.conftest import DATA, PROBE, SEED_TEMPLATE, make_tool
 
 runner = CliRunner()
 LONG_NAME = "unit_converter_for_metric_and_imperial_x"  # 40 characters
@@ -186,3 +187,25 @@ def test_new_scaffolds_the_seed_template(tools: Path) -> None:
     assert code == 1 and "refusing to overwrite" in out
     code, out = invoke("new", "Bad-Name")
     assert code == 1 and "invalid tool name" in out
+
+
+def test_settings_of_the_contract_types_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tool"
+    shutil.copytree(DATA / "contract_tools", root)
+    monkeypatch.setenv("SHOKUNIN_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SHOKUNIN_TOOLS_DIRS", json.dumps([str(root)]))
+    monkeypatch.setenv("SHOKUNIN_TOOL_SETTINGS_FILE", str(tmp_path / "s.json"))
+    code, out = invoke("settings", "unit_convert", "--set", "system=imperial", "--set",
+                       "precision=3", "--set", "show_formula=false", "--set",
+                       "api_token=tok-cli-1")
+    assert code == 0 and "tok-cli-1" not in out
+    assert json.loads((tmp_path / "s.json").read_text())["unit_convert"] == {
+        "system": "imperial", "precision": 3, "show_formula": False, "api_token": "tok-cli-1"}
+    code, out = invoke("settings", "unit_convert", "--set", "system=nautical")
+    assert code == 1 and "must be one of 'metric', 'imperial'" in out
+    code, out = invoke("list")
+    assert _row(out, "unit_convert")[4] == "ok" and "template" not in out
+    code, out = invoke("show", "unit_convert")
+    assert out.startswith("[svg] 単位変換") and "<svg" not in out

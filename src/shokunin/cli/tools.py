@@ -308,8 +308,12 @@ def _parse_assignment(item: str, schema: dict[str, dict[str, Any]]) -> tuple[str
     key, sep, text = item.partition("=")
     if not sep:
         raise SettingsInvalid({item: "expected key=value"})
-    kind = schema.get(key, {}).get("type")
-    if kind in ("integer", "number", "boolean"):
+    spec = schema.get(key, {})
+    if spec.get("type") == "select":  # an option's value, or its text form (--set size=2)
+        for option in spec.get("options", []):
+            if text in (option["value"], json.dumps(option["value"]), str(option["value"])):
+                return key, option["value"]
+    if spec.get("type") in ("integer", "number", "boolean"):
         with contextlib.suppress(ValueError):  # else the store says "must be a <type>"
             return key, json.loads(text)
     return key, text

@@ -28,6 +28,7 @@ from shokunin.tools.settings_store import (
     mask_text,
     with_reserved,
 )
+from shokunin.tools.worker import progress_text
 
 if TYPE_CHECKING:
     from shokunin.config import Settings
@@ -225,12 +226,14 @@ def _valid_timeout(value: Any) -> bool:
             and math.isfinite(value) and 0 < value <= MAX_TIMEOUT_SEC)
 
 
-def _safe_progress(progress: Progress | None, secrets: builtins.list[str]) -> Progress:
-    def report(message: Any) -> None:
+def _safe_progress(progress: Progress | None, secrets: builtins.list[str]
+                   ) -> Callable[..., None]:
+    """The tool's ``message_callback``: always present, however the tool calls it."""
+    def report(*args: Any, **kwargs: Any) -> None:
         if progress is None:
             return
         try:
-            progress(mask_text(str(message), secrets))
+            progress(mask_text(progress_text(*args, **kwargs), secrets))
         except Exception:  # a broken listener must not fail the tool
             log.exception("progress listener failed")
 
