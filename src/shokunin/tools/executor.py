@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from shokunin.tools import venv
+from shokunin.tools import leak_guard, venv
 from shokunin.tools.child import Worker, WorkerPool
 from shokunin.tools.errors import ToolLoadError, VenvError, WorkerDied
 from shokunin.tools.loader import LoadedTool
+from shokunin.tools.masking import mask_text
 from shokunin.tools.results import ABORTED_MESSAGE, failure, finish
 from shokunin.tools.runtime import Runtime
-from shokunin.tools.settings_store import mask_text
 
 log = logging.getLogger(__name__)
 ABORT_GRACE_SEC = 2.0  # how long a tool gets to notice its abort_event and return
@@ -118,7 +118,8 @@ class Executor:
 
         def target() -> None:
             try:
-                outcome: tuple[bool, Any] = (True, execute(call.args, context))
+                with leak_guard.captured(tool.name, call.secrets):  # its print()s: to the log
+                    outcome: tuple[bool, Any] = (True, execute(call.args, context))
             except BaseException as exc:  # a tool's SystemExit is a failure too
                 outcome = (False, exc)
             with contextlib.suppress(RuntimeError):

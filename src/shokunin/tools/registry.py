@@ -12,20 +12,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from shokunin.events import BaseEvent
-from shokunin.tools import venv
+from shokunin.tools import leak_guard, venv
 from shokunin.tools.discovery import Source, discover
 from shokunin.tools.errors import InvalidArguments, ToolError, ToolNotFound, ToolUnavailable
 from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
+from shokunin.tools.masking import mask_deep, mask_text
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
     MAX_TIMEOUT_SEC,
     TIMEOUT_KEY,
     SettingsStore,
-    mask_deep,
-    mask_text,
     with_reserved,
 )
 from shokunin.tools.worker import progress_text
@@ -62,6 +63,7 @@ class ToolRegistry:
         self._tools: dict[str, LoadedTool] = {}
         self._by_function: dict[str, LoadedTool] = {}
         self._shadowed: builtins.list[LoadedTool] = []
+        leak_guard.install_log_masking()
         self.reload()
 
     @classmethod
@@ -104,6 +106,8 @@ class ToolRegistry:
             tools[candidate.name] = tool
         self._executor.stop_workers()
         self._tools, self._by_function, self._shadowed = tools, by_function, shadowed
+        for tool in tools.values():
+            self._secrets(tool)
 
     def list(self) -> builtins.list[ToolInfo]:
         return [tool.info for tool in [*self._tools.values(), *self._shadowed]]
@@ -128,6 +132,7 @@ class ToolRegistry:
         tool = self._tool(name)
         schema = self._schema(tool)
         self.settings.save(tool.name, schema, values)
+        self._secrets(tool)
         return self.settings.masked(tool.name, schema)
 
     def validate_args(self, name: str, args: Any) -> None:
@@ -167,7 +172,7 @@ class ToolRegistry:
         execution_id = execution_id or uuid.uuid4().hex
         schema = self._schema(tool)
         values = self.settings.effective(tool.name, schema)
-        secrets = self.settings.secrets(tool.name, schema)
+        secrets = self._secrets(tool)
         if timeout is None:
             timeout = float(values.get(TIMEOUT_KEY) or self.default_timeout)
         if not _valid_timeout(timeout):
@@ -220,6 +225,12 @@ class ToolRegistry:
     def _schema(self, tool: LoadedTool) -> dict[str, dict[str, Any]]:
         return with_reserved(tool.settings_schema, self.default_timeout)
 
+    def _secrets(self, tool: LoadedTool) -> builtins.list[str]:
+        """The tool's secret texts, also handed to the log and stdout guards."""
+        secrets = self.settings.secrets(tool.name, self._schema(tool))
+        leak_guard.remember(secrets)
+        return secrets
+
 
 def _valid_timeout(value: Any) -> bool:
     return (isinstance(value, int | float) and not isinstance(value, bool)
@@ -233,7 +244,8 @@ def _safe_progress(progress: Progress | None, secrets: builtins.list[str]
         if progress is None:
             return
         try:
-            progress(mask_text(progress_text(*args, **kwargs), secrets))
+            with leak_guard.uncaptured():
+                progress(mask_text(progress_text(*args, **kwargs), secrets))
         except Exception:  # a broken listener must not fail the tool
             log.exception("progress listener failed")
 
@@ -248,7 +260,12 @@ def _checked_emit(
             raise TypeError("emit() takes a shokunin.events Event, "
                             f"not {type(event).__name__}")
         if secrets:  # a tool's events reach clients: no secret goes with them
-            event = type(event).model_validate(mask_deep(event.model_dump(), secrets))
-        emit(event)
+            try:
+                event = type(event).model_validate(mask_deep(event.model_dump(), secrets))
+            except ValidationError:  # a number field held a secret: the mask cannot go there
+                raise ValueError("this event carries a secret setting value in a field that "
+                                 "cannot be masked; it was not sent") from None
+        with leak_guard.uncaptured():
+            emit(event)
 
     return checked

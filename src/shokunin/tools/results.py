@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from shokunin.tools.settings_store import mask_deep
+from shokunin.tools.masking import mask_deep
 
 ABORTED_MESSAGE = "中断されました"
 

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from shokunin.tools.errors import SettingsInvalid
+from shokunin.tools.masking import MASK, ordered, secret_strings
 from shokunin.tools.settings_schema import check_value
 
 log = logging.getLogger(__name__)
-MASK = "********"
 TIMEOUT_KEY = "timeout_sec"
 MAX_TIMEOUT_SEC = 86400.0
 
@@ -40,25 +40,6 @@ def with_reserved(schema: Schema, default_timeout: float) -> dict[str, dict[str,
                                   "default": default_timeout, "min": 0.1,
                                   "max": MAX_TIMEOUT_SEC})
     return full
-
-
-def mask_text(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, MASK)
-    return text
-
-
-def mask_deep(value: Any, secrets: list[str]) -> Any:
-    """Replace every secret found in any string inside ``value`` (keys too)."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return mask_text(value, secrets)
-    if isinstance(value, dict):
-        return {mask_deep(k, secrets): mask_deep(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [mask_deep(v, secrets) for v in value]
-    return value
 
 
 class SettingsStore:
@@ -102,9 +83,10 @@ class SettingsStore:
         return values, problems
 
     def secrets(self, tool: str, schema: Schema) -> list[str]:
+        """Every text the tool's secret values can appear as, longest first (``masking``)."""
         values = self.effective(tool, schema)
-        found = [str(values[k]) for k, spec in schema.items() if spec.get("secret") and values[k]]
-        return sorted(found, key=len, reverse=True)  # longest first: no partial unmasking
+        return ordered(text for key, spec in schema.items() if spec.get("secret")
+                       for text in secret_strings(values[key]))
 
     def masked(self, tool: str, schema: Schema) -> dict[str, Any]:
         values = self.effective(tool, schema)
