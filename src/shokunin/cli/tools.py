@@ -53,7 +53,7 @@ def _echo_json(document: Any) -> None:
     typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
 
 
-def icon_text(icon: str | None) -> str:
+def _icon_text(icon: str | None) -> str:
     """A terminal cannot draw an inline SVG or fetch a URL: show a placeholder instead."""
     text = (icon or "").strip()
     head = text[:200].lower()
@@ -105,7 +105,7 @@ def _rich_list(tools: list[ToolInfo]) -> Table:
     table.add_column("status", no_wrap=True, min_width=6)
     for info in tools:
         status = "[green]ok[/green]" if info.ok else "[red]error[/red]"
-        table.add_row(escape(icon_text(info.icon)), escape(info.name),
+        table.add_row(escape(_icon_text(info.icon)), escape(info.name),
                       escape(info.function_name or "-"), escape(info.title or "-"), info.source,
                       "yes" if info.has_venv else "", status)
     return table
@@ -139,7 +139,7 @@ def show(name: str, as_json: bool = typer.Option(False, "--json", help=JSON_HELP
         _plain_show(info, settings)
         return
     console.print(Panel(escape(info.description or ""),
-                        title=f"{escape(icon_text(info.icon))} {escape(info.title or info.name)}"))
+                        title=f"{escape(_icon_text(info.icon))} {escape(info.title or info.name)}"))
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
@@ -161,7 +161,7 @@ def _facts(info: ToolInfo) -> list[tuple[str, str]]:
 
 
 def _plain_show(info: ToolInfo, settings: dict[str, Any]) -> None:
-    typer.echo(f"{icon_text(info.icon)} {info.title or info.name}".strip())
+    typer.echo(f"{_icon_text(info.icon)} {info.title or info.name}".strip())
     if info.description:
         typer.echo(info.description)
     for key, value in _facts(info):

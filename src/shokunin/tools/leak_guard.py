@@ -44,10 +44,6 @@ def remember(secrets: Iterable[str]) -> None:
             _known = ordered([*_known, *new])
 
 
-def known() -> list[str]:
-    return _known
-
-
 def install_log_masking() -> None:
     """Mask every log record of the process from now on (idempotent)."""
     global _installed
