@@ -96,25 +96,12 @@ class Kernel:
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        (self.folder / "work").mkdir(exist_ok=True)
-        stash = self.folder.parent / f"{self.folder.name}.stash"
-        stash.mkdir(mode=0o700, exist_ok=True)
-        if self.walls.mpl_cache:
-            shutil.copytree(self.walls.mpl_cache, self.folder / "mpl", dirs_exist_ok=True)
-        if is_root():
-            _chown_tree(self.folder, self.uid)
-        connection = self.folder / "connection.json"
-        config = {"uid": self.uid, "gid": self.uid, "limits": self.walls.limits(),
-                  "stash": str(stash), "hide": list(self.walls.hide),
-                  "expose": list(self.walls.expose),
-                  "chown": [str(connection)], "cwd": str(self.folder / "work")}
-        argv = [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--",
-                sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
                 "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True",
                 f"--IPKernelApp.exec_files={HERE / 'kernel_startup.py'}"]
-        spec = KernelSpec(argv=argv, display_name="shokunin", language="python",
-                          interrupt_mode="signal")
+        connection = self.folder / "connection.json"
+        spec = KernelSpec(argv=self._walled(argv, [connection]), display_name="shokunin",
+                          language="python", interrupt_mode="signal")
         self._km = AsyncKernelManager(
             kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(self.folder / "ipc"),
             connection_file=str(connection))
@@ -127,6 +114,33 @@ class Kernel:
             await self.close()
             raise KernelDied(f"the kernel did not start: {exc}") from exc
         self.state = KernelState.READY
+
+    async def probe(self, code: str) -> str | None:
+        """Run ``code`` with ``python -c`` behind the same walls as a kernel; None when it
+        succeeds, else what it printed on stderr. Checks, in a few milliseconds, that a
+        kernel can start here."""
+        argv = self._walled([sys.executable, "-c", code])
+        proc = await asyncio.create_subprocess_exec(
+            *argv, env=self._env(), cwd=str(self.folder), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        _, err = await proc.communicate()
+        return None if proc.returncode == 0 else err.decode(errors="replace").strip()
+
+    def _walled(self, argv: list[str], chown: list[Path] | None = None) -> list[str]:
+        """The launcher's command line that walls the process in, then execs ``argv``."""
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (self.folder / "work").mkdir(exist_ok=True)
+        stash = self.folder.parent / f"{self.folder.name}.stash"
+        stash.mkdir(mode=0o700, exist_ok=True)
+        if self.walls.mpl_cache:
+            shutil.copytree(self.walls.mpl_cache, self.folder / "mpl", dirs_exist_ok=True)
+        if is_root():
+            _chown_tree(self.folder, self.uid)
+        config = {"uid": self.uid, "gid": self.uid, "limits": self.walls.limits(),
+                  "stash": str(stash), "hide": list(self.walls.hide),
+                  "expose": list(self.walls.expose),
+                  "chown": [str(p) for p in chown or []], "cwd": str(self.folder / "work")}
+        return [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--", *argv]
 
     def _env(self) -> dict[str, str]:
         """Built from nothing, so no server secret can leak into the kernel."""

@@ -50,8 +50,9 @@ def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
     """Private network and mounts; the real tree stays reachable, for root only, at stash.
 
     Each folder in ``hide`` becomes an empty tmpfs, each file /dev/null; a path of
-    ``expose`` inside a hidden folder (the Python installation under /root, say) is bound
-    back in, so the kernel can run without seeing what lies beside it.
+    ``expose`` inside a hidden folder (the Python installation under /root or under a 0700
+    folder, say) is bound back, so the kernel can run without seeing what lies beside it.
+    A hidden path inside an exposed one is hidden again, so exposing never uncovers.
     """
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
@@ -59,14 +60,26 @@ def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
     # which sits in a root-only folder, so the kernel itself cannot walk through it.
     _mount("/", stash, None, MS_BIND | MS_REC)
     for path in hide:
-        if os.path.isdir(path):
-            _mount("tmpfs", path, "tmpfs", 0, "size=64k,mode=0755")
-        elif os.path.exists(path):
-            _mount("/dev/null", path, None, MS_BIND)
+        _hide(path)
+    os.umask(0o022)  # mount points made below must be traversable by the kernel's uid
     for path in expose:
-        if any(path.startswith(h.rstrip("/") + "/") for h in hide) and os.path.isdir(stash + path):
+        if _inside(path, hide) and os.path.isdir(stash + path):
             os.makedirs(path, exist_ok=True)
             _mount(stash + path, path, None, MS_BIND | MS_REC)
+    for path in hide:
+        if _inside(path, expose):
+            _hide(path)
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _hide(path: str) -> None:
+    if os.path.isdir(path):
+        _mount("tmpfs", path, "tmpfs", 0, "size=64k,mode=0755")
+    elif os.path.exists(path):
+        _mount("/dev/null", path, None, MS_BIND)
 
 
 def isolate_unprivileged() -> bool:

@@ -23,6 +23,13 @@ from typing import Any
 
 from shokunin import events
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
+from shokunin.sandbox.exposure import (
+    HERE,
+    KERNEL_MODULES,
+    blocked_ancestors,
+    diagnose,
+    install_paths,
+)
 from shokunin.sandbox.kernel import Kernel, KernelDied, Walls, is_root, remove_folder
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
@@ -31,6 +38,21 @@ log = logging.getLogger(__name__)
 
 UID_BASE = 620_000  # kernels run as uids from here on (root only); no passwd entry needed
 UID_SPAN = 60_000
+# Run as a kernel would be, behind its walls: can the interpreter start and read what a
+# kernel imports?
+PROBE = """
+import importlib.util, sys
+for name in {modules!r}:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin:
+        sys.exit(f"cannot import {{name}}: not found or not readable")
+    open(spec.origin, "rb").close()
+open({startup!r}, "rb").close()
+"""
+
+
+class SandboxUnavailable(RuntimeError):
+    """Kernels cannot start on this machine; the message says why and what to do."""
 
 
 class Sandbox:
@@ -50,10 +72,48 @@ class Sandbox:
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
-        """Prepare the runtime folder and fill the warm pool (in the background)."""
+        """Prepare the runtime folder, check that a kernel can start here, and fill the
+        warm pool (in the background).
+
+        Raises SandboxUnavailable, saying why and what to do, when kernels cannot start
+        (e.g. a root server whose Python installation other users cannot read): a server
+        that would fail at every cell does not start.
+        """
         self._ensure_runtime()
+        try:
+            await self._check_kernels_start()
+        except BaseException:
+            await self.shutdown()
+            raise
         self._pool.fill()
         self._reaper = asyncio.create_task(self._reap_idle())
+
+    async def _check_kernels_start(self) -> None:
+        assert self._root is not None and self._walls is not None
+        if is_root() and blocked_ancestors([str(self._root)]):
+            raise SandboxUnavailable(
+                f"kernels cannot reach their folders under {self._root.parent}: other users "
+                "cannot enter one of its parent folders. Set TMPDIR to a folder every user "
+                "can enter (e.g. /tmp).")
+        uid = self._allocate_uid()
+        probe = Kernel(self._root / f"k{uid}", uid, self._walls)
+        try:
+            error = await probe.probe(PROBE.format(modules=KERNEL_MODULES,
+                                                   startup=str(HERE / "kernel_startup.py")))
+        finally:
+            await self._discard(probe)
+        if error is None:
+            return
+        reason = error.splitlines()[-1] if error else "the probe failed"
+        fault = diagnose(list(self._walls.hide)) if is_root() else None
+        if fault is None:
+            raise SandboxUnavailable(f"the Python sandbox cannot start a kernel: {reason}")
+        raise SandboxUnavailable(
+            f"the Python sandbox cannot start a kernel: {reason}. Kernels of a root server "
+            f"run as their own unprivileged uid, and {fault}. Make the installation "
+            f"readable by other users (chmod -R a+rX {sys.prefix}; parent folders may stay "
+            "0700), or install shokunin with umask 022, or run the server as a non-root "
+            "user (fewer walls: see README, The Python sandbox).")
 
     def _ensure_runtime(self) -> None:
         if self._root is not None:
@@ -72,8 +132,10 @@ class Sandbox:
         secrets = [Path(s.data_dir), Path.home(), Path(".env"),
                    Path(getattr(s, "tool_settings_file", ".env")).parent]
         hide = {str(p.resolve()) for p in secrets if p.resolve() != Path("/")}
-        package = Path(__file__).resolve().parents[2]
-        expose = {str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix, package)}
+        expose = install_paths()
+        # A folder other users cannot enter above the installation (a checkout under
+        # /root or a 0700 mktemp folder) is covered too, and the installation bound back.
+        hide.update(blocked_ancestors(expose))
         return Walls(memory_mb=int(s.sandbox_memory_mb), cpu_sec=int(s.sandbox_cpu_sec),
                      max_procs=int(s.sandbox_max_procs), file_mb=int(s.sandbox_file_mb),
                      hide=tuple(sorted(hide)), expose=tuple(sorted(expose)),
