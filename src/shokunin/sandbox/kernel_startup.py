@@ -21,9 +21,13 @@ def _shokunin_setup() -> None:
     import pandas as pd
 
     try:
-        import japanize_matplotlib  # noqa: F401  (registers IPAexGothic as the font)
+        import matplotlib_fontja  # noqa: F401  (adds its bundled IPAexGothic, selects it)
     except ImportError:  # fall back to any installed CJK font
         matplotlib.rcParams["font.family"] = ["Noto Sans CJK JP", "IPAexGothic", "sans-serif"]
+    else:
+        # Notebooks often say `import japanize_matplotlib` (the unmaintained package this
+        # one forked, which needs distutils): same effect, so let it name this one.
+        sys.modules.setdefault("japanize_matplotlib", matplotlib_fontja)
     matplotlib.rcParams["axes.unicode_minus"] = False
 
     ip = get_ipython()
