@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import enum
 import json
+import logging
 import os
 import queue
 import shutil
@@ -28,6 +29,7 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from shokunin.sandbox.artifacts import OutputCollector
 from shokunin.sandbox.contracts import ExecResult
 
+log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 INTERRUPT_GRACE_SEC = 3.0
 POLL_SEC = 0.1
@@ -35,6 +37,16 @@ POLL_SEC = 0.1
 
 class KernelDied(RuntimeError):
     """The kernel process is gone (out of memory, killed, crashed)."""
+
+
+class CellStopped(Exception):
+    """A cell stopped before it finished, on its deadline or an abort; ``partial`` holds
+    what it produced until then."""
+
+    def __init__(self, reason: str, partial: ExecResult) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.partial = partial
 
 
 class KernelState(enum.Enum):
@@ -93,6 +105,7 @@ class Kernel:
         self.lock = asyncio.Lock()
         self._km: AsyncKernelManager | None = None
         self._kc: Any = None
+        self._settling: asyncio.Future[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
@@ -198,7 +211,10 @@ class Kernel:
         await self.run_internal(f"_shokunin_context({str(path)!r})")
 
     async def run_internal(self, code: str) -> None:
-        result = await self.execute(code, timeout=30, max_output_chars=4000, silent=True)
+        try:
+            result = await self.execute(code, timeout=30, max_output_chars=4000, silent=True)
+        except CellStopped as stop:
+            raise KernelDied(f"sandbox setup did not finish ({stop.reason})") from None
         if not result.ok:
             raise KernelDied(f"sandbox setup failed: {result.error_type}: "
                              f"{result.error_message}")
@@ -212,28 +228,45 @@ class Kernel:
             await self.assign(self.workspace)
 
     async def close(self) -> None:
+        settling, self._settling = self._settling, None
+        if settling is not None and settling is not asyncio.current_task():
+            settling.cancel()
+            with contextlib.suppress(BaseException):
+                await settling
+        group = self.pid
         if self._kc is not None:
             self._kc.stop_channels()
         if self._km is not None:
             with contextlib.suppress(Exception):
                 await self._km.shutdown_kernel(now=True)
             await self._km.cleanup_resources()
-        self._kill_uid()
+        self._kill_uid(group)
         self._kc = self._km = None
         self.state = KernelState.CLOSED
 
-    def _kill_uid(self) -> None:
-        """Kill whatever the kernel left behind (forked children): all run as its uid."""
-        if not is_root():
-            return
+    def _kill_uid(self, group: int | None, keep: int | None = None) -> list[int]:
+        """Kill whatever the kernel left behind (forked children): all run as its uid, in
+        its process ``group``. ``keep``: a pid to spare (the kernel itself). Returns the
+        pids killed."""
+        killed: list[int] = []
         for _ in range(5):
-            victims = [pid for pid in _pids_of(self.uid) if pid != os.getpid()]
+            victims = [pid for pid in self._strays(group)
+                       if pid not in (keep, os.getpid()) and pid not in killed]
             if not victims:
-                return
+                break
             for pid in victims:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
             time.sleep(0.02)
+        return killed
+
+    def _strays(self, group: int | None) -> list[int]:
+        if is_root():
+            return _pids_of(self.uid)
+        # Same uid as the server: only the kernel's own process group (it started a new
+        # session; its forks stay in it unless they start their own).
+        return [] if group is None else _pids_in_group(group)
 
     def is_alive(self) -> bool:
         provisioner = self._km.provisioner if self._km else None
@@ -243,7 +276,9 @@ class Kernel:
     # -- execution -------------------------------------------------------------------
     async def execute(self, code: str, *, timeout: float, max_output_chars: int,
                       abort: threading.Event | None = None, silent: bool = False) -> ExecResult:
-        """Run one cell. Raises KernelDied, TimeoutError, or InterruptedError on abort."""
+        """Run one cell. Raises KernelDied, or CellStopped (deadline or abort) with the
+        output collected until then."""
+        await self._settled()
         if self._kc is None or not self.is_alive():
             self.state = KernelState.DEAD
             raise KernelDied("the kernel is not running")
@@ -253,15 +288,28 @@ class Kernel:
         try:
             await self._collect(msg_id, collector, time.monotonic() + timeout, abort)
         except asyncio.CancelledError:
-            await asyncio.shield(self._stop_cell(msg_id))
+            # The next cell waits for this (_settled), even if the caller is cancelled
+            # again and leaves before the kernel is back: two readers of one channel
+            # would take each other's messages.
+            self._settling = asyncio.ensure_future(self._stop_cell(msg_id))
+            await asyncio.shield(self._settling)
             raise
-        except (TimeoutError, InterruptedError):
+        except (TimeoutError, InterruptedError) as exc:
             await self._stop_cell(msg_id)
-            raise
+            reason = "timeout" if isinstance(exc, TimeoutError) else "aborted"
+            raise CellStopped(reason, collector.result()) from None
         finally:
             self.last_used = time.monotonic()
         self.state = KernelState.READY
         return collector.result()
+
+    async def _settled(self) -> None:
+        settling = self._settling
+        if settling is None or settling is asyncio.current_task():
+            return  # (the stop itself runs internal cells)
+        self._settling = None
+        with contextlib.suppress(Exception):  # a failed stop leaves the kernel dead
+            await settling
 
     async def _collect(self, msg_id: str, collector: OutputCollector, deadline: float,
                        abort: threading.Event | None) -> None:
@@ -278,6 +326,9 @@ class Kernel:
                     self.state = KernelState.DEAD
                     raise KernelDied("the kernel died during execution") from None
                 continue
+            except ValueError as exc:  # a frame that is not a signed message: skip it
+                log.warning("kernel %s: dropped an iopub message: %s", self.uid, exc)
+                continue
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             if msg["header"]["msg_type"] == "status" \
@@ -288,18 +339,35 @@ class Kernel:
 
     async def _drain_reply(self, msg_id: str) -> None:
         with contextlib.suppress(queue.Empty):
-            while (await self._kc.get_shell_msg(timeout=1))["parent_header"].get(
-                    "msg_id") != msg_id:
-                pass
+            while True:
+                try:
+                    reply = await self._kc.get_shell_msg(timeout=1)
+                except ValueError:
+                    continue
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    return
 
     async def _stop_cell(self, msg_id: str) -> None:
-        """Interrupt; a kernel that does not come back to idle soon is replaced."""
+        """Interrupt the kernel, and kill what the cell started; a kernel that does not
+        come back to idle soon is replaced."""
         try:
-            await self._km.interrupt_kernel()
+            pid = self.pid
+            if pid is None or not self.is_alive():
+                raise KernelDied("the kernel is gone")
+            # The kernel alone: jupyter_client would signal its process group, and a
+            # fork of the kernel that gets SIGINT runs the kernel's own message loop on
+            # copies of its sockets, garbling what the kernel sends.
+            os.kill(pid, signal.SIGINT)
+            # What the cell started goes with it: left running, or as zombies, its forks
+            # hold the kernel's process slots, and a kernel that cannot start a thread
+            # loses its output (pyzmq and ipykernel start threads lazily).
+            killed = self._kill_uid(pid, keep=pid)
             sink = OutputCollector(1000)
             await self._collect(msg_id, sink, time.monotonic() + INTERRUPT_GRACE_SEC, None)
+            if killed:  # the kernel is their parent (or subreaper): only it can reap them
+                await self.run_internal(f"_shokunin_reap({killed!r})")
             self.state = KernelState.READY
-        except (TimeoutError, KernelDied):
+        except (TimeoutError, KernelDied, ProcessLookupError):
             await self.restart()
 
 
@@ -309,6 +377,16 @@ def _chown_tree(root: Path, uid: int) -> None:
         for name in dirs + files:
             with contextlib.suppress(FileNotFoundError):
                 os.chown(os.path.join(base, name), uid, uid, follow_symlinks=False)
+
+
+def _pids_in_group(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError):
+                if os.getpgid(int(entry.name)) == pgid:
+                    pids.append(int(entry.name))
+    return pids
 
 
 def _pids_of(uid: int) -> list[int]:

@@ -110,5 +110,22 @@ def _shokunin_context(path: str) -> None:
     get_ipython().user_ns.update(values)
 
 
+def _shokunin_reap(pids: list) -> None:
+    """Collect the processes the server killed after stopping a cell (its forks): until
+    their parent, this kernel, waits for them they hold its process slots."""
+    import os
+    import time
+
+    left, deadline = set(pids), time.monotonic() + 2
+    while left and time.monotonic() < deadline:
+        for pid in list(left):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    left.discard(pid)
+            except ChildProcessError:  # not (or no longer) a child of the kernel
+                left.discard(pid)
+        time.sleep(0.01)
+
+
 _shokunin_setup()
 del _shokunin_setup

@@ -27,6 +27,7 @@ CLONE_NEWNET = 0x40000000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+PR_SET_CHILD_SUBREAPER = 36
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -94,6 +95,12 @@ def isolate_unprivileged() -> bool:
     return True
 
 
+def become_subreaper() -> None:
+    """Orphans of the kernel's forks become the kernel's children, which it can reap:
+    zombies count against RLIMIT_NPROC until someone does."""
+    _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
 def apply_limits(limits: dict[str, int]) -> None:
     for name, value in limits.items():
         resource.setrlimit(LIMITS[name], (value, value))
@@ -110,6 +117,7 @@ def main(argv: list[str]) -> None:
     else:
         isolate_unprivileged()
     apply_limits(config["limits"])
+    become_subreaper()
     os.umask(0o077)
     if os.geteuid() == 0:
         os.setgroups([])

@@ -30,7 +30,14 @@ from shokunin.sandbox.exposure import (
     diagnose,
     install_paths,
 )
-from shokunin.sandbox.kernel import Kernel, KernelDied, Walls, is_root, remove_folder
+from shokunin.sandbox.kernel import (
+    CellStopped,
+    Kernel,
+    KernelDied,
+    Walls,
+    is_root,
+    remove_folder,
+)
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
 
@@ -263,22 +270,29 @@ class Sandbox:
                    abort: threading.Event | None) -> ExecResult:
         generation = kernel.generation
         try:
-            await kernel.inject(inp.context)
+            try:
+                await kernel.inject(inp.context)
+            except (TypeError, ValueError) as exc:
+                return ExecResult(ok=False, error_type="ContextError",
+                                  error_message=f"context cannot be sent to the kernel: {exc}")
             return await kernel.execute(inp.code, timeout=inp.timeout_sec,
                                         max_output_chars=inp.max_output_chars, abort=abort)
-        except (TypeError, ValueError) as exc:
-            return ExecResult(ok=False, error_type="ContextError",
-                              error_message=f"context cannot be sent to the kernel: {exc}")
-        except TimeoutError:
-            return ExecResult(ok=False, error_type="Timeout", error_message=(
-                f"execution exceeded {inp.timeout_sec} s and was stopped"
-                + ("" if kernel.generation == generation
-                   else "; the kernel did not stop and was restarted (variables lost)")))
-        except InterruptedError:
-            return ExecResult(ok=False, error_type="Interrupted",
-                              error_message="execution was aborted")
+        except CellStopped as stop:
+            if stop.reason == "aborted":
+                error_type, message = "Interrupted", "execution was aborted"
+            else:
+                error_type = "Timeout"
+                message = f"execution exceeded {inp.timeout_sec} s and was stopped"
+            if kernel.generation != generation:
+                message += "; the kernel did not stop and was restarted (variables lost)"
+            return stop.partial.model_copy(update={
+                "ok": False, "error_type": error_type, "error_message": message})
         except KernelDied as exc:
-            await kernel.restart()
+            try:
+                await kernel.restart()
+            except KernelDied as again:
+                return ExecResult(ok=False, error_type="KernelDied", error_message=(
+                    f"{exc}; no fresh kernel could start: {again}"))
             return ExecResult(ok=False, error_type="KernelDied", error_message=(
                 f"{exc} (out of memory or killed); a fresh kernel replaced it, "
                 "variables are lost"))
