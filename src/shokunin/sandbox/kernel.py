@@ -149,7 +149,8 @@ class Kernel:
             shutil.copytree(self.walls.mpl_cache, self.folder / "mpl", dirs_exist_ok=True)
         if is_root():
             _chown_tree(self.folder, self.uid)
-        config = {"uid": self.uid, "gid": self.uid, "limits": self.walls.limits(),
+        config = {"uid": self.uid, "gid": self.uid, "parent": os.getpid(),
+                  "limits": self.walls.limits(),
                   "stash": str(stash), "hide": list(self.walls.hide),
                   "expose": list(self.walls.expose),
                   "chown": [str(p) for p in chown or []], "cwd": str(self.folder / "work")}

@@ -10,7 +10,8 @@ kernel and everything the kernel starts, and none of it can be undone without pr
   switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
   cannot read or signal each other);
 - unprivileged: a user + network namespace when the system allows one, else nothing;
-- always: resource limits (address space, CPU time, processes, file size), umask 077.
+- always: resource limits (address space, CPU time, processes, file size), umask 077; the
+  kernel dies with the server (PR_SET_PDEATHSIG) and reaps its forks' orphans (subreaper).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import ctypes
 import json
 import os
 import resource
+import signal
 import sys
 
 CLONE_NEWNS = 0x00020000
@@ -27,6 +29,7 @@ CLONE_NEWNET = 0x40000000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -101,6 +104,15 @@ def become_subreaper() -> None:
     _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
+def die_with(parent: int) -> None:
+    """SIGKILL when the server goes, even by SIGKILL. Set after the change of uid, which
+    clears it. Linux ties it to the server's thread that started the kernel: jupyter_client
+    starts kernels on the event loop's thread, which lives as long as the server."""
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:  # the server died before the line above
+        os._exit(1)
+
+
 def apply_limits(limits: dict[str, int]) -> None:
     for name, value in limits.items():
         resource.setrlimit(LIMITS[name], (value, value))
@@ -123,6 +135,7 @@ def main(argv: list[str]) -> None:
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
+    die_with(config["parent"])
     os.chdir(config["cwd"])
     os.execve(kernel_argv[0], kernel_argv, os.environ)
 

@@ -12,10 +12,9 @@ import contextlib
 import logging
 import os
 import random
-import shutil
+import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,11 +39,10 @@ from shokunin.sandbox.kernel import (
 )
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
+from shokunin.sandbox.runtime import UID_BASE, UID_SPAN, Runtime, claim_uid
 
 log = logging.getLogger(__name__)
 
-UID_BASE = 620_000  # kernels run as uids from here on (root only); no passwd entry needed
-UID_SPAN = 60_000
 # Run as a kernel would be, behind its walls: can the interpreter start and read what a
 # kernel imports?
 PROBE = """
@@ -71,7 +69,8 @@ class Sandbox:
         self.idle_sec = float(settings.sandbox_idle_sec)
         self._kernels: dict[str, Kernel] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._uids: set[int] = set()
+        self._uids: dict[int, socket.socket] = {}  # uid -> its host-wide claim
+        self._runtime: Runtime | None = None
         self._root: Path | None = None
         self._walls: Walls | None = None
         self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
@@ -125,8 +124,9 @@ class Sandbox:
     def _ensure_runtime(self) -> None:
         if self._root is not None:
             return
-        self._root = Path(tempfile.mkdtemp(prefix="shokunin-sandbox-"))
-        self._root.chmod(0o711)  # kernels may pass through to their own 0700 folder
+        # Claiming it first removes what dead servers of this data folder left behind.
+        self._runtime = Runtime.claim(Path(self.settings.data_dir))
+        self._root = self._runtime.root
         mpl = self._root / "mpl-cache"
         # Build matplotlib's font list once; each kernel starts from a copy of it.
         subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"],
@@ -164,14 +164,16 @@ class Sandbox:
             return os.getuid()
         while True:
             uid = UID_BASE + random.randrange(UID_SPAN)
-            if uid not in self._uids:
-                self._uids.add(uid)
+            if uid not in self._uids and (claim := claim_uid(uid)) is not None:
+                self._uids[uid] = claim
                 return uid
 
     async def _discard(self, kernel: Kernel) -> None:
         await kernel.close()
         remove_folder(kernel.folder)
-        self._uids.discard(kernel.uid)
+        claim = self._uids.pop(kernel.uid, None)
+        if claim is not None:
+            claim.close()
 
     async def close_thread(self, thread_id: str) -> None:
         """Shut the thread's kernel down; its workspace stays."""
@@ -187,9 +189,9 @@ class Sandbox:
         await self._pool.close()
         await asyncio.gather(*(self.close_thread(t) for t in list(self._kernels)),
                              return_exceptions=True)
-        if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
-            self._root = None
+        if self._runtime is not None:
+            self._runtime.release()
+            self._runtime = self._root = None
 
     async def _reap_idle(self) -> None:
         while True:
