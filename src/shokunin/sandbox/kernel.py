@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import queue
-import shutil
 import signal
 import sys
 import threading
@@ -28,6 +27,7 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
 from shokunin.sandbox.artifacts import OutputCollector
 from shokunin.sandbox.contracts import ExecResult
+from shokunin.sandbox.folders import KernelFolder, hand_over
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
@@ -94,8 +94,8 @@ def is_root() -> bool:
 class Kernel:
     """A kernel owned by one thread (or waiting in the pool for one)."""
 
-    def __init__(self, folder: Path, uid: int, walls: Walls) -> None:
-        self.folder = folder  # private: connection file, sockets, context files
+    def __init__(self, root: Path, uid: int, walls: Walls) -> None:
+        self.root = root  # the server's runtime folder
         self.uid = uid
         self.walls = walls
         self.workspace: Path | None = None
@@ -106,19 +106,20 @@ class Kernel:
         self._km: AsyncKernelManager | None = None
         self._kc: Any = None
         self._settling: asyncio.Future[None] | None = None
+        self.folder = KernelFolder(root, uid, self.generation)
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
         argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
                 "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True",
                 f"--IPKernelApp.exec_files={HERE / 'kernel_startup.py'}"]
-        connection = self.folder / "connection.json"
-        spec = KernelSpec(argv=self._walled(argv, [connection]), display_name="shokunin",
-                          language="python", interrupt_mode="signal")
+        spec = KernelSpec(argv=self._walled(argv), display_name="shokunin", language="python",
+                          interrupt_mode="signal")
+        folder = self.folder
         self._km = AsyncKernelManager(
-            kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(self.folder / "ipc"),
-            connection_file=str(connection))
-        await self._km.start_kernel(env=self._env(), cwd=str(self.folder))
+            kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(folder.home / "ipc"),
+            connection_file=str(folder.connection))
+        await self._km.start_kernel(env=self._env(), cwd=str(folder.path))
         self._kc = self._km.client()
         self._kc.start_channels()
         try:
@@ -132,37 +133,32 @@ class Kernel:
         """Run ``code`` with ``python -c`` behind the same walls as a kernel; None when it
         succeeds, else what it printed on stderr. Checks, in a few milliseconds, that a
         kernel can start here."""
-        argv = self._walled([sys.executable, "-c", code])
+        argv = self._walled([sys.executable, "-c", code], connection=False)
         proc = await asyncio.create_subprocess_exec(
-            *argv, env=self._env(), cwd=str(self.folder), stdin=asyncio.subprocess.DEVNULL,
+            *argv, env=self._env(), cwd=str(self.folder.path), stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         _, err = await proc.communicate()
         return None if proc.returncode == 0 else err.decode(errors="replace").strip()
 
-    def _walled(self, argv: list[str], chown: list[Path] | None = None) -> list[str]:
+    def _walled(self, argv: list[str], *, connection: bool = True) -> list[str]:
         """The launcher's command line that walls the process in, then execs ``argv``."""
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        (self.folder / "work").mkdir(exist_ok=True)
-        stash = self.folder.parent / f"{self.folder.name}.stash"
-        stash.mkdir(mode=0o700, exist_ok=True)
-        if self.walls.mpl_cache:
-            shutil.copytree(self.walls.mpl_cache, self.folder / "mpl", dirs_exist_ok=True)
-        if is_root():
-            _chown_tree(self.folder, self.uid)
+        folder = self.folder = KernelFolder(self.root, self.uid, self.generation)
+        folder.create()
         config = {"uid": self.uid, "gid": self.uid, "parent": os.getpid(),
-                  "limits": self.walls.limits(),
-                  "stash": str(stash), "hide": list(self.walls.hide),
-                  "expose": list(self.walls.expose),
-                  "chown": [str(p) for p in chown or []], "cwd": str(self.folder / "work")}
+                  "limits": self.walls.limits(), "stash": str(folder.stash),
+                  "hide": list(self.walls.hide), "expose": list(self.walls.expose),
+                  "share": [str(folder.connection)] if connection else [], "cwd": str(folder.work),
+                  "seed": [self.walls.mpl_cache, str(folder.home / "mpl")]
+                  if self.walls.mpl_cache else None}
         return [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--", *argv]
 
     def _env(self) -> dict[str, str]:
         """Built from nothing, so no server secret can leak into the kernel."""
-        home = str(self.folder / "work")
+        home = self.folder.home
         env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-               "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": str(self.folder.work), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-               "MPLCONFIGDIR": str(self.folder / "mpl"), "IPYTHONDIR": str(self.folder / "ipy"),
+               "MPLCONFIGDIR": str(home / "mpl"), "IPYTHONDIR": str(home / "ipy"),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
                "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap)}
@@ -180,14 +176,17 @@ class Kernel:
         self.workspace = workspace
         inside = str(workspace)
         if is_root():
-            _chown_tree(workspace, self.uid)
+            try:
+                hand_over(workspace, self.uid)
+            except OSError as exc:
+                raise KernelDied(f"the workspace is not a plain folder: {exc}") from exc
             # The kernel's mount namespace hides the data folder: bind the workspace onto
-            # its private "work" folder from the root-only copy of the real tree.
-            stash = self.folder.parent / f"{self.folder.name}.stash"
-            inside = str(self.folder / "work")
+            # its "work" folder (root's, so no link there) from the root-only copy of "/".
+            inside = str(self.folder.work)
             proc = await asyncio.create_subprocess_exec(
                 "nsenter", "-t", str(self.pid), "-m", "--", "mount", "--bind",
-                f"{stash}{workspace.resolve()}", inside, stderr=asyncio.subprocess.PIPE)
+                f"{self.folder.stash}{workspace.resolve()}", inside,
+                stderr=asyncio.subprocess.PIPE)
             _, err = await proc.communicate()
             if proc.returncode:
                 raise KernelDied(f"cannot mount the workspace: {err.decode().strip()}")
@@ -205,11 +204,12 @@ class Kernel:
                 frames[name] = value.to_json(orient="table", date_format="iso")
             else:
                 values[name] = value
-        path = self.folder / "context.json"
-        path.write_text(json.dumps({"values": values, "frames": frames}), encoding="utf-8")
-        if is_root():
-            os.chown(path, self.uid, self.uid)
-        await self.run_internal(f"_shokunin_context({str(path)!r})")
+        path = self.folder.write_context(json.dumps({"values": values, "frames": frames}))
+        try:
+            await self.run_internal(f"_shokunin_context({str(path)!r})")
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
     async def run_internal(self, code: str) -> None:
         try:
@@ -242,6 +242,7 @@ class Kernel:
                 await self._km.shutdown_kernel(now=True)
             await self._km.cleanup_resources()
         self._kill_uid(group)
+        self.folder.remove()
         self._kc = self._km = None
         self.state = KernelState.CLOSED
 
@@ -372,14 +373,6 @@ class Kernel:
             await self.restart()
 
 
-def _chown_tree(root: Path, uid: int) -> None:
-    os.chown(root, uid, uid)
-    for base, dirs, files in os.walk(root):
-        for name in dirs + files:
-            with contextlib.suppress(FileNotFoundError):
-                os.chown(os.path.join(base, name), uid, uid, follow_symlinks=False)
-
-
 def _pids_in_group(pgid: int) -> list[int]:
     pids = []
     for entry in os.scandir("/proc"):
@@ -398,10 +391,3 @@ def _pids_of(uid: int) -> list[int]:
                 if entry.stat().st_uid == uid:
                     pids.append(int(entry.name))
     return pids
-
-
-def remove_folder(folder: Path) -> None:
-    """Delete a kernel's private folder and its stash mount point."""
-    shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        (folder.parent / f"{folder.name}.stash").rmdir()

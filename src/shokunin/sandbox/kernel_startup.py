@@ -94,13 +94,12 @@ def _shokunin_enter(workspace: str) -> None:
 
 
 def _shokunin_context(path: str) -> None:
-    """Set the variables the server wrote to ``path`` (JSON; DataFrames as table JSON)."""
+    """Set the variables the server wrote to ``path`` (JSON; DataFrames as table JSON; the
+    server removes the file)."""
     import io
-    import os
 
     with open(path, encoding="utf-8") as f:
         payload = _shokunin_json.load(f)
-    os.remove(path)
     values = payload["values"]
     if payload["frames"]:
         import pandas as pd

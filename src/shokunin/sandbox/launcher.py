@@ -113,6 +113,28 @@ def die_with(parent: int) -> None:
         os._exit(1)
 
 
+def share_with(path: str, gid: int) -> None:
+    """Let the kernel's group read a file the server wrote (in a folder only root can
+    write, so the name cannot be a planted link; O_NOFOLLOW all the same)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.fchown(fd, 0, gid)
+        os.fchmod(fd, 0o640)
+    finally:
+        os.close(fd)
+
+
+def seed(source: str, target: str) -> None:
+    """Copy a prebuilt cache into the kernel's own folder, as the kernel's uid (so a link
+    the kernel planted there can only lead where the kernel may write anyway)."""
+    import shutil
+
+    try:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    except OSError as exc:  # only a cache: matplotlib rebuilds it, slowly
+        print(f"shokunin launcher: font cache not copied: {exc}", file=sys.stderr)
+
+
 def apply_limits(limits: dict[str, int]) -> None:
     for name, value in limits.items():
         resource.setrlimit(LIMITS[name], (value, value))
@@ -124,8 +146,8 @@ def main(argv: list[str]) -> None:
     uid, gid = config["uid"], config["gid"]
     if os.geteuid() == 0:
         isolate_as_root(config["stash"], config["hide"], config["expose"])
-        for path in config["chown"]:
-            os.chown(path, uid, gid)
+        for path in config["share"]:
+            share_with(path, gid)
     else:
         isolate_unprivileged()
     apply_limits(config["limits"])
@@ -136,6 +158,8 @@ def main(argv: list[str]) -> None:
         os.setgid(gid)
         os.setuid(uid)
     die_with(config["parent"])
+    if config["seed"]:
+        seed(*config["seed"])
     os.chdir(config["cwd"])
     os.execve(kernel_argv[0], kernel_argv, os.environ)
 

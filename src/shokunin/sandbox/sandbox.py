@@ -35,7 +35,6 @@ from shokunin.sandbox.kernel import (
     KernelDied,
     Walls,
     is_root,
-    remove_folder,
 )
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
@@ -102,7 +101,7 @@ class Sandbox:
                 "cannot enter one of its parent folders. Set TMPDIR to a folder every user "
                 "can enter (e.g. /tmp).")
         uid = self._allocate_uid()
-        probe = Kernel(self._root / f"k{uid}", uid, self._walls)
+        probe = Kernel(self._root, uid, self._walls)
         try:
             error = await probe.probe(PROBE.format(modules=KERNEL_MODULES,
                                                    startup=str(HERE / "kernel_startup.py")))
@@ -132,6 +131,10 @@ class Sandbox:
         subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"],
                        env={"MPLCONFIGDIR": str(mpl), "PATH": os.environ.get("PATH", "")},
                        check=False, capture_output=True, timeout=120)
+        for base, _, files in os.walk(mpl):  # kernels copy it as their own uid
+            os.chmod(base, 0o755)
+            for name in files:
+                os.chmod(os.path.join(base, name), 0o644)
         self._walls = self._build_walls(mpl)
 
     def _build_walls(self, mpl: Path) -> Walls:
@@ -151,7 +154,7 @@ class Sandbox:
     async def _new_kernel(self) -> Kernel:
         self._ensure_runtime()
         uid = self._allocate_uid()
-        kernel = Kernel(self._root / f"k{uid}", uid, self._walls)
+        kernel = Kernel(self._root, uid, self._walls)
         try:
             await kernel.start()
         except BaseException:
@@ -170,7 +173,6 @@ class Sandbox:
 
     async def _discard(self, kernel: Kernel) -> None:
         await kernel.close()
-        remove_folder(kernel.folder)
         claim = self._uids.pop(kernel.uid, None)
         if claim is not None:
             claim.close()
