@@ -52,10 +52,7 @@ async def test_forks_of_a_stopped_cell_die_with_it(sandbox: Sandbox) -> None:
     for i in range(3):
         stopped = await sandbox._run(kernel, ExecPythonInput(  # noqa: SLF001
             code=FORKS + SPAM, timeout_sec=2, max_output_chars=1000), None)
-        assert stopped.error_type == "Timeout", stopped
-        # (stdout and stderr share the budget: Python 3.12+ warns on stderr about fork)
-        assert stopped.stdout.startswith("spamspam")
-        assert stopped.stdout.endswith(truncation_marker(1000))
+        assert stopped.error_type == "Timeout", stopped  # (how far it got: the load's call)
         assert _processes_of(kernel.uid) == [kernel.pid]  # no fork, no zombie left
         after = await sandbox.execute("forks", ExecPythonInput(code=f"print('next {i}')"))
         assert (after.ok, after.stdout, after.stderr) == (True, f"next {i}\n", ""), after

@@ -297,7 +297,7 @@ class Kernel:
             await asyncio.shield(self._settling)
             raise
         except (TimeoutError, InterruptedError) as exc:
-            await self._stop_cell(msg_id)
+            await self._stop_cell(msg_id, collector)
             reason = "timeout" if isinstance(exc, TimeoutError) else "aborted"
             raise CellStopped(reason, collector.result()) from None
         finally:
@@ -349,9 +349,10 @@ class Kernel:
                 if reply["parent_header"].get("msg_id") == msg_id:
                     return
 
-    async def _stop_cell(self, msg_id: str) -> None:
+    async def _stop_cell(self, msg_id: str, collector: OutputCollector | None = None) -> None:
         """Interrupt the kernel, and kill what the cell started; a kernel that does not
-        come back to idle soon is replaced."""
+        come back to idle soon is replaced. What the cell printed before it stopped, still
+        on its way, goes to ``collector``."""
         try:
             pid = self.pid
             if pid is None or not self.is_alive():
@@ -364,8 +365,12 @@ class Kernel:
             # hold the kernel's process slots, and a kernel that cannot start a thread
             # loses its output (pyzmq and ipykernel start threads lazily).
             killed = self._kill_uid(pid, keep=pid)
-            sink = OutputCollector(1000)
-            await self._collect(msg_id, sink, time.monotonic() + INTERRUPT_GRACE_SEC, None)
+            sink = collector or OutputCollector(1000)
+            try:
+                await self._collect(msg_id, sink, time.monotonic() + INTERRUPT_GRACE_SEC,
+                                    None)
+            finally:
+                sink.error = None  # the KeyboardInterrupt this stop raised
             if killed:  # the kernel is their parent (or subreaper): only it can reap them
                 await self.run_internal(f"_shokunin_reap({killed!r})")
             self.state = KernelState.READY
