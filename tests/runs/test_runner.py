@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -54,13 +55,19 @@ async def test_cancel_stops_the_run_and_records_it(runner: Runner) -> None:
     assert await runner.cancel(run_id) is False  # already over
 
 
-async def test_failure_is_recorded_not_raised(runner: Runner) -> None:
+async def test_failure_is_recorded_not_raised(
+    runner: Runner, caplog: pytest.LogCaptureFixture
+) -> None:
     run_id = await runner.start("broken", "t1", {})
     events = await collect(runner, run_id)
     assert [e.kind for e in events] == ["run_started", "text", "run_failed"]
-    assert "disk on fire" in events[-1].error
     run = await runner.store.get_run(run_id)
-    assert run["status"] == "failed" and "ValueError" in run["error"]
+    assert run["status"] == "failed" and run["error"] == events[-1].error
+    # The client reads the message and an id; the traceback is in the log under that id.
+    match = re.fullmatch(r"disk on fire \(error ([0-9a-f]{12})\)", events[-1].error)
+    assert match, events[-1].error
+    logged = [r for r in caplog.records if match.group(1) in r.getMessage()]
+    assert logged and "ValueError" in logged[0].exc_text
 
 
 async def test_interrupt_then_resume_continues_the_same_run(runner: Runner) -> None:
