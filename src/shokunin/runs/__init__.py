@@ -15,6 +15,6 @@ from shokunin.runs.runner import Agent, Interrupted, Runner
 
 __all__ = [
     "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
-    "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunStateError", "Runner", "UnknownAgent", "Usage",
-    "check_thread_id", "new_thread_id",
+    "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunStateError", "Runner",
+    "UnknownAgent", "Usage", "check_thread_id", "new_thread_id",
 ]
