@@ -238,3 +238,16 @@ async def test_thread_subscription_after_a_run_replays_the_later_runs(runner: Ru
     await asyncio.wait_for(watcher, 10)
     assert [(e.run_id, e.seq) for e in seen] == [
         *((missed, s) for s in range(1, 5)), *((new, s) for s in range(1, 4))]
+
+
+async def test_replay_from_zero_of_a_resumed_run_goes_past_the_interrupt(runner: Runner) -> None:
+    """A client reconnecting to an approved run sees its continuation, not just the
+    question: run_interrupted ends a replay only while the run still waits."""
+    run_id = await runner.start("asker", "t1", {})
+    asked = await collect(runner, run_id)
+    await runner.resume(run_id, "yes")
+    await runner.wait(run_id)
+    whole = await asyncio.wait_for(collect(runner, run_id), 5)
+    assert [e.kind for e in whole] == ["run_started", "run_interrupted", "text",
+                                       "run_completed"]
+    assert [e.seq for e in whole] == [1, 2, 3, 4] and whole[1] == asked[-1]
