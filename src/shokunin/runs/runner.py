@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from shokunin import events as ev
 from shokunin.runs.bus import EventBus
-from shokunin.runs.context import RunContext
+from shokunin.runs.context import RunContext, Usage
 from shokunin.runs.errors import InvalidRunInput, RunNotFound, RunStateError, UnknownAgent
 from shokunin.runs.failure import public_message
 from shokunin.runs.ids import check_thread_id, new_thread_id
@@ -127,6 +127,9 @@ class Runner:
             raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
         ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value)
         ctx._seq = await self.store.last_seq(run_id)
+        before = run["usage"] or {}  # one run: its usage goes on adding up
+        ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
+            "input_tokens", "output_tokens", "total_tokens", "calls")})
         self._launch(ctx, run["input"])
 
     async def cancel(self, run_id: str) -> bool:
