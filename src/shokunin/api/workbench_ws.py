@@ -23,6 +23,7 @@ from starlette.websockets import WebSocketState
 
 from shokunin import events as ev
 from shokunin.api import workbench_map
+from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.workbench_wire import run_end, to_wire
 from shokunin.maps import MapError
 from shokunin.runs import (
@@ -70,12 +71,6 @@ def _is_text(value: object) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def may_see(principal: str | None, owner: str | None) -> bool:
-    """CONTRACTS.md's rule: no principal (auth off) or the admin sees every thread; an API
-    key sees the threads it owns."""
-    return principal is None or principal == "admin" or owner == principal
 
 
 class _Connection:
@@ -234,9 +229,8 @@ class _Connection:
 async def workbench_ws(ws: WebSocket, thread: str | None = None) -> None:
     await ws.accept()
     services = ws.app.state.services
-    principal = getattr(ws.state, "principal", None)
     conn = _Connection(ws, services.runner, thread or new_thread_id(),
-                       services.settings.ws_max_message_bytes, principal)
+                       services.settings.ws_max_message_bytes, principal(ws))
     worker: asyncio.Task[None] | None = None
     try:
         if thread:
@@ -268,10 +262,10 @@ async def _check_thread(conn: _Connection, thread: str) -> None:
         await conn.send_event(_error(f"{exc}; using a new thread {conn.thread_id}",
                                      "bad_thread"))
         return
-    if conn.principal is None or conn.principal == "admin":
+    if owner_scope(conn.principal) is None:
         return  # sees every thread: no query
     row = await conn.runner.store.get_thread(thread)
-    if row is not None and not may_see(conn.principal, row.get("owner")):
+    if row is not None and not may_see(conn.principal, row):
         conn.thread_id = new_thread_id()
         await conn.send_event(_error(f"no thread {thread!r}; using a new thread "
                                      f"{conn.thread_id}", "not_found"))
