@@ -40,10 +40,14 @@ class Store:
         await self.engine.dispose()
 
     # threads
-    async def ensure_thread(self, thread_id: str, agent: str, title: str = "") -> None:
-        """Create the thread unless it exists; safe when two clients race to create it."""
+    async def ensure_thread(
+        self, thread_id: str, agent: str, title: str = "", owner: str | None = None
+    ) -> None:
+        """Create the thread unless it exists; safe when two clients race to create it.
+        ``owner`` is recorded only by the call that creates it."""
         insert = _dialect_insert(self.engine.dialect.name)(schema.threads).values(
-            id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now())
+            id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now(),
+            owner=owner)
         async with self.engine.begin() as conn:
             await conn.execute(insert.on_conflict_do_nothing(index_elements=["id"]))
 
@@ -84,6 +88,17 @@ class Store:
                 .where(schema.runs.c.id == run_id, schema.runs.c.status == "interrupted")
                 .values(status="running", finished_at=None))
             return result.rowcount == 1
+
+    async def runs_after(self, thread_id: str, run_id: str) -> list[str]:
+        """Ids of the thread's runs created after ``run_id`` (oldest first)."""
+        runs = schema.runs
+        after = select(runs.c.created_at).where(runs.c.id == run_id).scalar_subquery()
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(runs.c.id).where(runs.c.thread_id == thread_id, runs.c.id != run_id,
+                                        runs.c.created_at >= after)
+                .order_by(runs.c.created_at, runs.c.id))
+            return [run for (run,) in rows]
 
     async def get_run(self, run_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
