@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from langgraph.checkpoint.memory import InMemorySaver
@@ -17,6 +20,7 @@ from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.runs import Interrupted, RunContext, Runner
 from shokunin.sandbox import ExecPythonInput
+from tests.live_server import LiveServer
 
 
 class Scripted:
@@ -52,10 +56,25 @@ class Api:
         return run_id
 
 
+class PrincipalFromHeader:
+    """Stands in for the auth middleware: the principal is the ``x-principal`` header."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            who = dict(scope["headers"]).get(b"x-principal")
+            if who is not None:
+                scope.setdefault("state", {})["principal"] = who.decode()
+        await self.app(scope, receive, send)
+
+
 @pytest.fixture
 def api(tmp_path: Path) -> Iterator[Api]:
     app = create_app(Settings(data_dir=tmp_path / "data", sandbox_pool_size=0,
                               tools_dirs=[], tool_settings_file=tmp_path / "s.json"))
+    app.add_middleware(PrincipalFromHeader)
     with TestClient(app) as client:
         client.app.state.services.runner.register(Scripted())  # type: ignore[attr-defined]
         yield Api(client)
@@ -228,3 +247,108 @@ def test_delete_thread_shuts_its_sandbox_kernel_down(api: Api) -> None:
         assert result.ok, result
     assert api.client.delete("/api/threads/t1").status_code == 204
     assert sandbox.threads() == ["t2"]
+
+
+# -- the thread stream, against a real server ----------------------------------------------
+def _sse_messages(response: httpx.Response) -> Iterator[dict[str, Any]]:
+    message: dict[str, Any] = {}
+    for line in response.iter_lines():
+        if not line:
+            if message:
+                yield message
+            message = {}
+        elif not line.startswith(":"):
+            field, _, value = line.partition(": ")
+            message[field] = json.loads(value) if field == "data" else value
+
+
+def _calc(server: LiveServer, thread_id: str, expression: str) -> str:
+    return httpx.post(f"{server.url}/api/tools/calculator/execute", timeout=20, json={
+        "args": {"expression": expression}, "thread_id": thread_id}).json()["run_id"]
+
+
+def test_thread_stream_resumes_after_a_run_and_follows_new_runs(live_server: LiveServer
+                                                                 ) -> None:
+    thread_id = f"watch-{uuid.uuid4().hex[:8]}"
+    first = _calc(live_server, thread_id, "1+1")
+    kinds = ["run_started", "tool_call", "tool_result", "run_completed"]
+    with httpx.stream("GET", f"{live_server.url}/api/threads/{thread_id}/events",
+                      headers={"Last-Event-ID": f"{first}:2"}, timeout=20) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        messages = _sse_messages(response)
+        rest = [next(messages) for _ in range(2)]  # the rest of the first run
+        second = _calc(live_server, thread_id, "2+2")  # a new run on the thread
+        follow = [next(messages) for _ in range(4)]
+    assert [(m["event"], m["id"]) for m in rest] == [
+        ("tool_result", f"{first}:3"), ("run_completed", f"{first}:4")]
+    assert [(m["event"], m["id"]) for m in follow] == [
+        (kind, f"{second}:{seq}") for seq, kind in enumerate(kinds, 1)]
+    assert follow[2]["data"]["result"]["value"] == "4"
+
+
+@pytest.mark.parametrize(("headers", "params"), [
+    ({"Last-Event-ID": "no-seq"}, {}), ({}, {"after": "run:x"}), ({}, {"after": ":3"}),
+    ({"Last-Event-ID": "someone-elses-run:1"}, {}),
+])
+def test_thread_stream_bad_resume_point(live_server: LiveServer, headers: dict[str, str],
+                                        params: dict[str, str]) -> None:
+    thread_id = f"bad-{uuid.uuid4().hex[:8]}"
+    _calc(live_server, thread_id, "1")
+    response = httpx.get(f"{live_server.url}/api/threads/{thread_id}/events", headers=headers,
+                         params=params, timeout=20)
+    assert response.status_code == 400 and response.json()["code"] == "bad_event_id"
+
+
+def test_thread_stream_unknown_or_bad_thread(live_server: LiveServer) -> None:
+    missing = httpx.get(f"{live_server.url}/api/threads/nope-nope/events", timeout=20)
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    bad = httpx.get(f"{live_server.url}/api/threads/.x/events", timeout=20)
+    assert bad.status_code == 400 and bad.json()["code"] == "bad_thread_id"
+
+
+def test_a_key_sees_only_its_own_threads_and_runs(api: Api) -> None:
+    alice, bob = {"x-principal": "key:alice"}, {"x-principal": "key:bob"}
+    get = api.client.get
+    mine = api.client.post("/api/tools/calculator/execute", headers=alice,
+                           json={"args": {"expression": "1+1"}, "thread_id": "a1"}).json()
+    waiting = api.client.portal.call(lambda: api.runner.start(
+        "scripted", "a2", {"ask": True}, owner="key:alice"))
+    api.client.portal.call(api.runner.wait, waiting)
+    api.run("nobodys")  # started without a principal: no owner
+    listed = {who: [t["id"] for t in get("/api/threads", headers=h).json()["threads"]]
+              for who, h in [("alice", alice), ("bob", bob), ("admin", {"x-principal": "admin"}),
+                             ("none", {})]}
+    assert sorted(listed["alice"]) == ["a1", "a2"] and listed["bob"] == []
+    assert sorted(listed["admin"]) == sorted(listed["none"]) == ["a1", "a2", "nobodys"]
+    assert get("/api/threads/a1/messages", headers=alice).status_code == 200
+    run_id = mine["run_id"]
+    for method, path in [
+            ("GET", "/api/threads/a1"), ("GET", "/api/threads/a1/runs"),
+            ("GET", "/api/threads/a1/messages"), ("GET", "/api/threads/a1/events"),
+            ("DELETE", "/api/threads/a1"), ("GET", "/api/threads/nobodys"),
+            ("GET", f"/api/runs/{run_id}"), ("GET", f"/api/runs/{run_id}/events"),
+            ("POST", f"/api/runs/{waiting}/resume"), ("POST", f"/api/runs/{waiting}/cancel"),
+            ("POST", f"/api/tools/executions/{waiting}/abort")]:
+        response = api.client.request(method, path, headers=bob, json={"value": "yes"})
+        assert response.status_code == 404, (method, path, response.text)
+        assert response.json()["code"] == "not_found"
+    refused = api.client.post("/api/tools/calculator/execute", headers=bob,
+                              json={"args": {"expression": "2"}, "thread_id": "a1"})
+    assert refused.status_code == 404 and refused.json()["code"] == "not_found"
+    assert get(f"/api/runs/{waiting}", headers=alice).json()["status"] == "interrupted"
+    assert get("/api/threads/a1/runs", headers=alice).json()["runs"][0]["id"] == run_id
+
+
+def test_resume_with_null_is_refused(api: Api) -> None:
+    run_id = api.run("t1", ask=True)
+    assert "null" in _error(api.client.post(f"/api/runs/{run_id}/resume",
+                                            json={"value": None}), 400, "bad_request")
+    assert api.client.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
+
+
+def test_cancel_a_run_waiting_for_an_answer(api: Api) -> None:
+    run_id = api.run("t1", ask=True)
+    assert api.client.post(f"/api/runs/{run_id}/cancel").status_code == 202
+    assert api.client.get(f"/api/runs/{run_id}").json()["status"] == "cancelled"
+    _error(api.client.post(f"/api/runs/{run_id}/resume", json={"value": 1}), 409,
+           "not_waiting")

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from shokunin.api import access, sse
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.threads import run_view, runner_of
-from shokunin.runs import RunNotFound, RunStateError
+from shokunin.runs import InvalidRunInput, RunNotFound, RunStateError
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -47,6 +47,8 @@ async def resume_run(request: Request, run: dict[str, Any] = Depends(visible_run
         raise ApiError(400, f"expected {RESUME_BODY}", "bad_request")
     try:
         await runner_of(request).resume(run["id"], body["value"])
+    except InvalidRunInput as exc:
+        raise ApiError(400, str(exc), "bad_request") from None
     except RunNotFound:
         raise ApiError(404, f"no run {run['id']!r}", "not_found") from None
     except RunStateError as exc:

@@ -20,7 +20,7 @@ from shokunin.api.errors import ApiError
 from shokunin.runs import Runner, RunNotFound
 
 __all__ = ["EventSourceResponse", "ServerSentEvent", "event_message", "resume_after",
-           "run_messages"]
+           "run_messages", "thread_event_message", "thread_resume_after"]
 
 MAX_SEQ = 2**63 - 1  # seq is a 64-bit integer in the store
 
@@ -33,11 +33,34 @@ def event_message(event: ev.BaseEvent) -> ServerSentEvent:
                            raw_data=event.model_dump_json())
 
 
+def thread_event_message(event: ev.BaseEvent) -> ServerSentEvent:
+    """As ``event_message``, for a stream of many runs: ``id:`` is ``<run_id>:<seq>``."""
+    return ServerSentEvent(event=event.kind,  # type: ignore[attr-defined]
+                           id=f"{event.run_id}:{event.seq}", raw_data=event.model_dump_json())
+
+
+def _last_event_id(request: Request, after: str | None) -> str | None:
+    return request.headers.get("last-event-id") or after or None
+
+
+def thread_resume_after(request: Request, after: str | None = None) -> tuple[str, int] | None:
+    """Dependency: the ``(run_id, seq)`` a thread stream resumes after (``Last-Event-ID``
+    ``<run_id>:<seq>``, else ``?after=``); None to start from now."""
+    raw = _last_event_id(request, after)
+    if raw is None:
+        return None
+    run_id, _, seq = raw.rpartition(":")
+    if not run_id or not seq.isascii() or not seq.isdigit() or int(seq) > MAX_SEQ:
+        raise ApiError(400, f"bad event id {raw[:140]!r}: resume a thread stream with the "
+                       "last id received, <run_id>:<seq>", "bad_event_id")
+    return run_id, int(seq)
+
+
 def resume_after(request: Request, after: str | None = None) -> int:
     """Dependency: the seq a client resumes after (``Last-Event-ID``, else ``?after=``),
     0 for the whole stream; a value that is not a seq is a 400 before the stream starts."""
-    raw = request.headers.get("last-event-id") or after
-    if raw is None or raw == "":
+    raw = _last_event_id(request, after)
+    if raw is None:
         return 0
     if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_SEQ:
         raise ApiError(400, f"bad event id {raw[:40]!r}: resume with the last seq received "

@@ -4,12 +4,13 @@ user saw them, delete a thread. JSON; errors are ``{"error", "code"}`` (api/erro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
+from shokunin.api import sse
 from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.errors import ApiError
 from shokunin.runs import InvalidThreadId, Runner, RunStateError, check_thread_id
@@ -112,3 +113,32 @@ async def remove_thread(request: Request, thread: dict[str, Any] = Depends(visib
     if not deleted:  # deleted by another request in between
         raise ApiError(404, f"no thread {thread['id']!r}", "not_found")
     return Response(status_code=204)
+
+
+async def thread_resume_point(request: Request, thread: dict[str, Any] = Depends(visible_thread),
+                              resume: tuple[str, int] | None = Depends(sse.thread_resume_after)
+                              ) -> tuple[str, int] | None:
+    """Dependency: the resume point of a thread stream, whose run must be on that thread."""
+    if resume is not None:
+        run = await runner_of(request).store.get_run(resume[0])
+        if run is None or run["thread_id"] != thread["id"]:
+            raise ApiError(400, f"bad event id: run {resume[0][:100]!r} is not on thread "
+                           f"{thread['id']!r}", "bad_event_id")
+    return resume
+
+
+@router.get("/threads/{thread_id}/events", response_class=sse.EventSourceResponse)
+async def thread_events(request: Request, thread: dict[str, Any] = Depends(visible_thread),
+                        resume: tuple[str, int] | None = Depends(thread_resume_point)
+                        ) -> AsyncIterator[sse.ServerSentEvent]:
+    """Every event of every run on the thread from now on (``id:`` ``<run_id>:<seq>``);
+    resuming after ``<run_id>:<seq>`` first sends the rest of that run and every run
+    started after it. The stream lasts until the client leaves."""
+    runner = runner_of(request)
+    after_run = None
+    if resume is not None:
+        after_run, seq = resume
+        async for event in runner.stream(after_run, seq):
+            yield sse.thread_event_message(event)
+    async for event in runner.subscribe_thread(thread["id"], after_run=after_run):
+        yield sse.thread_event_message(event)

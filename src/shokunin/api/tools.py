@@ -203,7 +203,7 @@ class _Outcome:
 async def execute(request: Request, name: str,
                   call: tuple[str, dict[str, Any]] = Depends(execution_request)) -> Response:
     runner = _runner(request)
-    run_id = await runner.start(TOOL_AGENT, call[0], call[1])
+    run_id = await runner.start(TOOL_AGENT, call[0], call[1], owner=principal(request))
     outcome = _Outcome(run_id)
     async for event in runner.stream(run_id):
         if (result := outcome.see(event)) is not None:
@@ -227,7 +227,7 @@ async def execute_stream(request: Request, name: str,
     """``started``, ``progress``..., ``result``, each with ``id:`` = the event's seq. A
     client that leaves cancels the run, which aborts the tool."""
     runner = _runner(request)
-    run_id = await runner.start(TOOL_AGENT, call[0], call[1])
+    run_id = await runner.start(TOOL_AGENT, call[0], call[1], owner=principal(request))
     outcome = _Outcome(run_id)
 
     def wire(event: ev.BaseEvent) -> sse.ServerSentEvent | None:
