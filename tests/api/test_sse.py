@@ -73,7 +73,7 @@ def test_every_stream_route_is_an_event_source_response() -> None:
     kinds = {(method, path): set(op["responses"]["200"].get("content", {}))
              for path, ops in paths.items() for method, op in ops.items()
              if path.endswith(("/events", "/stream"))}
-    assert {("get", "/api/runs/{run_id}/events"),
+    assert {("get", "/api/runs/{run_id}/events"), ("get", "/api/threads/{thread_id}/events"),
             ("post", "/api/tools/{name}/execute/stream")} <= set(kinds)
     assert all(content == {"text/event-stream"} for content in kinds.values()), kinds
 
@@ -99,3 +99,20 @@ def test_idle_stream_pings_and_a_client_that_leaves_stops_the_producer(
         assert services.runner.is_live(run_id)
     _wait_for(lambda: not services.runner.is_live(run_id), "leaving did not cancel the run")
     assert (tmp_path / "m").exists()
+
+
+def test_thread_stream_pings_and_ends_its_subscription_when_the_client_leaves(
+        server: InProcessServer) -> None:
+    bus = server.app.state.services.bus
+    httpx.post(f"{server.url}/api/tools/calculator/execute", timeout=10,
+               json={"args": {"expression": "1"}, "thread_id": "watched"})
+
+    def watchers() -> int:
+        return len(bus._thread_subs.get("watched", ()))  # noqa: SLF001 - the bus's own count
+
+    with httpx.stream("GET", f"{server.url}/api/threads/watched/events",
+                      timeout=10) as response:
+        lines = response.iter_lines()  # held: a dropped iterator closes the connection
+        assert ": ping" in lines  # nothing runs: the stream pings
+        assert watchers() == 1
+    _wait_for(lambda: watchers() == 0, "the thread subscription outlived its client")
