@@ -102,6 +102,76 @@ BLOCKED: dict[str, str] = {
     "cell-magic": "%%bash\nid",
     "sandbox-helper": "_shokunin_enter('/')",
     "ipython-history": "Out[1]",
+    # entry points of allowed packages that escape (tests/sandbox/escape_survey.py):
+    # processes
+    "mpl-testing-subprocess": "from matplotlib.testing import subprocess_run_for_testing as r\n"
+                              "r(['sh', '-c', 'id'])",
+    "mpl-testing-attribute": "import matplotlib.testing\n"
+                             "matplotlib.testing.subprocess_run_for_testing(['id'])",
+    "mpl-testing-helper": "import matplotlib.testing as t\nt.subprocess_run_helper(print, 'x')",
+    "mpl-testing-ipython": "from matplotlib import testing\ntesting.ipython_in_subprocess('x', {})",
+    "mpl-private-module": "import matplotlib._internal_utils as u\n"
+                          "u.graphviz_dump_transform(None, 'x.png')",
+    "mpl-cbook-subprocess": "import matplotlib.cbook as c\n"
+                            "c._check_and_log_subprocess(['id'], None)",
+    "mpl-executable-info": "import matplotlib\nmatplotlib._get_executable_info('gs')",
+    "mpl-fc-list": "import matplotlib.font_manager as fm\nfm.findSystemFonts()",
+    "mpl-fc-list-rebuild": "from matplotlib.font_manager import FontManager\nFontManager()",
+    "mpl-animation-ffmpeg": "import matplotlib.animation as a\na.FFMpegWriter()",
+    "mpl-animation-writers": "from matplotlib import animation\nanimation.writers['ffmpeg']",
+    "mpl-usetex-rc": "import matplotlib\nmatplotlib.rcParams['text.usetex'] = True",
+    "mpl-usetex-keyword": "import matplotlib.pyplot as plt\nplt.text(0, 0, 'x', usetex=True)",
+    "mpl-texmanager": "from matplotlib.texmanager import TexManager\n"
+                      "TexManager().make_dvi('x', 10)",
+    "mpl-pgf-backend": "import matplotlib.pyplot as plt\nplt.savefig('x.pdf', backend='pgf')",
+    "mpl-switch-backend": "import matplotlib.pyplot as plt\nplt.switch_backend('webagg')",
+    "mpl-module-backend": "import matplotlib\nmatplotlib.use('module://antigravity')",
+    "mpl-webagg": "import matplotlib.backends.backend_webagg as w",
+    "pandas-clipboard-module": "import pandas.io.clipboard as c\nc.init_xclip_clipboard()",
+    "pandas-clipboard-attr": "import pandas as pd\npd.io.clipboards.read_clipboard()",
+    "pandas-locales": "import pandas._config.localization as l\nl.get_locales()",
+    "pandas-show-versions": "import pandas as pd\npd.show_versions()",
+    "pandas-plot-backend": "import pandas as pd\npd.set_option('plotting.backend', 'pty')",
+    "pandas-plot-backend-kw": "import pandas as pd\npd.DataFrame().plot(backend='pty')",
+    "numpy-check-sve": "import numpy as np\nnp.testing.check_support_sve()",
+    "numpy-distutils": "import numpy.distutils.exec_command as e",
+    "numpy-private-module": "import numpy.testing._private.utils as u",
+    # native code
+    "numpy-extbuild": "from numpy.testing import extbuild\n"
+                      "extbuild.build_and_import_extension('m', [])",
+    "numpy-ctypeslib": "import numpy as np\nnp.ctypeslib.load_library('libc', '/lib')",
+    "numpy-array-ctypes": "import numpy as np\nnp.zeros(1).ctypes.data_as(None)",
+    "numpy-as-strided": "import numpy as np\n"
+                        "np.lib.stride_tricks.as_strided(np.zeros(1), shape=(2**40,))",
+    "array-interface": "import numpy as np\nclass A:\n    @property\n"
+                       "    def __array_interface__(self):\n"
+                       "        return {'data': (0, False), 'shape': (8,), 'typestr': 'u1'}\n"
+                       "np.asarray(A())",
+    "array-interface-attr": "class A:\n    __array_interface__ = {}",
+    "dataframe-interchange": "import pandas as pd\nclass D:\n"
+                             "    def __dataframe__(self, nan_as_null=False, allow_copy=True):\n"
+                             "        return self\npd.api.interchange.from_dataframe(D())",
+    # strings run as code
+    "numpy-runstring": "import numpy as np\nnp.testing.runstring('print(1)', {})",
+    "numpy-measure": "import numpy as np\nnp.testing.measure('print(1)', 1)",
+    "numpy-rundocs": "from numpy.testing import rundocs\nrundocs('x.py')",
+    "mpl-plot-directive": "from matplotlib.sphinxext.plot_directive import render_figures",
+    "query-reference-walk": "import pandas as pd\n"
+                            "pd.DataFrame({'a': [1]}).query(\"@pd.io.common.os.getcwd() == 'x'\")",
+    "query-computed": "import pandas as pd\nq = '@pd.io' + '.common'\npd.DataFrame().query(q)",
+    "df-eval-reference": "import pandas as pd\npd.DataFrame().eval('@pd.io')",
+    # unpickling
+    "numpy-load-pickle": "import numpy as np\nnp.load('x.npy', allow_pickle=True)",
+    "numpy-read-array": "import io\nimport numpy as np\n"
+                        "np.lib.format.read_array(io.BytesIO(b''), allow_pickle=True)",
+    "pandas-pickle-compat": "from pandas.compat import pickle_compat\n"
+                            "pickle_compat.Unpickler(None).load()",
+    # files behind names the path check does not know
+    "path-absolute": "import pandas as pd\npd.io.common.Path('/etc/passwd').read_text()",
+    "mpl-sample-data": "import matplotlib.cbook as c\nc.get_sample_data('/etc/passwd')",
+    "pandas-get-handle": "import pandas as pd\npd.io.common.get_handle('/etc/passwd', 'r')",
+    "read-sql-server-db": "import pandas as pd\n"
+                          "pd.read_sql_query('select 1', con='sqlite:////data/shokunin.db')",
 }
 
 SECRET_MARK = "s3cr3t-value"
