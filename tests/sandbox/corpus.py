@@ -1,5 +1,6 @@
 """Hostile snippets. BLOCKED must never run; CONTAINED run past the policy (as if it had a
-hole) and must still do no harm. Each CONTAINED check gets the ExecResult."""
+hole) and must still do no harm; HOOKED run past the policy and must be refused by the audit
+hook inside the kernel (the second wall). Each CONTAINED check gets the ExecResult."""
 
 from __future__ import annotations
 
@@ -185,6 +186,23 @@ def _prints(text: str) -> Callable[[ExecResult], bool]:
     return lambda r: r.ok and text in r.stdout
 
 
+def hook_refused(r: ExecResult) -> bool:
+    """The audit hook's refusal: a PermissionError that says what and why."""
+    return r.error_type == "PermissionError" and "not allowed in the sandbox" in (
+        r.error_message or "")
+
+
+def _or_hook(check: Callable[[ExecResult], bool]) -> Callable[[ExecResult], bool]:
+    """The OS wall's answer, or the audit hook's refusal when the hook is on."""
+    return lambda r: check(r) or hook_refused(r)
+
+
+# CONTAINED snippets the audit hook stops before the OS wall is reached: tested again
+# with the hook off (tests/sandbox/test_audit_wall.py), so that the OS wall is tested alone.
+HOOK_INTERCEPTS = ("socket-internet", "socket-loopback", "not-root", "fork-bomb",
+                   "unshare-again")
+
+
 # Each runs with the policy bypassed, as if an escape existed; {data_dir} and {server_pid}
 # are filled in by the test.
 CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
@@ -204,14 +222,15 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "server-home": ("import os\nprint([n for n in os.listdir(os.path.expanduser('~root'))"
                     " if n != '.pyenv'])", _prints("[]")),
     "socket-internet": ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)",
-                        _error("OSError")),
+                        _or_hook(_error("OSError"))),
     "socket-loopback": ("import socket\nsocket.create_connection(('127.0.0.1', 8000), "
-                        "timeout=1)", _error("OSError")),
+                        "timeout=1)", _or_hook(_error("OSError"))),
     "urlopen": ("import urllib.request\nurllib.request.urlopen('http://example.com', "
                 "timeout=1)", _error("URLError")),
     "dns": ("import socket\nsocket.getaddrinfo('pypi.org', 443)", _error("gaierror")),
     "not-root": ("import subprocess\nprint(subprocess.run(['id', '-u'], capture_output=True,"
-                 " text=True).stdout.strip() != '0')", _prints("True")),
+                 " text=True).stdout.strip() != '0')",
+                 _or_hook(_prints("True"))),
     "setuid-root": ("import os\nos.setuid(0)", _error("PermissionError")),
     "kill-init": ("import os\nos.kill(1, 9)", _error("PermissionError")),
     "kill-server": ("import os\nos.kill({server_pid}, 9)", _error("PermissionError")),
@@ -222,7 +241,9 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
         "            os._exit(0)\n        pids.append(pid)\nexcept OSError as e:\n"
         "    print('limited', len(pids) < 64, type(e).__name__)\n"
         "for p in pids:\n    os.kill(p, 9)\n    os.waitpid(p, 0)",
-        _prints("limited True BlockingIOError")),
+        # the snippet catches the error itself: the hook's shows as PermissionError
+        lambda r: _prints("limited True BlockingIOError")(r)
+        or _prints("limited True PermissionError")(r)),
     "memory-bomb-bytes": ("x = bytearray(4 * 2**30)", _error("MemoryError")),
     "memory-bomb-list": (
         "def bomb():\n    x = []\n    while True:\n        x.append(' ' * 2**24)\n"
@@ -240,5 +261,58 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
         "with open('big.bin', 'wb') as f:\n    for _ in range(1024):\n"
         "        f.write(b'0' * (1 << 20))", _error("OSError")),
     "unshare-again": ("import ctypes\nprint(ctypes.CDLL(None).unshare(0x40000000))",
-                      _prints("-1")),
+                      _or_hook(_prints("-1"))),
+}
+
+
+def _spawn(body: str) -> str:
+    """Try ``body`` (which would create ./spawned), then say whether anything ran."""
+    return ("import os\ntry:\n" + "".join(f"    {line}\n" for line in body.splitlines())
+            + "finally:\n    print('spawned' if os.path.exists('spawned') else 'nothing ran')")
+
+
+_TOUCH = "['sh', '-c', 'touch spawned']"
+_BZ2 = ("import glob, importlib.util, os, sys\n"
+        "[so] = glob.glob(os.path.join(sys.base_prefix, 'lib', 'python3*', 'lib-dynload',"
+        " '_bz2.*.so'))\n")
+
+# Sent past the policy: the audit hook must refuse each with a readable PermissionError,
+# before any process starts or any native code loads.
+HOOKED: dict[str, str] = {
+    "subprocess-run": _spawn(f"import subprocess\nsubprocess.run({_TOUCH})"),
+    "os-system": _spawn("os.system('touch spawned')"),
+    "os-popen": _spawn("os.popen('touch spawned').read()"),
+    "os-posix-spawn": _spawn(f"os.posix_spawn('/bin/sh', {_TOUCH}, dict(os.environ))"),
+    "os-exec": _spawn(f"os.execv('/bin/sh', {_TOUCH})"),
+    "os-fork": _spawn("if os.fork() == 0:\n    open('spawned', 'w')\n    os._exit(0)"),
+    "pty-spawn": _spawn("import pty\npty.spawn(['touch', 'spawned'])"),
+    "matplotlib-testing": _spawn("from matplotlib.testing import subprocess_run_for_testing "
+                                 f"as r\nr({_TOUCH})"),
+    "fork-exec-direct": _spawn("import multiprocessing.util as u\n"
+                               f"u.spawnv_passfds('/bin/sh', {_TOUCH}, [])"),
+    "fork-exec-reimport": _spawn("import sys\ndel sys.modules['_posixsubprocess']\n"
+                                 "import _posixsubprocess"),
+    "multiprocessing": _spawn("import multiprocessing as mp\n"
+                              "p = mp.get_context('fork').Process(target=print)\np.start()"),
+    "process-pool": _spawn("from concurrent.futures import ProcessPoolExecutor\n"
+                           "ProcessPoolExecutor(1).submit(print, 1).result()"),
+    "ctypes-dlopen": _spawn("import ctypes\nctypes.CDLL('libc.so.6').system(b'touch spawned')"),
+    "ctypes-pythonapi": "import ctypes\nctypes.pythonapi.Py_GetVersion()",
+    "ctypes-string-at": "import ctypes\nctypes.string_at(id(1), 8)",
+    "ctypes-from-address": "import ctypes\nctypes.c_char.from_address(id(1))",
+    "extension-from-workspace": (
+        _BZ2 + "import shutil\nshutil.copy(so, os.path.basename(so))\n"
+        "spec = importlib.util.spec_from_file_location('_bz2', os.path.basename(so))\n"
+        "importlib.util.module_from_spec(spec)"),
+    "extension-from-memfd": (
+        _BZ2 + "fd = os.memfd_create('x')\nos.write(fd, open(so, 'rb').read())\n"
+        "path = f'/proc/self/fd/{fd}'\n"
+        "loader = importlib.machinery.ExtensionFileLoader('_bz2', path)\n"
+        "spec = importlib.util.spec_from_file_location('_bz2', path, loader=loader)\n"
+        "importlib.util.module_from_spec(spec)"),
+    "sub-interpreter": "import _xxsubinterpreters as s\ns.run_string(s.create(), 'print(1)')",
+    "own-memory": "open('/proc/self/mem', 'r+b')",
+    "own-memory-relative": "import os\nos.chdir('/proc/self')\nopen('mem', 'rb')",
+    "socket-connect-unix": "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+                           "s.connect('/run/anything.sock')",
 }
