@@ -54,6 +54,16 @@ class Settings(BaseSettings):
     sample_db: Path = Field(
         PACKAGE_DIR / "data" / "sample.db", description="SQLite database the sql_engine tool reads."
     )
+    sql_max_rows: int = Field(200, description="Most rows a sql_engine answer shows.")
+    sql_max_result_bytes: int = Field(
+        262144, description="Most bytes of values a sql_engine answer shows (the rest is cut, "
+        "and the answer says so)."
+    )
+    sql_max_value_bytes: int = Field(
+        1_000_000, description="Largest string or blob a SQL query may build "
+        "(SQLITE_LIMIT_LENGTH); beyond it the query stops with an error."
+    )
+    sql_timeout_sec: float = Field(10.0, description="A SQL query is stopped after this.")
     ws_max_message_bytes: int = Field(65536, description="Largest accepted WS /ws message.")
     sandbox_memory_mb: int = Field(2048, description="Address-space limit of a sandbox kernel.")
     sandbox_cpu_sec: int = Field(600, description="CPU-time limit of a sandbox kernel.")
