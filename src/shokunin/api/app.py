@@ -12,7 +12,8 @@ from fastapi.responses import JSONResponse
 from shokunin import __version__
 from shokunin.agents.registry import build_agents
 from shokunin.agents.workbench import load_map
-from shokunin.api import health, tools, web, workbench_ws
+from shokunin.api import health, runs, threads, tools, web, workbench_ws
+from shokunin.api.errors import ApiError, handle_api_error
 from shokunin.api.services import Services
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunError, Runner, RunNotFound
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _run_error(_request: Request, exc: RunError) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=409)
 
-    for module in (health, tools, workbench_ws, web):
+    app.add_exception_handler(ApiError, handle_api_error)
+    for module in (health, tools, threads, runs, workbench_ws, web):
         app.include_router(module.router)
     return app
