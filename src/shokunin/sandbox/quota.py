@@ -91,11 +91,12 @@ class KernelQuota:
         self._changed = asyncio.Event()
 
     def _full(self, key: str) -> str | None:
-        if self.in_use >= self.max_kernels:
-            return f"{self.in_use} kernels in use (limit {self.max_kernels})"
+        # The owner's own cap first: when it binds, only the owner's kernels can make room.
         if self.held_by(key) >= self.max_per_owner:
-            return (f"{self.held_by(key)} kernels in use by this client "
+            return (f"{_kernels(self.held_by(key))} in use by this client "
                     f"(limit {self.max_per_owner} per client)")
+        if self.in_use >= self.max_kernels:
+            return f"{_kernels(self.in_use)} in use (limit {self.max_kernels})"
         return None
 
     def _makes_room(self, victim: str, key: str) -> bool:
@@ -103,3 +104,7 @@ class KernelQuota:
         if held is None:
             return False
         return self.held_by(key) < self.max_per_owner or held == key
+
+
+def _kernels(n: int) -> str:
+    return f"{n} kernel" + ("" if n == 1 else "s")
