@@ -310,6 +310,8 @@ HOOKED: dict[str, str] = {
         "loader = importlib.machinery.ExtensionFileLoader('_bz2', path)\n"
         "spec = importlib.util.spec_from_file_location('_bz2', path, loader=loader)\n"
         "importlib.util.module_from_spec(spec)"),
+    "uvloop-spawn": "import uvloop",
+    "libpq-connect": "import psycopg_binary",
     "sub-interpreter": "import _xxsubinterpreters as s\ns.run_string(s.create(), 'print(1)')",
     "own-memory": "open('/proc/self/mem', 'r+b')",
     "own-memory-relative": "import os\nos.chdir('/proc/self')\nopen('mem', 'rb')",

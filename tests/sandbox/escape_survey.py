@@ -133,14 +133,19 @@ def native_entry_points() -> dict[str, frozenset[str]]:
     roots = {sysconfig.get_path(k) for k in ("platlib", "purelib", "platstdlib")}
     roots.add(os.path.join(sysconfig.get_path("stdlib"), "lib-dynload"))
     found: dict[str, frozenset[str]] = {}
-    for root in filter(os.path.isdir, roots):
+    seen: set[Path] = set()
+    for root in sorted(filter(os.path.isdir, roots), key=len, reverse=True):  # innermost first
         for path in Path(root).rglob("*.so"):
+            if path in seen or not (".cpython-" in path.name or ".abi3." in path.name):
+                continue  # seen from an inner root, or a library and not a module
+            seen.add(path)
             out = subprocess.run([nm, "-D", "--undefined-only", str(path)], check=False,
                                  capture_output=True, text=True).stdout
             symbols = {line.split()[-1].split("@")[0] for line in out.splitlines() if line}
             if symbols & _NATIVE_SYMBOLS:
-                module = ".".join(path.relative_to(root).parts).split(".cpython-")[0]
-                found[module.split(".abi3")[0]] = frozenset(symbols & _NATIVE_SYMBOLS)
+                dotted = ".".join(path.relative_to(root).parts)
+                found[dotted.split(".cpython-")[0].split(".abi3")[0]] = frozenset(
+                    symbols & _NATIVE_SYMBOLS)
     return found
 
 

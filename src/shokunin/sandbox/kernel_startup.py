@@ -136,9 +136,11 @@ def _shokunin_wall() -> None:
         "socket.connect": "opening a connection", "socket.bind": "opening a socket",
         "socket.sendto": "sending on the network",
     }
-    # Extension modules that start processes or load native code without an audit event.
+    # Extension modules that start processes, load native code or open connections in C,
+    # without an audit event (tests/sandbox/escape_survey.py lists the candidates).
     native = re.compile(r"(_posixsubprocess|_ctypes|_cffi_backend|uvloop|_xxsubinterpreters"
-                        r"|_xxinterpchannels|_interpreters|_test\w*)(\.|$)")
+                        r"|_xxinterpchannels|_interpreters|_test\w*|psycopg_binary|psycopg_c"
+                        r"|psycopg2)(\.|$)")
     own_memory = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/mem")
     roots = tuple({os.path.realpath(p) + os.sep for p in (
         sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)})
