@@ -260,6 +260,11 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "huge-file-chunks": (
         "with open('big.bin', 'wb') as f:\n    for _ in range(1024):\n"
         "        f.write(b'0' * (1 << 20))", _error("OSError")),
+    # a host service's unix socket: unix sockets ignore network namespaces
+    "postgres-unix-socket": (
+        "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+        "s.connect('/var/run/postgresql/.s.PGSQL.5432')",
+        _or_hook(lambda r: r.error_type in ("FileNotFoundError", "ConnectionRefusedError"))),
     "unshare-again": ("import ctypes\nprint(ctypes.CDLL(None).unshare(0x40000000))",
                       _or_hook(_prints("-1"))),
 }
