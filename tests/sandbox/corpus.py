@@ -319,6 +319,8 @@ HOOKED: dict[str, str] = {
     "libpq-connect": "import psycopg_binary",
     "sub-interpreter": "import _xxsubinterpreters as s\ns.run_string(s.create(), 'print(1)')",
     "own-memory": "open('/proc/self/mem', 'r+b')",
+    "own-memory-path": "import pandas as pd\nopen(pd.io.common.Path('/proc/self/mem'), 'rb')",
+    "own-memory-os-open": "import os\nos.open('/proc/thread-self/mem', os.O_RDWR)",
     "own-memory-relative": "import os\nos.chdir('/proc/self')\nopen('mem', 'rb')",
     "socket-connect-unix": "import socket\ns = socket.socket(socket.AF_UNIX)\n"
                            "s.connect('/run/anything.sock')",

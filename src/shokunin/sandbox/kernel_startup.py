@@ -155,8 +155,9 @@ def _shokunin_wall() -> None:
         elif event == "import" and (native.match(args[0]) or args[1] is not None and not (
                 os.path.realpath(args[1]).startswith(roots))):
             refuse("loading native code", f"import {args[0]} from {args[1]}")
-        elif event == "open" and isinstance(args[0], str | bytes):
-            path = os.fsdecode(args[0])
+        elif event == "open" and not isinstance(args[0], int):  # an int is an open fd
+            path = os.fsdecode(os.fspath(args[0]))
+            # A relative "mem" may be meant relative to a dir_fd, which the event omits.
             if own_memory.fullmatch(os.path.realpath(path)) or (
                     not os.path.isabs(path) and os.path.basename(path) == "mem"):
                 refuse("opening the process's memory", path)
