@@ -117,6 +117,22 @@ async def test_when_no_kernel_comes_free_in_time_the_cell_is_refused(sb: Sandbox
     await second.release()
 
 
+async def test_a_cell_cancelled_while_waiting_takes_no_slot(sb: Sandbox) -> None:
+    first, second = Blocker(sb, "busy-1"), Blocker(sb, "busy-2")
+    await first.running()
+    await second.running()
+    waiting = asyncio.create_task(sb.execute("gives-up", cell("1")))
+    await asyncio.sleep(0.5)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await first.release()
+    assert (await sb.execute("next", cell("print('next runs')"))).stdout == "next runs\n"
+    assert sorted(sb.threads()) == ["busy-2", "next"]
+    assert sb._quota.in_use == 2  # noqa: SLF001
+    await second.release()
+
+
 async def test_one_owner_cannot_take_more_than_its_share(sb: Sandbox) -> None:
     assert (await sb.execute("alice-1", cell("v = 1"), owner="alice")).ok
     assert (await sb.execute("alice-2", cell("v = 2"), owner="alice")).ok

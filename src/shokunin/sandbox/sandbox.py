@@ -231,9 +231,9 @@ class Sandbox:
         kernel = self._kernels.get(thread_id)
         if kernel is not None:
             return kernel
-        await self._quota.admit(thread_id, owner_key(thread_id, owner), self._idle_threads,
-                                self._make_room)
-        try:
+        try:  # from admission on, a failure or a cancellation gives the slot back
+            await self._quota.admit(thread_id, owner_key(thread_id, owner), self._idle_threads,
+                                    self._make_room)
             kernel = await self._pool.take()
             try:
                 await kernel.assign(workspace or self._default_workspace(thread_id))
