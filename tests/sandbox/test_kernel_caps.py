@@ -133,6 +133,21 @@ async def test_a_cell_cancelled_while_waiting_takes_no_slot(sb: Sandbox) -> None
     await second.release()
 
 
+async def test_a_cell_aborted_while_waiting_is_interrupted(sb: Sandbox) -> None:
+    first, second = Blocker(sb, "busy-1"), Blocker(sb, "busy-2")
+    await first.running()
+    await second.running()
+    stop = threading.Event()
+    waiting = asyncio.create_task(sb.execute("stops", cell("1"), abort=stop))
+    await asyncio.sleep(0.5)
+    stop.set()
+    result = await waiting
+    assert (result.error_type, result.error_message) == ("Interrupted", "execution was aborted")
+    assert sb._quota.in_use == 2 and "stops" not in sb.threads()  # noqa: SLF001
+    await first.release()
+    await second.release()
+
+
 async def test_one_owner_cannot_take_more_than_its_share(sb: Sandbox) -> None:
     assert (await sb.execute("alice-1", cell("v = 1"), owner="alice")).ok
     assert (await sb.execute("alice-2", cell("v = 2"), owner="alice")).ok

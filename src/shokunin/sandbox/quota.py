@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 MEMINFO = "/proc/meminfo"
+POLL_SEC = 0.2  # how often a waiting cell looks whether it was aborted
 
 
 class SandboxBusy(RuntimeError):
@@ -54,11 +55,13 @@ class KernelQuota:
         return sum(1 for k in self._holders.values() if k == key)
 
     async def admit(self, thread_id: str, key: str, idle: Callable[[], list[str]],
-                    evict: Callable[[str], Awaitable[None]]) -> None:
+                    evict: Callable[[str], Awaitable[None]],
+                    aborted: Callable[[], bool] = lambda: False) -> None:
         """Reserve a slot for ``thread_id``: free, or an idle kernel's, or after a wait.
 
         ``idle`` lists the threads whose kernels are idle, least recently used first;
         ``evict`` shuts one down (it must drop the thread's kernel before it first awaits).
+        Raises SandboxBusy when the wait runs out, InterruptedError when ``aborted()``.
         """
         deadline = time.monotonic() + self.queue_sec
         while True:
@@ -73,9 +76,12 @@ class KernelQuota:
                 self._holders[thread_id] = key
                 await evict(victim)
                 return
+            if aborted():
+                raise InterruptedError("aborted while waiting for a kernel")
             changed = self._changed
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), deadline - time.monotonic())
+                await asyncio.wait_for(changed.wait(),
+                                       min(POLL_SEC, deadline - time.monotonic()))
             if time.monotonic() >= deadline and self._full(key) is not None \
                     and not any(self._makes_room(t, key) for t in idle()):
                 raise SandboxBusy(f"{full} and none came free within {self.queue_sec:g} s; "

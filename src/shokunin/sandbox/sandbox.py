@@ -196,12 +196,15 @@ class Sandbox:
             async with lock:
                 fresh = thread_id not in self._kernels
                 try:
-                    kernel = await self._kernel_for(thread_id, workspace, owner)
+                    kernel = await self._kernel_for(thread_id, workspace, owner, abort)
                 except KernelDied as exc:
                     return ExecResult(ok=False, error_type="KernelDied", error_message=str(exc))
                 except SandboxBusy as exc:
                     return ExecResult(ok=False, stderr=f"SandboxBusy: {exc}\n",
                                       error_type="SandboxBusy", error_message=str(exc))
+                except InterruptedError:
+                    return ExecResult(ok=False, error_type="Interrupted",
+                                      error_message="execution was aborted")
                 why = self._shut_early.pop(thread_id, None) if fresh else None
                 async with kernel.lock:
                     result = await self._run(kernel, inp, abort)
@@ -227,13 +230,14 @@ class Sandbox:
                           error_type="PolicyViolation", error_message=message)
 
     async def _kernel_for(self, thread_id: str, workspace: Path | None,
-                          owner: str | None = None) -> Kernel:
+                          owner: str | None = None,
+                          abort: threading.Event | None = None) -> Kernel:
         kernel = self._kernels.get(thread_id)
         if kernel is not None:
             return kernel
         try:  # from admission on, a failure or a cancellation gives the slot back
             await self._quota.admit(thread_id, owner_key(thread_id, owner), self._idle_threads,
-                                    self._make_room)
+                                    self._make_room, abort.is_set if abort else lambda: False)
             kernel = await self._pool.take()
             try:
                 await kernel.assign(workspace or self._default_workspace(thread_id))
