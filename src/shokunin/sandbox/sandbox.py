@@ -44,6 +44,8 @@ from shokunin.sandbox.runtime import UID_BASE, UID_SPAN, Runtime, claim_uid
 
 log = logging.getLogger(__name__)
 
+HOST_SOCKET_DIRS = (Path("/run"), Path("/var/run"))
+
 # Run as a kernel would be, behind its walls: can the interpreter start and read what a
 # kernel imports?
 PROBE = """
@@ -149,6 +151,9 @@ class Sandbox:
         secrets = [Path(s.data_dir), Path.home(), Path(".env"),
                    Path(getattr(s, "tool_settings_file", ".env")).parent]
         hide = {str(p.resolve()) for p in secrets if p.resolve() != Path("/")}
+        # Host services listen on unix sockets under /run (PostgreSQL with local trust,
+        # MariaDB), which a network namespace does not cut off: hide the folder.
+        hide.update(str(p.resolve()) for p in HOST_SOCKET_DIRS if p.is_dir())
         expose = install_paths()
         # A folder other users cannot enter above the installation (a checkout under
         # /root or a 0700 mktemp folder) is covered too, and the installation bound back.
