@@ -7,18 +7,11 @@ the policy had a hole. The OS wall alone is checked with a kernel started with t
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import shutil
-import tempfile
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from shokunin.sandbox import ExecPythonInput, ExecResult, Sandbox
-from tests.sandbox.conftest import sandbox_settings
 from tests.sandbox.corpus import CONTAINED, HOOK_INTERCEPTS, HOOKED, hook_refused
 from tests.sandbox.escape_survey import native_entry_points
 
@@ -113,21 +106,6 @@ async def test_kernel_still_interrupts_and_restarts(sandbox: Sandbox) -> None:
     assert died.error_type == "KernelDied"
     again = await past_policy(sandbox, "normal", "import subprocess\nsubprocess.run(['id'])")
     assert hook_refused(again), "a restarted kernel has the hook again"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def bare() -> AsyncIterator[Sandbox]:
-    """A sandbox whose kernels start without the audit hook: the OS wall on its own."""
-    data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
-    data_dir.chmod(0o755)
-    sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0))
-    sb._ensure_runtime()  # noqa: SLF001
-    sb._walls = dataclasses.replace(  # noqa: SLF001
-        sb._walls, extra_env={"SHOKUNIN_SANDBOX_AUDIT": "off"})  # noqa: SLF001
-    await sb.start()
-    yield sb
-    await sb.shutdown()
-    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 async def test_without_the_hook_a_process_starts(bare: Sandbox) -> None:
