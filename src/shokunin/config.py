@@ -14,6 +14,15 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+def _memory_gib() -> int:
+    """This machine's memory in GiB (8 if unknown), to size the sandbox's defaults."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            return int(f.readline().split()[1]) >> 20  # MemTotal comes first, in KiB
+    except (OSError, ValueError, IndexError):
+        return 8
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SHOKUNIN_", env_file=".env", extra="ignore", env_nested_delimiter="__"
@@ -54,6 +63,16 @@ class Settings(BaseSettings):
     sample_db: Path = Field(
         PACKAGE_DIR / "data" / "sample.db", description="SQLite database the sql_engine tool reads."
     )
+    sql_max_rows: int = Field(200, description="Most rows a sql_engine answer shows.")
+    sql_max_result_bytes: int = Field(
+        262144, description="Most bytes of values a sql_engine answer shows (the rest is cut, "
+        "and the answer says so)."
+    )
+    sql_max_value_bytes: int = Field(
+        1_000_000, description="Largest string or blob a SQL query may build "
+        "(SQLITE_LIMIT_LENGTH); beyond it the query stops with an error."
+    )
+    sql_timeout_sec: float = Field(10.0, description="A SQL query is stopped after this.")
     ws_max_message_bytes: int = Field(65536, description="Largest accepted WS /ws message.")
     sandbox_memory_mb: int = Field(2048, description="Address-space limit of a sandbox kernel.")
     sandbox_cpu_sec: int = Field(600, description="CPU-time limit of a sandbox kernel.")
@@ -63,6 +82,23 @@ class Settings(BaseSettings):
     sandbox_file_mb: int = Field(256, description="Largest file a sandbox kernel may write.")
     sandbox_idle_sec: float = Field(900.0, description="Idle kernels are shut down after this.")
     sandbox_pool_size: int = Field(1, description="Pre-started kernels kept warm.")
+    sandbox_max_kernels: int = Field(
+        default_factory=lambda: min(64, max(2, _memory_gib())),
+        description="Kernels held by threads at once, all clients together (default: one per "
+        "GiB of memory, 2 to 64). Beyond it an idle kernel is shut down, else the cell waits.",
+    )
+    sandbox_max_kernels_per_owner: int = Field(
+        4, description="Kernels one client (the `owner` a caller passes) may hold at once."
+    )
+    sandbox_queue_sec: float = Field(
+        30.0, description="How long a cell waits for a kernel beyond the caps before it is "
+        "refused with `SandboxBusy`."
+    )
+    sandbox_min_free_mb: int = Field(
+        default_factory=lambda: max(256, _memory_gib() * 1024 // 10),
+        description="Below this much available memory (MemAvailable), idle kernels are shut "
+        "down at once, least recently used first (default: a tenth of the memory).",
+    )
     sandbox_allowed_imports: list[str] = Field(
         default_factory=lambda: [
             "numpy", "pandas", "matplotlib", "seaborn", "scipy", "sklearn", "statsmodels",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
@@ -38,4 +39,19 @@ async def sandbox() -> AsyncIterator[Sandbox]:
         await sb.pool.wait_filled()
         yield sb
         await sb.shutdown()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def bare() -> AsyncIterator[Sandbox]:
+    """A sandbox whose kernels start without the audit hook: the OS wall on its own."""
+    data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
+    data_dir.chmod(0o755)
+    sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0))
+    sb._ensure_runtime()  # noqa: SLF001
+    sb._walls = dataclasses.replace(  # noqa: SLF001
+        sb._walls, extra_env={"SHOKUNIN_SANDBOX_AUDIT": "off"})  # noqa: SLF001
+    await sb.start()
+    yield sb
+    await sb.shutdown()
     shutil.rmtree(data_dir, ignore_errors=True)

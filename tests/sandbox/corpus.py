@@ -1,5 +1,6 @@
 """Hostile snippets. BLOCKED must never run; CONTAINED run past the policy (as if it had a
-hole) and must still do no harm. Each CONTAINED check gets the ExecResult."""
+hole) and must still do no harm; HOOKED run past the policy and must be refused by the audit
+hook inside the kernel (the second wall). Each CONTAINED check gets the ExecResult."""
 
 from __future__ import annotations
 
@@ -102,6 +103,76 @@ BLOCKED: dict[str, str] = {
     "cell-magic": "%%bash\nid",
     "sandbox-helper": "_shokunin_enter('/')",
     "ipython-history": "Out[1]",
+    # entry points of allowed packages that escape (tests/sandbox/escape_survey.py):
+    # processes
+    "mpl-testing-subprocess": "from matplotlib.testing import subprocess_run_for_testing as r\n"
+                              "r(['sh', '-c', 'id'])",
+    "mpl-testing-attribute": "import matplotlib.testing\n"
+                             "matplotlib.testing.subprocess_run_for_testing(['id'])",
+    "mpl-testing-helper": "import matplotlib.testing as t\nt.subprocess_run_helper(print, 'x')",
+    "mpl-testing-ipython": "from matplotlib import testing\ntesting.ipython_in_subprocess('x', {})",
+    "mpl-private-module": "import matplotlib._internal_utils as u\n"
+                          "u.graphviz_dump_transform(None, 'x.png')",
+    "mpl-cbook-subprocess": "import matplotlib.cbook as c\n"
+                            "c._check_and_log_subprocess(['id'], None)",
+    "mpl-executable-info": "import matplotlib\nmatplotlib._get_executable_info('gs')",
+    "mpl-fc-list": "import matplotlib.font_manager as fm\nfm.findSystemFonts()",
+    "mpl-fc-list-rebuild": "from matplotlib.font_manager import FontManager\nFontManager()",
+    "mpl-animation-ffmpeg": "import matplotlib.animation as a\na.FFMpegWriter()",
+    "mpl-animation-writers": "from matplotlib import animation\nanimation.writers['ffmpeg']",
+    "mpl-usetex-rc": "import matplotlib\nmatplotlib.rcParams['text.usetex'] = True",
+    "mpl-usetex-keyword": "import matplotlib.pyplot as plt\nplt.text(0, 0, 'x', usetex=True)",
+    "mpl-texmanager": "from matplotlib.texmanager import TexManager\n"
+                      "TexManager().make_dvi('x', 10)",
+    "mpl-pgf-backend": "import matplotlib.pyplot as plt\nplt.savefig('x.pdf', backend='pgf')",
+    "mpl-switch-backend": "import matplotlib.pyplot as plt\nplt.switch_backend('webagg')",
+    "mpl-module-backend": "import matplotlib\nmatplotlib.use('module://antigravity')",
+    "mpl-webagg": "import matplotlib.backends.backend_webagg as w",
+    "pandas-clipboard-module": "import pandas.io.clipboard as c\nc.init_xclip_clipboard()",
+    "pandas-clipboard-attr": "import pandas as pd\npd.io.clipboards.read_clipboard()",
+    "pandas-locales": "import pandas._config.localization as l\nl.get_locales()",
+    "pandas-show-versions": "import pandas as pd\npd.show_versions()",
+    "pandas-plot-backend": "import pandas as pd\npd.set_option('plotting.backend', 'pty')",
+    "pandas-plot-backend-kw": "import pandas as pd\npd.DataFrame().plot(backend='pty')",
+    "numpy-check-sve": "import numpy as np\nnp.testing.check_support_sve()",
+    "numpy-distutils": "import numpy.distutils.exec_command as e",
+    "numpy-private-module": "import numpy.testing._private.utils as u",
+    # native code
+    "numpy-extbuild": "from numpy.testing import extbuild\n"
+                      "extbuild.build_and_import_extension('m', [])",
+    "numpy-ctypeslib": "import numpy as np\nnp.ctypeslib.load_library('libc', '/lib')",
+    "numpy-array-ctypes": "import numpy as np\nnp.zeros(1).ctypes.data_as(None)",
+    "numpy-as-strided": "import numpy as np\n"
+                        "np.lib.stride_tricks.as_strided(np.zeros(1), shape=(2**40,))",
+    "array-interface": "import numpy as np\nclass A:\n    @property\n"
+                       "    def __array_interface__(self):\n"
+                       "        return {'data': (0, False), 'shape': (8,), 'typestr': 'u1'}\n"
+                       "np.asarray(A())",
+    "array-interface-attr": "class A:\n    __array_interface__ = {}",
+    "dataframe-interchange": "import pandas as pd\nclass D:\n"
+                             "    def __dataframe__(self, nan_as_null=False, allow_copy=True):\n"
+                             "        return self\npd.api.interchange.from_dataframe(D())",
+    # strings run as code
+    "numpy-runstring": "import numpy as np\nnp.testing.runstring('print(1)', {})",
+    "numpy-measure": "import numpy as np\nnp.testing.measure('print(1)', 1)",
+    "numpy-rundocs": "from numpy.testing import rundocs\nrundocs('x.py')",
+    "mpl-plot-directive": "from matplotlib.sphinxext.plot_directive import render_figures",
+    "query-reference-walk": "import pandas as pd\n"
+                            "pd.DataFrame({'a': [1]}).query(\"@pd.io.common.os.getcwd() == 'x'\")",
+    "query-computed": "import pandas as pd\nq = '@pd.io' + '.common'\npd.DataFrame().query(q)",
+    "df-eval-reference": "import pandas as pd\npd.DataFrame().eval('@pd.io')",
+    # unpickling
+    "numpy-load-pickle": "import numpy as np\nnp.load('x.npy', allow_pickle=True)",
+    "numpy-read-array": "import io\nimport numpy as np\n"
+                        "np.lib.format.read_array(io.BytesIO(b''), allow_pickle=True)",
+    "pandas-pickle-compat": "from pandas.compat import pickle_compat\n"
+                            "pickle_compat.Unpickler(None).load()",
+    # files behind names the path check does not know
+    "path-absolute": "import pandas as pd\npd.io.common.Path('/etc/passwd').read_text()",
+    "mpl-sample-data": "import matplotlib.cbook as c\nc.get_sample_data('/etc/passwd')",
+    "pandas-get-handle": "import pandas as pd\npd.io.common.get_handle('/etc/passwd', 'r')",
+    "read-sql-server-db": "import pandas as pd\n"
+                          "pd.read_sql_query('select 1', con='sqlite:////data/shokunin.db')",
 }
 
 SECRET_MARK = "s3cr3t-value"
@@ -113,6 +184,23 @@ def _error(kind: str) -> Callable[[ExecResult], bool]:
 
 def _prints(text: str) -> Callable[[ExecResult], bool]:
     return lambda r: r.ok and text in r.stdout
+
+
+def hook_refused(r: ExecResult) -> bool:
+    """The audit hook's refusal: a PermissionError that says what and why."""
+    return r.error_type == "PermissionError" and "not allowed in the sandbox" in (
+        r.error_message or "")
+
+
+def _or_hook(check: Callable[[ExecResult], bool]) -> Callable[[ExecResult], bool]:
+    """The OS wall's answer, or the audit hook's refusal when the hook is on."""
+    return lambda r: check(r) or hook_refused(r)
+
+
+# CONTAINED snippets the audit hook stops before the OS wall is reached: tested again
+# with the hook off (tests/sandbox/test_audit_wall.py), so that the OS wall is tested alone.
+HOOK_INTERCEPTS = ("socket-internet", "socket-loopback", "not-root", "fork-bomb",
+                   "unshare-again")
 
 
 # Each runs with the policy bypassed, as if an escape existed; {data_dir} and {server_pid}
@@ -136,14 +224,15 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "server-home": ("import os\nprint([n for n in os.listdir(os.path.expanduser('~root'))"
                     " if n != '.pyenv'])", _prints("[]")),
     "socket-internet": ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)",
-                        _error("OSError")),
+                        _or_hook(_error("OSError"))),
     "socket-loopback": ("import socket\nsocket.create_connection(('127.0.0.1', 8000), "
-                        "timeout=1)", _error("OSError")),
+                        "timeout=1)", _or_hook(_error("OSError"))),
     "urlopen": ("import urllib.request\nurllib.request.urlopen('http://example.com', "
                 "timeout=1)", _error("URLError")),
     "dns": ("import socket\nsocket.getaddrinfo('pypi.org', 443)", _error("gaierror")),
     "not-root": ("import subprocess\nprint(subprocess.run(['id', '-u'], capture_output=True,"
-                 " text=True).stdout.strip() != '0')", _prints("True")),
+                 " text=True).stdout.strip() != '0')",
+                 _or_hook(_prints("True"))),
     "setuid-root": ("import os\nos.setuid(0)", _error("PermissionError")),
     "kill-init": ("import os\nos.kill(1, 9)", _error("PermissionError")),
     "kill-server": ("import os\nos.kill({server_pid}, 9)", _error("PermissionError")),
@@ -154,7 +243,9 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
         "            os._exit(0)\n        pids.append(pid)\nexcept OSError as e:\n"
         "    print('limited', len(pids) < 64, type(e).__name__)\n"
         "for p in pids:\n    os.kill(p, 9)\n    os.waitpid(p, 0)",
-        _prints("limited True BlockingIOError")),
+        # the snippet catches the error itself: the hook's shows as PermissionError
+        lambda r: _prints("limited True BlockingIOError")(r)
+        or _prints("limited True PermissionError")(r)),
     "memory-bomb-bytes": ("x = bytearray(4 * 2**30)", _error("MemoryError")),
     "memory-bomb-list": (
         "def bomb():\n    x = []\n    while True:\n        x.append(' ' * 2**24)\n"
@@ -171,8 +262,70 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "huge-file-chunks": (
         "with open('big.bin', 'wb') as f:\n    for _ in range(1024):\n"
         "        f.write(b'0' * (1 << 20))", _error("OSError")),
+    # a host service's unix socket: unix sockets ignore network namespaces
+    "postgres-unix-socket": (
+        "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+        "s.connect('/var/run/postgresql/.s.PGSQL.5432')",
+        _or_hook(lambda r: r.error_type in ("FileNotFoundError", "ConnectionRefusedError"))),
     "unshare-again": ("import ctypes\nprint(ctypes.CDLL(None).unshare(0x40000000))",
-                      _prints("-1")),
+                      _or_hook(_prints("-1"))),
+}
+
+
+def _spawn(body: str) -> str:
+    """Try ``body`` (which would create ./spawned), then say whether anything ran."""
+    return ("import os\ntry:\n" + "".join(f"    {line}\n" for line in body.splitlines())
+            + "finally:\n    print('spawned' if os.path.exists('spawned') else 'nothing ran')")
+
+
+_TOUCH = "['sh', '-c', 'touch spawned']"
+_BZ2 = ("import glob, importlib.util, os, sys\n"
+        "[so] = glob.glob(os.path.join(sys.base_prefix, 'lib', 'python3*', 'lib-dynload',"
+        " '_bz2.*.so'))\n")
+
+# Sent past the policy: the audit hook must refuse each with a readable PermissionError,
+# before any process starts or any native code loads.
+HOOKED: dict[str, str] = {
+    "subprocess-run": _spawn(f"import subprocess\nsubprocess.run({_TOUCH})"),
+    "os-system": _spawn("os.system('touch spawned')"),
+    "os-popen": _spawn("os.popen('touch spawned').read()"),
+    "os-posix-spawn": _spawn(f"os.posix_spawn('/bin/sh', {_TOUCH}, dict(os.environ))"),
+    "os-exec": _spawn(f"os.execv('/bin/sh', {_TOUCH})"),
+    "os-fork": _spawn("if os.fork() == 0:\n    open('spawned', 'w')\n    os._exit(0)"),
+    "pty-spawn": _spawn("import pty\npty.spawn(['touch', 'spawned'])"),
+    "matplotlib-testing": _spawn("from matplotlib.testing import subprocess_run_for_testing "
+                                 f"as r\nr({_TOUCH})"),
+    "fork-exec-direct": _spawn("import multiprocessing.util as u\n"
+                               f"u.spawnv_passfds('/bin/sh', {_TOUCH}, [])"),
+    "fork-exec-reimport": _spawn("import sys\ndel sys.modules['_posixsubprocess']\n"
+                                 "import _posixsubprocess"),
+    "multiprocessing": _spawn("import multiprocessing as mp\n"
+                              "p = mp.get_context('fork').Process(target=print)\np.start()"),
+    "process-pool": _spawn("from concurrent.futures import ProcessPoolExecutor\n"
+                           "ProcessPoolExecutor(1).submit(print, 1).result()"),
+    "ctypes-dlopen": _spawn("import ctypes\nctypes.CDLL('libc.so.6').system(b'touch spawned')"),
+    "ctypes-pythonapi": "import ctypes\nctypes.pythonapi.Py_GetVersion()",
+    "ctypes-string-at": "import ctypes\nctypes.string_at(id(1), 8)",
+    "ctypes-from-address": "import ctypes\nctypes.c_char.from_address(id(1))",
+    "extension-from-workspace": (
+        _BZ2 + "import shutil\nshutil.copy(so, os.path.basename(so))\n"
+        "spec = importlib.util.spec_from_file_location('_bz2', os.path.basename(so))\n"
+        "importlib.util.module_from_spec(spec)"),
+    "extension-from-memfd": (
+        _BZ2 + "fd = os.memfd_create('x')\nos.write(fd, open(so, 'rb').read())\n"
+        "path = f'/proc/self/fd/{fd}'\n"
+        "loader = importlib.machinery.ExtensionFileLoader('_bz2', path)\n"
+        "spec = importlib.util.spec_from_file_location('_bz2', path, loader=loader)\n"
+        "importlib.util.module_from_spec(spec)"),
+    "uvloop-spawn": "import uvloop",
+    "libpq-connect": "import psycopg_binary",
+    "sub-interpreter": "import _xxsubinterpreters as s\ns.run_string(s.create(), 'print(1)')",
+    "own-memory": "open('/proc/self/mem', 'r+b')",
+    "own-memory-path": "import pandas as pd\nopen(pd.io.common.Path('/proc/self/mem'), 'rb')",
+    "own-memory-os-open": "import os\nos.open('/proc/thread-self/mem', os.O_RDWR)",
+    "own-memory-relative": "import os\nos.chdir('/proc/self')\nopen('mem', 'rb')",
+    "socket-connect-unix": "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+                           "s.connect('/run/anything.sock')",
 }
 
 STOPPED_BY_TIMEOUT = {"infinite-loop", "sleep-forever"}

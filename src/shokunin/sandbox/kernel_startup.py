@@ -4,6 +4,9 @@ It makes rich outputs machine-readable (tables as Markdown, JSON-able values as 
 sets a Japanese-capable plot font, caps what a cell can write to stdout/stderr so a huge
 print never reaches the server, and leaves two entry points for the server's own code.
 User code cannot name them: the policy refuses any name starting with ``_shokunin``.
+
+Last, it installs the second wall (``_shokunin_wall``): an audit hook that, from then on,
+refuses what reaches past Python even when code got past the policy.
 """
 
 # ruff: noqa: F821  (get_ipython is a builtin inside the kernel)
@@ -126,5 +129,75 @@ def _shokunin_reap(pids: list) -> None:
         time.sleep(0.01)
 
 
+def _shokunin_wall() -> None:
+    """Refuse processes, native code, sub-interpreters, raw memory and sockets from now on.
+
+    An audit hook cannot be removed once added, and sees the C-level events of CPython
+    (docs.python.org/3/library/audit_events.html), so it holds for code the AST policy
+    missed. It is not the boundary (interpreter bugs can defeat it); the OS wall is.
+    """
+    import os
+    import re
+    import sys
+
+    if os.environ.get("SHOKUNIN_SANDBOX_AUDIT") == "off":
+        return  # only for tests of the OS wall on its own
+    what = {
+        "subprocess.Popen": "starting a process", "os.system": "starting a process",
+        "os.exec": "starting a program", "os.posix_spawn": "starting a process",
+        "os.spawn": "starting a process", "os.fork": "forking the kernel",
+        "os.forkpty": "forking the kernel", "os.startfile": "starting a program",
+        "pty.spawn": "starting a process",
+        "ctypes.dlopen": "loading a native library", "ctypes.dlsym": "loading native code",
+        "ctypes.dlsym/handle": "loading native code", "ctypes.call_function": "calling native "
+        "code", "ctypes.cdata": "reading raw memory", "ctypes.string_at": "reading raw memory",
+        "ctypes.wstring_at": "reading raw memory", "ctypes.PyObj_FromPtr": "reading raw memory",
+        "cpython.PyInterpreterState_New": "starting a sub-interpreter",
+        "socket.connect": "opening a connection", "socket.bind": "opening a socket",
+        "socket.sendto": "sending on the network",
+    }
+    # Extension modules that start processes, load native code or open connections in C,
+    # without an audit event (tests/sandbox/escape_survey.py lists the candidates).
+    native = re.compile(r"(_posixsubprocess|_ctypes|_cffi_backend|uvloop|_xxsubinterpreters"
+                        r"|_xxinterpchannels|_interpreters|_test\w*|psycopg_binary|psycopg_c"
+                        r"|psycopg2)(\.|$)")
+    own_memory = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/mem")
+    roots = tuple({os.path.realpath(p) + os.sep for p in (
+        sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)})
+
+    def refuse(doing: str, detail: object) -> None:
+        raise PermissionError(f"{doing} is not allowed in the sandbox ({detail}); "
+                              "do the work in Python with the allowed libraries")
+
+    def hook(event: str, args: tuple) -> None:
+        if event in what:
+            refuse(what[event], f"{event} {str(args[:2])[:120]}")
+        elif event == "import" and (native.match(args[0]) or args[1] is not None and not (
+                os.path.realpath(args[1]).startswith(roots))):
+            refuse("loading native code", f"import {args[0]} from {args[1]}")
+        elif event == "open" and not isinstance(args[0], int):  # an int is an open fd
+            path = os.fsdecode(os.fspath(args[0]))
+            # A relative "mem" may be meant relative to a dir_fd, which the event omits.
+            if own_memory.fullmatch(os.path.realpath(path)) or (
+                    not os.path.isabs(path) and os.path.basename(path) == "mem"):
+                refuse("opening the process's memory", path)
+
+    # subprocess and multiprocessing call _posixsubprocess.fork_exec, which raises no event
+    # of its own: every reference to it is swapped for a refusal before the hook goes in.
+    import _posixsubprocess
+
+    fork_exec = _posixsubprocess.fork_exec
+
+    def refused_fork_exec(*_args: object, **_kwargs: object) -> None:
+        refuse("starting a process", "fork_exec")
+
+    for module in list(sys.modules.values()):
+        for name, value in list(getattr(module, "__dict__", {}).items()):
+            if value is fork_exec:
+                setattr(module, name, refused_fork_exec)
+    sys.addaudithook(hook)
+
+
 _shokunin_setup()
-del _shokunin_setup
+_shokunin_wall()
+del _shokunin_setup, _shokunin_wall

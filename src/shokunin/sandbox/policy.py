@@ -1,10 +1,14 @@
 """The AST policy: what model-written code may not even try, checked before it runs.
 
-This is the first of two walls. It rejects, with the line and a reason, the ways out that
-are plain to see in the source: forbidden imports, file and process access, dynamic code,
-introspection of dunder and frame internals, attribute lookups hidden in format strings,
-and I/O calls on absolute paths. It cannot see what a string turns into at run time, so
-the kernel also runs behind the OS wall of ``launcher.py`` (see README "The Python sandbox").
+This is the first of three walls, and a lint rather than a boundary: it rejects, with the
+line and a reason the model can act on, the ways out that are plain to see in the source:
+forbidden imports, file and process access, dynamic code, introspection of dunder and frame
+internals, attribute lookups hidden in format strings, I/O calls on absolute paths, and the
+entry points of allowed packages that start processes, build or load native code, run
+strings as code or unpickle (``ESCAPE_HATCHES``, found by ``tests/sandbox/escape_survey.py``).
+It cannot see what a string turns into at run time, so the kernel also refuses processes and
+native code from inside the interpreter (the audit hook of ``kernel_startup.py``) and runs
+behind the OS wall of ``launcher.py`` (see README "The Python sandbox").
 """
 
 from __future__ import annotations
@@ -46,6 +50,45 @@ NAMED_ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"
 # Dunder attributes that ordinary analysis code needs and that lead nowhere.
 SAFE_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__len__", "__version__"})
 
+# Special methods a class in model code may define. Others are refused: some hand a library
+# a raw pointer to read or write (__array_interface__, __dataframe__, __dlpack__).
+DEFINABLE_DUNDERS = frozenset({
+    "__init__", "__post_init__", "__repr__", "__str__", "__len__", "__iter__", "__next__",
+    "__contains__", "__getitem__", "__setitem__", "__delitem__", "__call__", "__bool__",
+    "__hash__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__enter__",
+    "__exit__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+    "__truediv__", "__rtruediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__pos__",
+    "__abs__", "__and__", "__or__", "__xor__", "__invert__", "__matmul__", "__round__",
+})
+
+# Entry points of allowed packages that start a process, build or load native code, run a
+# string as code or unpickle bytes (tests/sandbox/escape_survey.py lists them). Refused as
+# module paths (import) and as names (from-import, attribute, getattr), wherever they hang.
+ESCAPE_MODULES = frozenset({
+    "matplotlib.testing", "matplotlib.sphinxext", "matplotlib.animation",
+    "matplotlib.texmanager", "matplotlib.dviread", "matplotlib.backends.backend_pgf",
+    "matplotlib.backends.backend_webagg", "matplotlib.backends.backend_webagg_core",
+    "matplotlib.backends.backend_nbagg", "numpy.testing.extbuild", "numpy.lib.format",
+    "pandas.io.clipboard", "pandas.io.clipboards", "pandas.compat.pickle_compat",
+})
+ESCAPE_HATCHES = frozenset({
+    # processes: matplotlib.testing, numpy.testing, font discovery (fc-list), animation
+    # writers (ffmpeg, ImageMagick), TeX, clipboards (xclip, pbcopy), platform probes
+    "subprocess_run_for_testing", "subprocess_run_helper", "ipython_in_subprocess",
+    "check_support_sve", "findSystemFonts", "get_fontconfig_fonts", "FontManager",
+    "animation", "writers", "MovieWriter", "FFMpegWriter", "FFMpegFileWriter",
+    "ImageMagickWriter", "ImageMagickFileWriter", "texmanager", "TexManager", "dviread",
+    "clipboard", "clipboards", "switch_backend", "show_versions", "get_locales",
+    # native code: building and importing a C extension
+    "extbuild", "build_and_import_extension", "compile_extension_module",
+    # strings run as code
+    "runstring", "rundocs", "measure", "sphinxext", "render_figures", "run_code",
+    # unpickling (arbitrary code on load)
+    "pickle_compat", "Unpickler", "read_array", "open_memmap",
+    # files and URLs behind a computed path
+    "get_handle", "urlopen", "get_sample_data",
+})
+
 # Attributes of frames, generators, coroutines, tracebacks and code objects, and methods
 # that open files, run processes or evaluate strings, whatever object they hang on.
 BLOCKED_ATTRIBUTES = frozenset({
@@ -56,12 +99,12 @@ BLOCKED_ATTRIBUTES = frozenset({
     "read_pickle", "to_pickle", "read_clipboard", "to_clipboard", "format_map", "vformat",
     "Formatter", "get_field", "eval", "load_module", "exec_module", "modules", "settrace",
     "setprofile", "environ", "getenv", "putenv", "memmap", "DataSource", "tofile", "fromfile",
-    "attrgetter", "methodcaller", "get_type_hints", "ForwardRef",
+    "attrgetter", "methodcaller", "get_type_hints", "ForwardRef", "as_strided",
     # links and ownership: a link planted in the workspace could redirect a write made
     # later by the server (which may be root)
     "symlink_to", "hardlink_to", "link_to", "symlink", "link", "chmod", "lchmod", "chown",
     "lchown",
-}) | BLOCKED_MODULES
+}) | BLOCKED_MODULES | ESCAPE_HATCHES
 
 # A dunder identifier inside a string: code that some library may evaluate (annotations,
 # DataFrame.query) or a name for a dynamic lookup (operator-style getters).
@@ -75,9 +118,19 @@ IO_FUNCTIONS = frozenset({
     "to_orc", "to_stata", "to_hdf", "to_html", "to_xml", "to_markdown", "to_latex",
     "savefig", "imsave", "imread", "save", "savez", "savez_compressed", "savetxt", "load",
     "loadtxt", "genfromtxt", "fromregex", "dump", "ExcelWriter", "ExcelFile", "HDFStore",
+    "read_sql_query", "read_sql_table", "Path", "PurePath", "PosixPath",
 })
 PATH_KEYWORDS = frozenset({"path", "path_or_buf", "filepath_or_buffer", "fname", "file",
-                           "io", "excel_writer", "buf", "filename", "path_or_buffer"})
+                           "io", "excel_writer", "buf", "filename", "path_or_buffer", "con"})
+
+# Settings that make a library start a process (TeX) or import a module named in a string
+# (matplotlib and pandas backends), refused wherever they appear in a string.
+_ESCAPE_IN_STRING = re.compile(r"usetex|module://|plotting\.backend")
+# Keywords that unpickle (allow_pickle) or switch to such a setting, unless literally off.
+_ESCAPE_KEYWORDS = {"allow_pickle": False, "usetex": False, "backend": "matplotlib"}
+# In a DataFrame.query expression, '@name' reads a variable; anything after it
+# ('@pd.io.common.os.system(...)') would be evaluated, unseen by the checks above.
+_QUERY_REFERENCE = re.compile(r"@\s*[A-Za-z_]\w*\s*[.(\[]")
 
 
 @dataclass(frozen=True)
@@ -123,6 +176,12 @@ class _Checker(ast.NodeVisitor):
         parts = dotted.split(".")
         if any(part in BLOCKED_MODULES for part in parts):
             self._refuse(node, f"import of '{dotted}' is not allowed (system access)")
+        elif any(dotted == m or dotted.startswith(m + ".") for m in ESCAPE_MODULES) \
+                or any(part in ESCAPE_HATCHES for part in parts):
+            self._refuse(node, f"import of '{dotted}' is not allowed (it starts processes, "
+                               "loads native code or runs strings as code)")
+        elif any(part.startswith("_") for part in parts):
+            self._refuse(node, f"import of '{dotted}' is not allowed (private module)")
         elif parts[0] not in self.allowed:
             self._refuse(node, f"import of '{dotted}' is not allowed (not in the allow-list: "
                                f"{', '.join(sorted(self.allowed))})")
@@ -137,7 +196,9 @@ class _Checker(ast.NodeVisitor):
             return
         self._check_module(node, node.module or "")
         for alias in node.names:
-            if alias.name == "*":
+            if f"{node.module}.{alias.name}" in ESCAPE_MODULES:
+                self._check_module(node, f"{node.module}.{alias.name}")
+            elif alias.name == "*":
                 self._refuse(node, f"'from {node.module} import *' is not allowed")
             elif alias.name in BLOCKED_ATTRIBUTES or alias.name in BLOCKED_BUILTINS \
                     or alias.name.startswith("_"):
@@ -155,6 +216,14 @@ class _Checker(ast.NodeVisitor):
         elif name.startswith("_shokunin"):
             self._refuse(node, f"the name '{name}' belongs to the sandbox")
 
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name.startswith("__") and node.name not in DEFINABLE_DUNDERS:
+            self._refuse(node, f"defining '{node.name}' is not allowed (interpreter or "
+                               "buffer protocol)")
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
         if attr.startswith("_") and attr not in SAFE_DUNDERS:
@@ -168,6 +237,9 @@ class _Checker(ast.NodeVisitor):
         if isinstance(node.value, str) and _DUNDER_IN_STRING.search(node.value):
             self._refuse(node, "strings naming interpreter internals are not allowed: "
                                f"{_DUNDER_IN_STRING.search(node.value).group()!r}")
+        elif isinstance(node.value, str) and _ESCAPE_IN_STRING.search(node.value):
+            self._refuse(node, f"the setting {_ESCAPE_IN_STRING.search(node.value).group()!r} "
+                               "is not allowed (it starts a process or imports a module)")
         # A template can hide an attribute walk ("{0.real.imag}") from the checks above.
         elif isinstance(node.value, str) and "{" in node.value:
             for field in _format_fields(node.value):
@@ -188,8 +260,28 @@ class _Checker(ast.NodeVisitor):
                                    "(a computed template can read attributes)")
             if func.attr in IO_FUNCTIONS:
                 self._check_paths(node, func.attr)
+            if func.attr == "query":
+                self._check_query(node)
+        elif isinstance(func, ast.Name) and func.id in IO_FUNCTIONS:
+            self._check_paths(node, func.id)
+        for keyword in node.keywords:
+            if keyword.arg in _ESCAPE_KEYWORDS and not (
+                    isinstance(keyword.value, ast.Constant)
+                    and keyword.value.value == _ESCAPE_KEYWORDS[keyword.arg]):
+                self._refuse(node, f"'{keyword.arg}=' may only be "
+                                   f"{_ESCAPE_KEYWORDS[keyword.arg]!r} in the sandbox")
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             self.visit(arg)
+
+    def _check_query(self, node: ast.Call) -> None:
+        expr = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "expr"), None)
+        if not (isinstance(expr, ast.Constant) and isinstance(expr.value, str)):
+            self._refuse(node, "'.query' needs a literal expression; pass values as "
+                               "'@name' (df.query('year == @y'))")
+        elif _QUERY_REFERENCE.search(expr.value):
+            self._refuse(node, "'.query' may only read plain variables with '@name', not "
+                               f"'{_QUERY_REFERENCE.search(expr.value).group()}...'")
 
     def _check_named_attribute(self, node: ast.Call, name: str) -> None:
         target = node.args[1] if len(node.args) > 1 else None

@@ -2,7 +2,8 @@
 
 Errors are results, never exceptions (except cancellation): a refused cell is
 ``PolicyViolation``, a cell past its deadline ``Timeout``, a kernel that died under it
-``KernelDied`` (the thread gets a fresh kernel), an abort ``Interrupted``.
+``KernelDied`` (the thread gets a fresh kernel), an abort ``Interrupted``, no kernel free
+within the caps ``SandboxBusy`` (see ``quota.py``).
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ from shokunin.sandbox.kernel import (
 )
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
+from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb, owner_key
 from shokunin.sandbox.runtime import UID_BASE, UID_SPAN, Runtime, claim_uid
 
 log = logging.getLogger(__name__)
+
+HOST_SOCKET_DIRS = (Path("/run"), Path("/var/run"))
 
 # Run as a kernel would be, behind its walls: can the interpreter start and read what a
 # kernel imports?
@@ -74,6 +78,11 @@ class Sandbox:
         self._walls: Walls | None = None
         self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
         self._reaper: asyncio.Task[None] | None = None
+        self._quota = KernelQuota(int(settings.sandbox_max_kernels),
+                                  int(settings.sandbox_max_kernels_per_owner),
+                                  float(settings.sandbox_queue_sec))
+        self.min_free_mb = int(settings.sandbox_min_free_mb)
+        self._shut_early: dict[str, str] = {}  # thread -> why its kernel was shut down early
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
@@ -142,6 +151,9 @@ class Sandbox:
         secrets = [Path(s.data_dir), Path.home(), Path(".env"),
                    Path(getattr(s, "tool_settings_file", ".env")).parent]
         hide = {str(p.resolve()) for p in secrets if p.resolve() != Path("/")}
+        # Host services listen on unix sockets under /run (PostgreSQL with local trust,
+        # MariaDB), which a network namespace does not cut off: hide the folder.
+        hide.update(str(p.resolve()) for p in HOST_SOCKET_DIRS if p.is_dir())
         expose = install_paths()
         # A folder other users cannot enter above the installation (a checkout under
         # /root or a 0700 mktemp folder) is covered too, and the installation bound back.
@@ -180,8 +192,19 @@ class Sandbox:
     async def close_thread(self, thread_id: str) -> None:
         """Shut the thread's kernel down; its workspace stays."""
         kernel = self._kernels.pop(thread_id, None)
+        self._quota.release(thread_id)
         if kernel is not None:
             await self._discard(kernel)
+
+    async def _shut_down_early(self, thread_id: str, why: str) -> None:
+        self._shut_early[thread_id] = why
+        await self.close_thread(thread_id)
+
+    def _idle_threads(self) -> list[str]:
+        """Threads whose kernel runs nothing and waits for nothing, least recently used first."""
+        idle = [(k.last_used, t) for t, k in self._kernels.items() if not k.lock.locked()
+                and not (t in self._locks and self._locks[t].locked())]
+        return [t for _, t in sorted(idle)]
 
     async def shutdown(self) -> None:
         if self._reaper is not None:
@@ -197,16 +220,26 @@ class Sandbox:
 
     async def _reap_idle(self) -> None:
         while True:
-            await asyncio.sleep(max(0.05, min(self.idle_sec / 4, 30.0)))
+            # Often enough to notice memory pressure within seconds.
+            await asyncio.sleep(max(0.05, min(self.idle_sec / 4, 5.0)))
             await self.reap_idle()
 
     async def reap_idle(self) -> list[str]:
-        """Close kernels unused for ``idle_sec``; returns the threads whose kernel closed."""
+        """Close kernels unused for ``idle_sec``, and idle ones least recently used first
+        while available memory is below ``min_free_mb``; returns the threads closed."""
         now = time.monotonic()
         idle = [t for t, k in self._kernels.items()
                 if not k.lock.locked() and now - k.last_used > self.idle_sec]
         for thread_id in idle:
             await self.close_thread(thread_id)
+        for thread_id in self._idle_threads():
+            available = mem_available_mb()
+            if available is None or available >= self.min_free_mb:
+                break
+            log.warning("memory low (%s MiB available): closing the idle kernel of %s",
+                        available, thread_id)
+            await self._shut_down_early(thread_id, f"memory was low ({available} MiB free)")
+            idle.append(thread_id)
         return idle
 
     @property
@@ -226,19 +259,40 @@ class Sandbox:
 
     async def execute(self, thread_id: str, inp: ExecPythonInput, *,
                       workspace: Path | None = None,
-                      abort: threading.Event | None = None) -> ExecResult:
-        """Run ``inp.code`` in the thread's kernel (started or taken from the pool)."""
+                      abort: threading.Event | None = None,
+                      owner: str | None = None) -> ExecResult:
+        """Run ``inp.code`` in the thread's kernel (started or taken from the pool).
+
+        ``owner`` (a client identity) is whose kernel cap the thread's kernel counts
+        against; None gives the thread a bucket of its own (only the global cap applies).
+        """
         refused = self._refusal(inp.code)
         if refused is not None:
             return refused
         lock = self._locks.setdefault(thread_id, asyncio.Lock())
-        async with lock:
-            try:
-                kernel = await self._kernel_for(thread_id, workspace)
-            except KernelDied as exc:
-                return ExecResult(ok=False, error_type="KernelDied", error_message=str(exc))
-            async with kernel.lock:
-                return await self._run(kernel, inp, abort)
+        try:
+            async with lock:
+                fresh = thread_id not in self._kernels
+                try:
+                    kernel = await self._kernel_for(thread_id, workspace, owner, abort)
+                except KernelDied as exc:
+                    return ExecResult(ok=False, error_type="KernelDied", error_message=str(exc))
+                except SandboxBusy as exc:
+                    return ExecResult(ok=False, stderr=f"SandboxBusy: {exc}\n",
+                                      error_type="SandboxBusy", error_message=str(exc))
+                except InterruptedError:
+                    return ExecResult(ok=False, error_type="Interrupted",
+                                      error_message="execution was aborted")
+                why = self._shut_early.pop(thread_id, None) if fresh else None
+                async with kernel.lock:
+                    result = await self._run(kernel, inp, abort)
+                if why:
+                    result.stderr = (f"Note: this thread's earlier kernel was shut down "
+                                     f"because {why}; variables from before are gone.\n"
+                                     + result.stderr)
+                return result
+        finally:
+            self._quota.notify()  # the kernel is idle now: a waiting thread may take it
 
     def _refusal(self, code: str) -> ExecResult | None:
         try:
@@ -253,18 +307,31 @@ class Sandbox:
         return ExecResult(ok=False, stderr=f"PolicyViolation: {message}\n",
                           error_type="PolicyViolation", error_message=message)
 
-    async def _kernel_for(self, thread_id: str, workspace: Path | None) -> Kernel:
+    async def _kernel_for(self, thread_id: str, workspace: Path | None,
+                          owner: str | None = None,
+                          abort: threading.Event | None = None) -> Kernel:
         kernel = self._kernels.get(thread_id)
         if kernel is not None:
             return kernel
-        kernel = await self._pool.take()
-        try:
-            await kernel.assign(workspace or self._default_workspace(thread_id))
+        try:  # from admission on, a failure or a cancellation gives the slot back
+            await self._quota.admit(thread_id, owner_key(thread_id, owner), self._idle_threads,
+                                    self._make_room, abort.is_set if abort else lambda: False)
+            kernel = await self._pool.take()
+            try:
+                await kernel.assign(workspace or self._default_workspace(thread_id))
+            except BaseException:
+                await self._discard(kernel)
+                raise
         except BaseException:
-            await self._discard(kernel)
+            self._quota.release(thread_id)
             raise
         self._kernels[thread_id] = kernel
         return kernel
+
+    async def _make_room(self, thread_id: str) -> None:
+        await self._shut_down_early(thread_id, "another conversation needed a kernel "
+                                    f"(limit {self._quota.max_kernels} kernels, "
+                                    f"{self._quota.max_per_owner} per client)")
 
     def _default_workspace(self, thread_id: str) -> Path:
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in thread_id)
@@ -306,7 +373,7 @@ class Sandbox:
         """Execute for a run: emit the code, the result, then each plot and table."""
         await ctx.emit(events.Code(code=inp.code, language="python", step=step))
         result = await self.execute(ctx.thread_id, inp, workspace=ctx.workspace,
-                                    abort=ctx.abort)
+                                    abort=ctx.abort, owner=getattr(ctx, "owner", None))
         await ctx.emit(events.CodeResult(
             ok=result.ok, stdout=result.stdout, stderr=result.stderr,
             error_type=result.error_type, error_message=result.error_message, step=step))

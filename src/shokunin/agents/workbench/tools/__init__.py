@@ -2,8 +2,14 @@
 
 from shokunin.agents.workbench.tools.run_python import ImageHold
 from shokunin.agents.workbench.tools.save_data import safe_csv_name, write_csv
-from shokunin.agents.workbench.tools.sql_engine import QueryRejected, run_query, schema_of
+from shokunin.agents.workbench.tools.sql_engine import (
+    QueryLimitExceeded,
+    QueryRejected,
+    SqlLimits,
+    run_query,
+    schema_of,
+)
 from shokunin.agents.workbench.tools.toolbox import build_toolbox
 
-__all__ = ["ImageHold", "QueryRejected", "build_toolbox", "run_query", "safe_csv_name",
-           "schema_of", "write_csv"]
+__all__ = ["ImageHold", "QueryLimitExceeded", "QueryRejected", "SqlLimits", "build_toolbox",
+           "run_query", "safe_csv_name", "schema_of", "write_csv"]

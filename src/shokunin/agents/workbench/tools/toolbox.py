@@ -10,15 +10,16 @@ from langchain_core.tools import BaseTool
 from shokunin.agents.workbench.tools.map_tools import map_tools
 from shokunin.agents.workbench.tools.run_python import ImageHold, run_python_tool
 from shokunin.agents.workbench.tools.save_data import save_data_tool
-from shokunin.agents.workbench.tools.sql_engine import sql_engine_tool
+from shokunin.agents.workbench.tools.sql_engine import SqlLimits, sql_engine_tool
 from shokunin.maps import MapPackage
 from shokunin.runs import RunContext
 
 
 def build_toolbox(ctx: RunContext, pkg: MapPackage, sample_db: Path, hold: ImageHold,
                   step: Callable[[], str]) -> dict[str, BaseTool]:
-    tools = [*map_tools(ctx, pkg), sql_engine_tool(sample_db), save_data_tool(ctx.workspace),
-             run_python_tool(ctx, hold, step)]
+    limits = SqlLimits.from_settings(ctx.services.get("settings"))
+    tools = [*map_tools(ctx, pkg), sql_engine_tool(sample_db, limits),
+             save_data_tool(ctx.workspace), run_python_tool(ctx, hold, step)]
     own = {t.name for t in tools}
     tools += _plugins(ctx, own)
     return {t.name: t for t in tools}
