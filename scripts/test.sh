@@ -18,6 +18,6 @@ fi
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,postgres,redis]'
+.venv/bin/python -m pip install -q -e '.[test,postgres]'
 .venv/bin/python -m ruff check src tests bench
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
