@@ -7,6 +7,7 @@ from sqlalchemy import inspect, select
 from shokunin import events as ev
 from shokunin.store import LATEST, Store, create_engine, migrate
 from shokunin.store import schema as tables
+from shokunin.store.migrations import MIGRATIONS
 
 
 async def _run(store: Store, run_id: str = "r1", thread_id: str = "t1") -> None:
@@ -16,14 +17,15 @@ async def _run(store: Store, run_id: str = "r1", thread_id: str = "t1") -> None:
 
 async def test_migrate_blank_database_creates_every_table(db_url: str) -> None:
     engine = create_engine(db_url)
-    assert await migrate(engine) == [1]
+    assert await migrate(engine) == [version for version, _ in MIGRATIONS]
     assert await migrate(engine) == []  # idempotent
     async with engine.connect() as conn:
         names = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
         versions = (await conn.execute(select(tables.schema_version.c.version))).scalars().all()
     await engine.dispose()
     assert {"threads", "runs", "events", "schema_version"} <= names
-    assert versions == [LATEST]
+    assert versions == [version for version, _ in MIGRATIONS]
+    assert versions[-1] == LATEST
 
 
 async def test_migrate_from_oldest_schema_keeps_data(db_url: str) -> None:

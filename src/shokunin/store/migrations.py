@@ -22,7 +22,13 @@ def _v1_core(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _v1_core)]
+def _v3_api_keys(conn: Connection) -> None:
+    schema.api_keys.create(conn, checkfirst=True)
+    for index in schema.api_keys.indexes:
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _v1_core), (3, _v3_api_keys)]
 LATEST = MIGRATIONS[-1][0]
 
 
