@@ -75,9 +75,8 @@ def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator) ->
     stack += [
         Middleware(OriginMiddleware, allowed_origins=settings.allowed_origins),
         Middleware(AuthMiddleware, authenticator=authenticator),
-        Middleware(ContentTypeMiddleware, router=app.router),
-        Middleware(BodyLimitMiddleware, router=app.router,
-                   max_body_bytes=settings.max_body_bytes,
+        Middleware(ContentTypeMiddleware),
+        Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes,
                    max_upload_bytes=settings.max_upload_bytes),
     ]
     return stack

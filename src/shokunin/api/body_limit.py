@@ -1,18 +1,18 @@
 """413 for request bodies over the limit: ``max_body_bytes``, or ``max_upload_bytes`` on
 routes that take multipart uploads.
 
-A declared Content-Length over the limit is refused before the app runs; otherwise the
-bytes are counted as they arrive, so a chunked body is bounded too. (starlette's own
-``RequestBodyLimitMiddleware`` answers in plain text and has no per-route upload limit.)
+A declared Content-Length over both limits is refused before the app runs; otherwise the
+route's limit is known once routing chose the route, and the bytes are counted as they
+arrive, so a chunked body is bounded too. (starlette's ``RequestBodyLimitMiddleware``
+answers in plain text and knows no upload routes.)
 """
 
 from __future__ import annotations
 
 from starlette.datastructures import Headers
-from starlette.routing import Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from shokunin.api.declared_body import MULTIPART, accepted_media_types, matching_route
+from shokunin.api.declared_body import MULTIPART, accepted_media_types
 from shokunin.api.errors import ClientError, deny
 
 
@@ -22,31 +22,36 @@ class BodyTooLarge(ClientError):
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, router: Router, max_body_bytes: int,
-                 max_upload_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, max_upload_bytes: int) -> None:
         self.app = app
-        self.router = router
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
 
     def limit_for(self, scope: Scope) -> int:
-        accepted = accepted_media_types(matching_route(self.router, scope)) or frozenset()
+        """The limit of the routed request's route."""
+        accepted = accepted_media_types(scope) or frozenset()
         return self.max_upload_bytes if MULTIPART in accepted else self.max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.limit_for(scope)
         declared = Headers(scope=scope).get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            await deny(scope, receive, send, 413, str(BodyTooLarge(limit).detail), "too_large")
+        length = int(declared) if declared.isdigit() else None
+        ceiling = max(self.max_body_bytes, self.max_upload_bytes)
+        if length is not None and length > ceiling:
+            await deny(scope, receive, send, 413, str(BodyTooLarge(ceiling).detail), "too_large")
             return
+        limit: int | None = None
         received = 0
         started = False
 
         async def counting_receive() -> Message:
-            nonlocal received
+            nonlocal limit, received
+            if limit is None:
+                limit = self.limit_for(scope)
+                if length is not None and length > limit:
+                    raise BodyTooLarge(limit)
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))

@@ -4,13 +4,15 @@ A route's declaration is its OpenAPI one: ``openapi_extra={"requestBody": {"cont
 {...}}}`` when it reads its body itself, else form/file parameters (multipart or
 urlencoded), else JSON. A mounted app (Socket.IO, MCP) speaks its own protocol and
 decides for itself (None).
+
+The route is the one routing chose (``scope["route"]``), so the checks that need it run
+when the endpoint first reads the body, which is after routing.
 """
 
 from __future__ import annotations
 
 from fastapi import params
 from fastapi.routing import APIRoute
-from starlette.routing import BaseRoute, Match, Router
 from starlette.types import Scope
 
 JSON = "application/json"
@@ -18,17 +20,10 @@ MULTIPART = "multipart/form-data"
 FORM = "application/x-www-form-urlencoded"
 
 
-def matching_route(router: Router, scope: Scope) -> BaseRoute | None:
-    """The route that will handle ``scope`` (path and method), if any."""
-    for route in router.routes:
-        match, _child = route.matches(scope)
-        if match is Match.FULL:
-            return route
-    return None
-
-
-def accepted_media_types(route: BaseRoute | None) -> frozenset[str] | None:
-    """The body media types ``route`` takes, or None if it is not ours to say."""
+def accepted_media_types(scope: Scope) -> frozenset[str] | None:
+    """The body media types the routed request's route takes, or None if it is not ours
+    to say (not routed yet, a mounted app, a plain starlette route)."""
+    route = scope.get("route")
     if not isinstance(route, APIRoute):
         return None
     content = (route.openapi_extra or {}).get("requestBody", {}).get("content")
