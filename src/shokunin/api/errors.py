@@ -47,8 +47,8 @@ async def deny(scope: Scope, receive: Receive, send: Send, status: int, message:
     if scope["type"] == "websocket":
         await receive()  # websocket.connect
         await send({"type": "websocket.accept"})
-        await send({"type": "websocket.close", "code": WS_POLICY_VIOLATION,
-                    "reason": f"{code}: {message}"[:120]})
+        reason = f"{code}: {message}".encode()[:123].decode(errors="ignore")  # frame limit
+        await send({"type": "websocket.close", "code": WS_POLICY_VIOLATION, "reason": reason})
         return
     await error_response(status, message, code, headers)(scope, receive, send)
 

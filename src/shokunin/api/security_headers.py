@@ -12,6 +12,8 @@ from collections.abc import Collection
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from shokunin.api.auth import app_path
+
 UI_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
           "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
           "form-action 'self'; frame-ancestors 'none'")
@@ -39,7 +41,7 @@ class SecurityHeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        csp = DOCS_CSP if scope["path"] in self.docs_paths else UI_CSP
+        csp = DOCS_CSP if app_path(scope) in self.docs_paths else UI_CSP
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
