@@ -1,15 +1,25 @@
-"""The one error form clients see, ``{"error": message, "code": code}``, and the app-wide
-handlers that put every failure into it.
+"""The one error form clients see, ``{"error": message, "code": code}``: the app-wide
+handlers that put every failure into it, the refusal the perimeter middleware sends, and
+the request checks of the REST faces that raise it.
 
-An unhandled exception answers ``{"error": "internal error", "code": "internal", "id"}``
-and logs its traceback under that id, so no traceback or server path reaches a client.
+Codes: ``bad_json`` (the body is not JSON), ``bad_request`` (well-formed but unusable),
+``bad_thread_id``, ``bad_event_id`` (a ``Last-Event-ID`` or ``after`` that is not a seq),
+``not_found``, ``not_waiting`` (resume of a run that waits for nobody), ``not_running``
+(cancel of a run that is not running), ``run_live`` (delete of a thread with a live run);
+from the perimeter ``unauthorized``, ``forbidden_origin``, ``unsupported_media_type``,
+``too_large``, ``too_deep`` (JSON nested past the parser's depth), ``invalid_request``
+(validation), ``internal`` (an unhandled error: the answer carries an ``id`` and the
+traceback is only logged, under that id).
 """
+
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -87,9 +97,43 @@ async def _internal(request: Request, exc: Exception) -> Response:
                         status_code=500)
 
 
+class ApiError(Exception):
+    """Raised anywhere in a route (or its dependencies): answered as the JSON error form."""
+
+    def __init__(self, status: int, message: str, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+
+
+async def handle_api_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.message, exc.code)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that answer every error in the JSON error form."""
+    app.add_exception_handler(ApiError, handle_api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(RecursionError, _too_deep)
     app.add_exception_handler(Exception, _internal)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+async def json_object(request: Request, expected: str) -> dict[str, Any]:
+    """The body as a JSON object; ``expected`` (e.g. ``{"value": ...}``) goes in the error.
+    NaN and Infinity are refused, and so is text that is not valid Unicode."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw, parse_constant=_no_constant)
+        json.dumps(body, ensure_ascii=False).encode()  # lone surrogates ("\ud800") fail here
+    except (ValueError, RecursionError, UnicodeError):  # deep nesting: RecursionError
+        raise ApiError(400, f"the body must be JSON: send {expected}", "bad_json") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, f"the body must be a JSON object: send {expected}", "bad_request")
+    return body
