@@ -50,7 +50,7 @@ def test_login_page_refuses_a_wrong_token_and_opens_the_ui_with_the_right_one(
 
     page.evaluate("p => window.shokunin.ws.receive({type: 'image', content: p, format: 'png',"
                   " path: 'dot.png'})", PIXEL)  # plots are data: images
-    page.wait_for_function("document.querySelector('.thumb img')?.complete")
+    page.wait_for_function("() => document.querySelector('.thumb img')?.complete")
     assert page.locator(".thumb img").evaluate("i => i.naturalWidth") == 1
     page.click('.nav a[data-view="tools"]')
     page.wait_for_selector(".tools-list .tool-card")
