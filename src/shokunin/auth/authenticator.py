@@ -28,7 +28,8 @@ class Authenticator:
     """Checks tokens; bound to the key store once the server's store is open."""
 
     def __init__(self, admin_token: str | None, keys: KeyStore | None = None) -> None:
-        self._admin = admin_token.encode() if admin_token else None
+        # Digests of equal length, so the comparison does not reveal the token's length.
+        self._admin = hashlib.sha256(admin_token.encode()).digest() if admin_token else None
         self.keys = keys
         self._keys_seen = False  # once a key exists, auth stays on
         self._verified: OrderedDict[bytes, str] = OrderedDict()  # token digest -> hash
@@ -49,7 +50,8 @@ class Authenticator:
 
     async def principal(self, token: str) -> str | None:
         """``"admin"``, ``"key:<name>"``, or None if ``token`` is neither."""
-        if self._admin is not None and hmac.compare_digest(token.encode(), self._admin):
+        digest = hashlib.sha256(token.encode()).digest()
+        if self._admin is not None and hmac.compare_digest(digest, self._admin):
             return ADMIN
         parsed = parse_token(token)
         if parsed is None or self.keys is None:
@@ -58,7 +60,6 @@ class Authenticator:
         if found is None:
             return None
         name, secret_hash = found
-        digest = hashlib.sha256(token.encode()).digest()
         cached = self._verified.get(digest)
         if cached is None or not hmac.compare_digest(cached, secret_hash):
             self._limiter = self._limiter or anyio.CapacityLimiter(_HASHERS)
