@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-PACKAGES = ["shokunin.store", "shokunin.runs", "shokunin.models", "shokunin.api",
+PACKAGES = ["shokunin.store", "shokunin.runs", "shokunin.models", "shokunin.api", "shokunin.auth",
             "shokunin.tools", "shokunin.sandbox", "shokunin.cli"]
 
 

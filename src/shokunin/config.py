@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+MIN_TOKEN_CHARS = 16
 
 
 def _memory_gib() -> int:
@@ -25,7 +27,8 @@ def _memory_gib() -> int:
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="SHOKUNIN_", env_file=".env", extra="ignore", env_nested_delimiter="__"
+        env_prefix="SHOKUNIN_", env_file=".env", extra="ignore", env_nested_delimiter="__",
+        hide_input_in_errors=True,  # a bad secret setting must not be echoed into a log
     )
 
     host: str = Field("127.0.0.1", description="Address `shokunin serve` binds to.")
@@ -74,6 +77,18 @@ class Settings(BaseSettings):
     )
     sql_timeout_sec: float = Field(10.0, description="A SQL query is stopped after this.")
     ws_max_message_bytes: int = Field(65536, description="Largest accepted WS /ws message.")
+    auth_token: SecretStr | None = Field(
+        None, description="Admin token (16+ characters): with it, or once any API key exists "
+        "(`shokunin auth create-key`), every route but /health and /login needs a token.")
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins besides the server's own (JSON list, e.g. "
+        '`["https://app.example.com"]`) that may open the WebSocket, send POSTs and read '
+        "the API cross-origin (CORS).")
+    max_body_bytes: int = Field(
+        4 * 1024 * 1024, gt=0, description="Largest accepted HTTP request body (413 beyond).")
+    max_upload_bytes: int = Field(
+        256 * 1024 * 1024, gt=0, description="Largest accepted body on upload (multipart) routes.")
     sandbox_memory_mb: int = Field(2048, description="Address-space limit of a sandbox kernel.")
     sandbox_cpu_sec: int = Field(600, description="CPU-time limit of a sandbox kernel.")
     sandbox_max_procs: int = Field(
@@ -110,6 +125,26 @@ class Settings(BaseSettings):
         ],
         description="Top-level modules model-written code may import.",
     )
+
+    @field_validator("auth_token")
+    @classmethod
+    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().strip()) < MIN_TOKEN_CHARS:
+            raise ValueError(f"must be at least {MIN_TOKEN_CHARS} characters "
+                             "(try: python -c 'import secrets; print(secrets.token_urlsafe(32))')")
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        origins = []
+        for origin in value:
+            parsed = urlsplit(origin.strip().lower())
+            if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.path.strip(
+                    "/") or parsed.query or parsed.fragment or "*" in origin:
+                raise ValueError(f"{origin!r} is not an origin like https://host[:port]")
+            origins.append(f"{parsed.scheme}://{parsed.netloc}")
+        return origins
 
     @cached_property
     def resolved_database_url(self) -> str:

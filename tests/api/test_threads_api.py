@@ -224,7 +224,8 @@ def test_resume_a_waiting_run(api: Api) -> None:
 ])
 def test_resume_bad_body(api: Api, body: bytes, code: str) -> None:
     run_id = api.run("t1", ask=True)
-    _error(api.client.post(f"/api/runs/{run_id}/resume", content=body), 400, code)
+    _error(api.client.post(f"/api/runs/{run_id}/resume", content=body,
+                           headers={"Content-Type": "application/json"}), 400, code)
     assert api.client.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
 
 

@@ -62,7 +62,8 @@ def test_settings_get_put_masks_secrets(client: TestClient) -> None:
     assert bad.status_code == 422
     assert bad.json() == {"errors": {"limit": "must be at least 1", "x": "unknown setting"}}
     assert client.put("/api/tools/probe/settings", json={"v": 1}).status_code == 422
-    assert client.put("/api/tools/probe/settings", content=b"{").status_code == 422
+    assert client.put("/api/tools/probe/settings", content=b"{",
+                      headers={"Content-Type": "application/json"}).status_code == 422
     result = client.post("/api/tools/probe/execute", json={"args": {"mode": "leak"}}).json()
     assert result["error"] == f"rejected key {MASK}"
     everything = "".join(client.get(u).text for u in (
@@ -90,7 +91,8 @@ def test_execute(client: TestClient) -> None:
     (b'{"args": {"mode": 1}}', "invalid args"), (b'{"args": {}}', "'mode' is a required"),
 ])
 def test_execute_bad_body(client: TestClient, body: bytes, message: str) -> None:
-    response = client.post("/api/tools/probe/execute", content=body)
+    response = client.post("/api/tools/probe/execute", content=body,
+                           headers={"Content-Type": "application/json"})
     assert response.status_code == 422 and message in response.json()["error"]
 
 

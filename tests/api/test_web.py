@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,12 +11,17 @@ from fastapi.testclient import TestClient
 
 from shokunin.api import web
 from shokunin.api.app import create_app
+from shokunin.config import Settings
 from tests.live_server import LiveServer
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app())  # no lifespan needed: these routes read files only
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    root = tmp_path_factory.mktemp("web")  # the lifespan binds the auth middleware's key store
+    settings = Settings(data_dir=root / "data", tools_dirs=[root / "tool"],
+                        tool_settings_file=root / "userdata" / "s.json", sandbox_pool_size=0)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
 
 
 def test_index_is_html(client: TestClient) -> None:

@@ -46,7 +46,7 @@ def test_reload_keeps_the_conversation(ui, threads_api) -> None:
     thread = page.evaluate("localStorage.getItem('shokunin.workbench.thread')")
     assert page.url.endswith(f"#/workbench/{thread}")
     page.reload()
-    page.wait_for_function("document.querySelectorAll('.msg.user').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.msg.user').length === 2")
     ui.wait_connected()
     assert shown(page) == before
     assert page.url.endswith(f"#/workbench/{thread}")
@@ -98,14 +98,15 @@ def test_thread_list_reopens_an_older_conversation(ui, threads_api) -> None:
     assert "highlight Kitchen" in items.nth(0).inner_text()
     ui.screenshot("history-thread-list")
     items.nth(1).click()
-    page.wait_for_function("document.querySelectorAll('.msg.user').length === 1 && "
+    page.wait_for_function("() => document.querySelectorAll('.msg.user').length === 1 && "
                            "document.querySelector('.msg.user').innerText === 'calculate 1200*1.1'")
     assert page.url.endswith(f"#/workbench/{first}")
     assert page.locator(".thread-panel").is_hidden()
     assert page.evaluate("localStorage.getItem('shokunin.workbench.thread')") == first
     ui.wait_connected()
     page.go_back()  # the browser's Back returns to the other conversation
-    page.wait_for_function("document.querySelector('.msg.user')?.innerText === 'highlight Kitchen'")
+    page.wait_for_function(
+        "() => document.querySelector('.msg.user')?.innerText === 'highlight Kitchen'")
     assert ui.errors == []
 
 
@@ -129,7 +130,7 @@ def test_a_deleted_thread_reopens_as_a_new_conversation(ui, threads_api) -> None
     assert httpx.delete(f"{ui.server.url}/api/threads/{thread}").status_code == 204
     page.reload()
     ui.wait_connected()
-    page.wait_for_function("location.hash === '#/workbench'")
+    page.wait_for_function("() => location.hash === '#/workbench'")
     assert page.locator(".msg").count() == 0 and page.locator(".chat-empty").is_visible()
     assert page.evaluate("localStorage.getItem('shokunin.workbench.thread')") is None
     ui.send("2Fを表示")

@@ -53,7 +53,7 @@ def test_workbench_socket_opens_only_when_its_view_is_shown(ui) -> None:
     page.wait_for_selector('.conn-status[data-status="connected"]')
     assert len(opened) == 1 and "/ws?thread=" in opened[0].url
     page.click('.nav a[data-view="tools"]')
-    page.wait_for_function("window.shokunin.ws.ws === null")
+    page.wait_for_function("() => window.shokunin.ws.ws === null")
     assert opened[0].is_closed(), "leaving the Workbench closes its socket"
     expect(page.locator(".conn-status")).to_have_attribute("data-status", "ready")
     page.click('.nav a[data-view="workbench"]')
@@ -102,7 +102,7 @@ def test_a_run_in_progress_while_hidden_is_caught_up_on_return(ui) -> None:
     page.press(".chat-input", "Enter")
     page.wait_for_selector(".msg.user")
     page.click('.nav a[data-view="tools"]')  # the run goes on on the server meanwhile
-    page.wait_for_function("window.shokunin.ws.ws === null")
+    page.wait_for_function("() => window.shokunin.ws.ws === null")
     page.click('.nav a[data-view="workbench"]')
     page.wait_for_selector(".chat-running", state="hidden", timeout=60_000)
     assert page.locator(".thumb").count() == 1
@@ -141,7 +141,7 @@ def test_a_view_registered_from_outside_mounts_and_unmounts(ui) -> None:
     assert page.locator("#view-scratch .scratch-text").inner_text() == "Hello"
     assert page.locator('.nav a[data-view="scratch"]').inner_text() == "Scratch"
     page.evaluate("location.hash = '#/scratch/deeper'")
-    page.wait_for_function("window.scratchLog.length === 2")
+    page.wait_for_function("() => window.scratchLog.length === 2")
     ui.screenshot("views-scratch")
     page.click('.nav a[data-view="workbench"]')
     ui.wait_connected()
@@ -149,7 +149,7 @@ def test_a_view_registered_from_outside_mounts_and_unmounts(ui) -> None:
     assert page.evaluate("window.scratchLog") == ["mount:", "route:deeper", "unmount"]
     assert page.locator(".msg.user").all_inner_texts() == ["highlight Kitchen"]
     page.evaluate("location.hash = '#/scratch'")
-    page.wait_for_function("window.scratchLog.length === 4")
+    page.wait_for_function("() => window.scratchLog.length === 4")
     assert page.locator("#view-scratch .scratch-text").count() == 1, "its DOM was kept"
     assert ui.errors == []
 
@@ -173,7 +173,7 @@ def test_a_message_sent_just_before_leaving_is_not_lost(ui) -> None:
     page = ui.open()
     ui.wait_connected()
     page.evaluate("window.shokunin.ws.send('highlight Kitchen'); location.hash = '#/tools'")
-    page.wait_for_function("window.shokunin.ws.ws === null")
+    page.wait_for_function("() => window.shokunin.ws.ws === null")
     page.click('.nav a[data-view="workbench"]')
     page.wait_for_selector(".debug-entry.done")
     assert page.locator(".msg.user").all_inner_texts() == ["highlight Kitchen"]

@@ -18,7 +18,7 @@ def reddish(rgba: list[int]) -> bool:
 def test_page_loads_without_console_errors(ui) -> None:
     page = ui.open()
     ui.wait_connected()
-    page.wait_for_function("window.shokunin.map.state().floorId === '1F'")
+    page.wait_for_function("() => window.shokunin.map.state().floorId === '1F'")
     assert page.locator(".floor-tabs button").count() == 2
     assert page.locator(".nav a").all_inner_texts() == ["ワークベンチ", "ツール"]
     page.wait_for_timeout(300)  # let the floor image draw
@@ -187,7 +187,8 @@ def test_splitter_resizes_panes_by_drag_and_keyboard(ui) -> None:
     page.mouse.move(400, box["y"] + box["height"] / 2, steps=5)
     page.mouse.up()
     assert page.locator(".pane-map").bounding_box()["width"] < before - 100
-    page.wait_for_function("window.shokunin.map.state().rooms.Kitchen.w < 100")  # redrawn to fit
+    # redrawn to fit
+    page.wait_for_function("() => window.shokunin.map.state().rooms.Kitchen.w < 100")
 
 
 def test_narrow_screen_stacks_panes(make_page, live_server) -> None:

@@ -1,4 +1,5 @@
-"""The app factory: routes, exception handlers and the lifespan that builds the engine."""
+"""The app factory: routes, the perimeter middleware, exception handlers and the lifespan
+that builds the engine."""
 
 from __future__ import annotations
 
@@ -7,14 +8,22 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from starlette.middleware import Middleware
 
 from shokunin import __version__
 from shokunin.agents.registry import build_agents
 from shokunin.agents.workbench import load_map
-from shokunin.api import health, runs, threads, tools, web, workbench_ws
-from shokunin.api.errors import ApiError, handle_api_error
+from shokunin.api import health, login, runs, threads, tools, web, workbench_ws
+from shokunin.api.auth import AuthMiddleware
+from shokunin.api.body_limit import BodyLimitMiddleware
+from shokunin.api.content_type import ContentTypeMiddleware
+from shokunin.api.errors import install_error_handlers
+from shokunin.api.origin import OriginMiddleware
+from shokunin.api.security_headers import SecurityHeadersMiddleware
 from shokunin.api.services import Services
+from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunError, Runner, RunNotFound
 from shokunin.sandbox import Sandbox
@@ -60,21 +69,48 @@ async def close_services(services: Services) -> None:
     await services.store.close()
 
 
+def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator) -> list[Middleware]:
+    """The middleware every connection passes, outermost first: headers on every answer,
+    CORS preflights, then Origin, auth, declared body type and body size."""
+    docs = [path for path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+            if path]
+    stack = [Middleware(SecurityHeadersMiddleware, docs_paths=docs)]
+    if settings.allowed_origins:
+        stack.append(Middleware(
+            CORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=True,
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"], max_age=600))
+    stack += [
+        Middleware(OriginMiddleware, allowed_origins=settings.allowed_origins),
+        Middleware(AuthMiddleware, authenticator=authenticator),
+        Middleware(ContentTypeMiddleware),
+        Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes,
+                   max_upload_bytes=settings.max_upload_bytes),
+    ]
+    return stack
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    token = settings.auth_token.get_secret_value() if settings.auth_token else None
+    authenticator = Authenticator(token)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = await build_services(settings)
         app.state.services = services
-        await services.sandbox.start()
+        authenticator.keys = KeyStore(services.store.engine)
         try:
+            await services.sandbox.start()  # may refuse (SandboxUnavailable): still close
             yield
         finally:
             await close_services(services)
 
     app = FastAPI(title="shokunin", version=__version__, lifespan=lifespan)
     app.state.settings = settings
+    app.state.authenticator = authenticator
+    app.user_middleware[:0] = perimeter(app, settings, authenticator)
+    install_error_handlers(app)
 
     @app.exception_handler(RunNotFound)
     async def _run_not_found(_request: Request, exc: RunNotFound) -> JSONResponse:
@@ -84,7 +120,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _run_error(_request: Request, exc: RunError) -> JSONResponse:
         return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
 
-    app.add_exception_handler(ApiError, handle_api_error)
-    for module in (health, tools, threads, runs, workbench_ws, web):
+    for module in (health, login, tools, threads, runs, workbench_ws, web):
         app.include_router(module.router)
     return app

@@ -1,19 +1,100 @@
-"""The JSON error form of the REST faces, ``{"error": message, "code": code}``, and the
-request checks that raise it.
+"""The one error form clients see, ``{"error": message, "code": code}``: the app-wide
+handlers that put every failure into it, the refusal the perimeter middleware sends, and
+the request checks of the REST faces that raise it.
 
 Codes: ``bad_json`` (the body is not JSON), ``bad_request`` (well-formed but unusable),
 ``bad_thread_id``, ``bad_event_id`` (a ``Last-Event-ID`` or ``after`` that is not a seq),
 ``not_found``, ``not_waiting`` (resume of a run that waits for nobody), ``not_running``
-(cancel of a run that is not running), ``run_live`` (delete of a thread with a live run).
+(cancel of a run that is not running), ``run_live`` (delete of a thread with a live run);
+from the perimeter ``unauthorized``, ``forbidden_origin``, ``unsupported_media_type``,
+``too_large``, ``too_deep`` (JSON nested past the parser's depth), ``invalid_request``
+(validation), ``internal`` (an unhandled error: the answer carries an ``id`` and the
+traceback is only logged, under that id).
 """
+
 
 from __future__ import annotations
 
 import json
+import logging
+import uuid
+from http import HTTPStatus
 from typing import Any
 
-from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+from starlette.types import Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+         405: "method_not_allowed", 409: "conflict", 413: "too_large",
+         415: "unsupported_media_type", 422: "invalid_request", 429: "too_many_requests",
+         503: "unavailable"}
+WS_POLICY_VIOLATION = 1008
+
+
+class ClientError(HTTPException):
+    """An HTTP error with its own code, raised anywhere below the exception middleware."""
+
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
+        super().__init__(status, message)
+        self.code = code or CODES.get(status, "error")
+
+
+def error_response(status: int, message: str, code: str | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message, "code": code or CODES.get(status, "error")},
+                        status_code=status, headers=headers)
+
+
+async def deny(scope: Scope, receive: Receive, send: Send, status: int, message: str,
+               code: str, headers: dict[str, str] | None = None) -> None:
+    """Refuse a connection before the app sees it: an HTTP error response, or a WebSocket
+    accepted and closed at once with 1008 and the message, so the client can read why."""
+    if scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        reason = f"{code}: {message}".encode()[:123].decode(errors="ignore")  # frame limit
+        await send({"type": "websocket.close", "code": WS_POLICY_VIOLATION, "reason": reason})
+        return
+    await error_response(status, message, code, headers)(scope, receive, send)
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code in (204, 304):
+        return Response(status_code=exc.status_code, headers=exc.headers)
+    message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+    return error_response(exc.status_code, message, getattr(exc, "code", None), exc.headers)
+
+
+async def _validation_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+              for e in exc.errors()]
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = ".".join(str(part) for part in first["loc"])
+    return JSONResponse({"error": f"{where}: {first['msg']}" if where else first["msg"],
+                         "code": "invalid_request", "errors": errors}, status_code=422)
+
+
+async def _too_deep(request: Request, exc: Exception) -> Response:
+    # json.loads and pydantic raise RecursionError on deeply nested input (issue 14).
+    error_id = uuid.uuid4().hex[:12]
+    log.warning("error %s: %s %s: %s", error_id, request.method, request.url.path, exc)
+    return JSONResponse({"error": "the request is nested too deeply", "code": "too_deep",
+                         "id": error_id}, status_code=400)
+
+
+async def _internal(request: Request, exc: Exception) -> Response:
+    error_id = uuid.uuid4().hex[:12]
+    log.error("error %s: unhandled exception on %s %s", error_id, request.method,
+              request.url.path, exc_info=exc)
+    return JSONResponse({"error": "internal error", "code": "internal", "id": error_id},
+                        status_code=500)
 
 
 class ApiError(Exception):
@@ -26,13 +107,18 @@ class ApiError(Exception):
         self.code = code
 
 
-def error_response(status: int, message: str, code: str) -> JSONResponse:
-    return JSONResponse({"error": message, "code": code}, status_code=status)
-
-
 async def handle_api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     return error_response(exc.status, exc.message, exc.code)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that answer every error in the JSON error form."""
+    app.add_exception_handler(ApiError, handle_api_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(RecursionError, _too_deep)
+    app.add_exception_handler(Exception, _internal)
 
 
 def _no_constant(name: str) -> Any:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from shokunin.cli import serve, tools
+from shokunin.cli import auth, serve, tools
 
 app = typer.Typer(help="shokunin: a workbench for tool-using LLM agents.", no_args_is_help=True)
 app.command("serve")(serve.serve)
 app.add_typer(tools.app, name="tools")
+app.add_typer(auth.app, name="auth")
 
 
 def main() -> None:

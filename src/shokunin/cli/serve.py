@@ -1,25 +1,56 @@
-"""``shokunin serve``: run the server on its embedded defaults."""
+"""``shokunin serve``: run the server on its embedded defaults.
+
+Binding beyond loopback without auth would hand the sandbox to anyone on the network, so
+it is refused unless ``--insecure`` says the user means it.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import logging
 
 import typer
 import uvicorn
 
+from shokunin.cli.auth import auth_enabled
 from shokunin.config import Settings
+
+REFUSAL = (
+    "refusing to listen on {host}: it is reachable from other machines and auth is off, so "
+    "anyone who can reach it could run code in the sandbox.\n"
+    "Turn auth on (set SHOKUNIN_AUTH_TOKEN, or run `shokunin auth create-key NAME`), or bind "
+    "to 127.0.0.1, or pass --insecure if the network is yours alone."
+)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable only from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a hostname may resolve to anything
 
 
 def serve(
     host: str = typer.Option(None, help="Bind address (default SHOKUNIN_HOST or 127.0.0.1)."),
     port: int = typer.Option(None, help="Port (default SHOKUNIN_PORT or 8000)."),
     log_level: str = typer.Option("info", help="uvicorn log level."),
+    insecure: bool = typer.Option(
+        False, "--insecure", help="Allow a non-loopback --host without auth."),
 ) -> None:
     """Start the server: Workbench UI at /, API docs at /docs."""
     from shokunin.api import create_app
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
+    if not is_loopback(settings.host) and not asyncio.run(auth_enabled(settings)):
+        if not insecure:
+            typer.echo(REFUSAL.format(host=settings.host), err=True)
+            raise typer.Exit(2)
+        typer.echo(f"warning: listening on {settings.host} without auth (--insecure)", err=True)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
                 log_level=log_level, ws_max_size=max(settings.ws_max_message_bytes * 4, 1 << 20),

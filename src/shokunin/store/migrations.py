@@ -31,8 +31,14 @@ def _v2_thread_owner(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
+def _v3_api_keys(conn: Connection) -> None:
+    schema.api_keys.create(conn, checkfirst=True)
+    for index in schema.api_keys.indexes:
+        index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
-    (1, _v1_core), (2, _v2_thread_owner)]
+    (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys)]
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -64,3 +64,19 @@ events = Table(
 )
 
 Index("ix_events_thread", events.c.thread_id)
+
+# API keys (``shokunin auth create-key``): the secret is kept only as a slow salted hash.
+# A revoked key keeps its row (revoked_at set), so its name can be given to a new key.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("secret_hash", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+
+Index("ux_api_keys_active_name", api_keys.c.name, unique=True,
+      sqlite_where=api_keys.c.revoked_at.is_(None),
+      postgresql_where=api_keys.c.revoked_at.is_(None))
