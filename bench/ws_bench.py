@@ -5,7 +5,8 @@ offline brain, and bench/peer_ws_server.py), then for each client count and each
 runs N concurrent clients x M messages against one, then the other, back to back. Latency
 runs from the client's send of a message to the run's final message (shokunin: the
 ``debug`` with ``done``; peer: its one reply). One table per client count: runs/s, p50,
-p99, errors, and the ratio shokunin/peer for throughput and p99. Usage:
+p99, errors, the server's CPU time per run (user + system, all threads: the figure least
+disturbed by other load on the machine), and the ratios shokunin/peer. Usage:
 
     python bench/ws_bench.py                          # 100 and 500 clients x 10 messages
     python bench/ws_bench.py --clients 500 --repeat 3 --server-cpus 0 --client-cpus 1
@@ -55,10 +56,15 @@ class Result:
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     wall: float = 0.0
+    cpu: float = 0.0  # the server's CPU seconds (all threads) during the level
 
     @property
     def throughput(self) -> float:
         return len(self.latencies) / self.wall if self.wall else 0.0
+
+    @property
+    def cpu_per_run(self) -> float:
+        return self.cpu / len(self.latencies) if self.latencies else 0.0
 
 
 def _free_port() -> int:
@@ -148,11 +154,18 @@ async def client(server: Server, n: int, texts: list[str], messages: int,
         result.errors.append(f"{type(exc).__name__}: {exc}")
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system time of a process so far: robust to other load on a shared machine."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def run_level(server: Server, clients: int, texts: list[str], messages: int) -> Result:
     result = Result(server.name, clients)
-    t0 = time.perf_counter()
+    cpu0, t0 = _cpu_seconds(server.proc.pid), time.perf_counter()
     await asyncio.gather(*(client(server, n, texts, messages, result) for n in range(clients)))
     result.wall = time.perf_counter() - t0
+    result.cpu = _cpu_seconds(server.proc.pid) - cpu0
     return result
 
 
@@ -177,28 +190,29 @@ def report(results: list[Result], clients: list[int], messages: int, texts: list
         table = Table(title=f"WS /ws, {n} clients x {messages} messages, {texts!r}; "
                             "ratio = shokunin/peer")
         for col in ("server", "runs", "errors", "wall s", "runs/s", "p50 ms", "p99 ms",
-                    "max ms", "runs/s ratio", "p99 ratio"):
+                    "max ms", "cpu ms/run", "runs/s ratio", "p99 ratio", "cpu ratio"):
             table.add_column(col, justify="right")
         level = [r for r in results if r.clients == n]
         peers = [r for r in level if r.server == "peer"]
-        ratios: list[tuple[float, float]] = []
+        ratios: list[tuple[float, float, float]] = []
         for i, r in enumerate(level):
             peer = peers[min(i // 2, len(peers) - 1)] if peers else None
-            tput, p99 = "", ""
+            shown = ["", "", ""]
             if peer is not None and r.server != "peer" and peer.throughput:
                 ratio = (r.throughput / peer.throughput,
-                         _pct(r.latencies, 99) / _pct(peer.latencies, 99))
+                         _pct(r.latencies, 99) / _pct(peer.latencies, 99),
+                         r.cpu_per_run / peer.cpu_per_run if peer.cpu_per_run else float("nan"))
                 ratios.append(ratio)
-                tput, p99 = f"{ratio[0]:.2f}", f"{ratio[1]:.2f}"
+                shown = [f"{x:.2f}" for x in ratio]
             table.add_row(r.server, str(len(r.latencies)), str(len(r.errors)), f"{r.wall:.1f}",
                           f"{r.throughput:.0f}", f"{_pct(r.latencies, 50):.0f}",
                           f"{_pct(r.latencies, 99):.0f}",
-                          f"{max(r.latencies) * 1000:.0f}" if r.latencies else "-", tput, p99)
+                          f"{max(r.latencies) * 1000:.0f}" if r.latencies else "-",
+                          f"{r.cpu_per_run * 1000:.2f}", *shown)
         if len(ratios) > 1:
             table.add_section()
-            table.add_row("median (min-max)", "", "", "", "", "", "", "",
-                          _spread([t for t, _ in ratios], ".2f"),
-                          _spread([p for _, p in ratios], ".2f"))
+            table.add_row("median (min-max)", "", "", "", "", "", "", "", "",
+                          *(_spread([x[k] for x in ratios], ".2f") for k in range(3)))
         console.print(table)
     for r in results:
         for error in sorted(set(r.errors))[:5]:
