@@ -8,7 +8,11 @@ log, no replay, no cancel. Uvicorn runs with the same WebSocket options as
 ``shokunin serve`` (no per-message deflate), and the checkpoint file uses WAL like
 shokunin's, so the comparison measures the engine, not the transport or the journal.
 
-    python bench/peer_ws_server.py --port 8765 --db /tmp/peer.db
+``--graph agent`` runs the shape of shokunin's offline Workbench run instead: a brain node
+asks for one tool call, LangGraph's ``ToolNode`` runs it, the brain answers (three steps),
+so that shokunin's cost on top of the same LangGraph work can be read off too.
+
+    python bench/peer_ws_server.py --port 8765 --db /tmp/peer.db [--graph agent]
 """
 
 from __future__ import annotations
@@ -22,24 +26,52 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
 
 
 async def answer(state: MessagesState) -> dict[str, Any]:
     return {"messages": [AIMessage(f"You said: {state['messages'][-1].content}")]}
 
 
-def create_app(db: str) -> FastAPI:
+@tool
+async def highlight_room(room_names: str) -> str:
+    """Highlight rooms on the floor plan. room_names: comma-separated room names."""
+    return f"Highlighted {room_names}."
+
+
+async def brain(state: MessagesState) -> dict[str, Any]:
+    last = state["messages"][-1]
+    if isinstance(last, ToolMessage):
+        return {"messages": [AIMessage(f"Done: {last.content}")]}
+    call = {"name": "highlight_room", "args": {"room_names": str(last.content)},
+            "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+    return {"messages": [AIMessage("", tool_calls=[call])]}
+
+
+def build(builder: StateGraph, graph: str) -> None:
+    if graph == "one":
+        builder.add_node("answer", answer)
+        builder.add_edge(START, "answer")
+        return
+    builder.add_node("brain", brain)
+    builder.add_node("tools", ToolNode([highlight_room]))
+    builder.add_edge(START, "brain")
+    builder.add_conditional_edges("brain", tools_condition)
+    builder.add_edge("tools", "brain")
+
+
+def create_app(db: str, graph: str = "one") -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncSqliteSaver.from_conn_string(db) as saver:
             await saver.conn.execute("PRAGMA journal_mode=WAL")
             await saver.conn.execute("PRAGMA synchronous=NORMAL")
             builder = StateGraph(MessagesState)
-            builder.add_node("answer", answer)
-            builder.add_edge(START, "answer")
+            build(builder, graph)
             app.state.graph = builder.compile(checkpointer=saver)
             yield
 
@@ -72,10 +104,11 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--db", default="peer-checkpoints.db")
+    parser.add_argument("--graph", choices=["one", "agent"], default="one")
     parser.add_argument("--log-level", default="warning")
     args = parser.parse_args()
-    uvicorn.run(create_app(args.db), host=args.host, port=args.port, log_level=args.log_level,
-                ws_per_message_deflate=False)
+    uvicorn.run(create_app(args.db, args.graph), host=args.host, port=args.port,
+                log_level=args.log_level, ws_per_message_deflate=False)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ disturbed by other load on the machine), and the ratios shokunin/peer. Usage:
     python bench/ws_bench.py                          # 100 and 500 clients x 10 messages
     python bench/ws_bench.py --clients 500 --repeat 3 --server-cpus 0 --client-cpus 1
     python bench/ws_bench.py --message "how many rooms are on 2F?" "highlight Kitchen"
+    python bench/ws_bench.py --servers shokunin peer peer-agent   # + the 3-step peer
 
 The default message, "highlight Kitchen", is a map command: the offline brain plans a
 ``highlight_room`` call, the tool runs, the brain answers; no sandbox, no model.
@@ -113,12 +114,17 @@ def start_shokunin(data_dir: Path, cpus: str | None) -> Server:
                                "--log-level", "warning"], env, data_dir, port, cpus, hello=True)
 
 
-def start_peer(data_dir: Path, cpus: str | None) -> Server:
+def start_peer(data_dir: Path, cpus: str | None, graph: str = "one") -> Server:
     port = _free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
-    return _spawn("peer", [sys.executable, str(PEER), "--port", str(port),
-                           "--db", str(data_dir / "checkpoints.db")],
+    name = "peer" if graph == "one" else f"peer-{graph}"
+    return _spawn(name, [sys.executable, str(PEER), "--port", str(port), "--graph", graph,
+                         "--db", str(data_dir / "checkpoints.db")],
                   dict(os.environ), data_dir, port, cpus, hello=False)
+
+
+def start_peer_agent(data_dir: Path, cpus: str | None) -> Server:
+    return start_peer(data_dir, cpus, "agent")
 
 
 def stop(server: Server) -> None:
@@ -184,11 +190,12 @@ def _spread(values: list[float], fmt: str) -> str:
             f"({format(min(values), fmt)}-{format(max(values), fmt)})")
 
 
-def report(results: list[Result], clients: list[int], messages: int, texts: list[str]) -> None:
+def report(results: list[Result], clients: list[int], messages: int, texts: list[str],
+           servers: int) -> None:
     console = Console(width=max(Console().width, 120))
     for n in clients:
         table = Table(title=f"WS /ws, {n} clients x {messages} messages, {texts!r}; "
-                            "ratio = shokunin/peer")
+                            "ratio = server/peer")
         for col in ("server", "runs", "errors", "wall s", "runs/s", "p50 ms", "p99 ms",
                     "max ms", "cpu ms/run", "runs/s ratio", "p99 ratio", "cpu ratio"):
             table.add_column(col, justify="right")
@@ -196,7 +203,7 @@ def report(results: list[Result], clients: list[int], messages: int, texts: list
         peers = [r for r in level if r.server == "peer"]
         ratios: list[tuple[float, float, float]] = []
         for i, r in enumerate(level):
-            peer = peers[min(i // 2, len(peers) - 1)] if peers else None
+            peer = peers[min(i // servers, len(peers) - 1)] if peers else None
             shown = ["", "", ""]
             if peer is not None and r.server != "peer" and peer.throughput:
                 ratio = (r.throughput / peer.throughput,
@@ -226,15 +233,17 @@ def main() -> None:
     parser.add_argument("--message", nargs="+", default=["highlight Kitchen"],
                         help="the text(s) sent; client n's i-th message is text (n+i) mod len")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of both servers")
-    parser.add_argument("--servers", nargs="+", choices=["shokunin", "peer"],
-                        default=["shokunin", "peer"])
+    parser.add_argument("--servers", nargs="+", choices=["shokunin", "peer", "peer-agent"],
+                        default=["shokunin", "peer"],
+                        help="peer-agent: the peer with shokunin's brain -> tool -> brain shape")
     parser.add_argument("--server-cpus", help="pin both servers to these CPUs (taskset -c)")
     parser.add_argument("--client-cpus", help="pin this client process to these CPUs")
     args = parser.parse_args()
     _raise_fd_limit()
     if args.client_cpus:
         os.sched_setaffinity(0, {int(c) for c in args.client_cpus.split(",")})
-    starters = {"shokunin": start_shokunin, "peer": start_peer}
+    starters = {"shokunin": start_shokunin, "peer": start_peer,
+                "peer-agent": start_peer_agent}
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="shokunin-bench-") as tmp:
         servers: list[Server] = []
@@ -254,7 +263,7 @@ def main() -> None:
         finally:
             for server in servers:
                 stop(server)
-    report(results, args.clients, args.messages, args.message)
+    report(results, args.clients, args.messages, args.message, len(args.servers))
 
 
 if __name__ == "__main__":
