@@ -6,7 +6,7 @@ runs N concurrent clients x M messages against one, then the other, back to back
 runs from the client's send of a message to the run's final message (shokunin: the
 ``debug`` with ``done``; peer: its one reply). One table per client count: runs/s, p50,
 p99, errors, the server's CPU time per run (user + system, all threads: the figure least
-disturbed by other load on the machine), and the ratios shokunin/peer. Usage:
+disturbed by other load on the machine), its peak memory, and the ratios to the peer. Usage:
 
     python bench/ws_bench.py                          # 100 and 500 clients x 10 messages
     python bench/ws_bench.py --clients 500 --repeat 3 --server-cpus 0 --client-cpus 1
@@ -58,6 +58,7 @@ class Result:
     errors: list[str] = field(default_factory=list)
     wall: float = 0.0
     cpu: float = 0.0  # the server's CPU seconds (all threads) during the level
+    peak_rss_mb: float = 0.0  # the server's peak resident memory so far
 
     @property
     def throughput(self) -> float:
@@ -160,6 +161,13 @@ async def client(server: Server, n: int, texts: list[str], messages: int,
         result.errors.append(f"{type(exc).__name__}: {exc}")
 
 
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def _cpu_seconds(pid: int) -> float:
     """User + system time of a process so far: robust to other load on a shared machine."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
@@ -172,6 +180,7 @@ async def run_level(server: Server, clients: int, texts: list[str], messages: in
     await asyncio.gather(*(client(server, n, texts, messages, result) for n in range(clients)))
     result.wall = time.perf_counter() - t0
     result.cpu = _cpu_seconds(server.proc.pid) - cpu0
+    result.peak_rss_mb = _peak_rss_mb(server.proc.pid)
     return result
 
 
@@ -197,7 +206,8 @@ def report(results: list[Result], clients: list[int], messages: int, texts: list
         table = Table(title=f"WS /ws, {n} clients x {messages} messages, {texts!r}; "
                             "ratio = server/peer")
         for col in ("server", "runs", "errors", "wall s", "runs/s", "p50 ms", "p99 ms",
-                    "max ms", "cpu ms/run", "runs/s ratio", "p99 ratio", "cpu ratio"):
+                    "max ms", "cpu ms/run", "peak MB", "runs/s ratio", "p99 ratio",
+                    "cpu ratio"):
             table.add_column(col, justify="right")
         level = [r for r in results if r.clients == n]
         peers = [r for r in level if r.server == "peer"]
@@ -215,10 +225,10 @@ def report(results: list[Result], clients: list[int], messages: int, texts: list
                           f"{r.throughput:.0f}", f"{_pct(r.latencies, 50):.0f}",
                           f"{_pct(r.latencies, 99):.0f}",
                           f"{max(r.latencies) * 1000:.0f}" if r.latencies else "-",
-                          f"{r.cpu_per_run * 1000:.2f}", *shown)
+                          f"{r.cpu_per_run * 1000:.2f}", f"{r.peak_rss_mb:.0f}", *shown)
         if len(ratios) > 1:
             table.add_section()
-            table.add_row("median (min-max)", "", "", "", "", "", "", "", "",
+            table.add_row("median (min-max)", "", "", "", "", "", "", "", "", "",
                           *(_spread([x[k] for x in ratios], ".2f") for k in range(3)))
         console.print(table)
     for r in results:
