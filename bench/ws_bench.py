@@ -201,7 +201,7 @@ def _spread(values: list[float], fmt: str) -> str:
 
 def report(results: list[Result], clients: list[int], messages: int, texts: list[str],
            servers: int) -> None:
-    console = Console(width=max(Console().width, 120))
+    console = Console(width=max(Console().width, 160))
     for n in clients:
         table = Table(title=f"WS /ws, {n} clients x {messages} messages, {texts!r}; "
                             "ratio = server/peer")
