@@ -69,7 +69,8 @@ class Settings(BaseSettings):
             "math", "statistics", "datetime", "json", "re", "collections", "itertools",
             "functools", "random", "decimal", "fractions", "string", "textwrap", "time",
             "calendar", "operator", "dataclasses", "typing", "enum", "heapq", "bisect",
-            "copy", "pprint", "unicodedata", "csv", "io", "japanize_matplotlib",
+            "copy", "pprint", "unicodedata", "csv", "io", "matplotlib_fontja",
+            "japanize_matplotlib",
         ],
         description="Top-level modules model-written code may import.",
     )

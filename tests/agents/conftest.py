@@ -6,33 +6,37 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shokunin.agents.workbench import load_map, workbench_agent
 from shokunin.config import Settings
 from shokunin.events import BaseEvent
 from shokunin.runs import MemoryBus, Runner
-from shokunin.store import Store
+from shokunin.store import Store, close_checkpointer, open_checkpointer
 
 MakeRunner = Callable[..., Awaitable[Runner]]
 
 
 @pytest.fixture
 async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
-    made: list[tuple[Runner, Store]] = []
+    made: list[tuple[Runner, Store, BaseCheckpointSaver]] = []
 
     async def make(model: str = "offline") -> Runner:
         settings = Settings(data_dir=tmp_path / "data", model=model)
-        store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'events.db'}")
+        url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
+        store = await Store.open(url)
+        checkpointer = await open_checkpointer(url)
         runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
-        runner.services.update({"settings": settings, "tools": None, "sandbox": None})
-        runner.register(workbench_agent(settings, load_map(settings)))
-        made.append((runner, store))
+        runner.services.update({"settings": settings, "tools": None, "sandbox": None,
+                                "checkpointer": checkpointer})
+        runner.register(workbench_agent(settings, load_map(settings), checkpointer))
+        made.append((runner, store, checkpointer))
         return runner
 
     yield make
-    for runner, store in made:
+    for runner, store, checkpointer in made:
         await runner.shutdown()
-        await runner.agents["workbench"].aclose()
+        await close_checkpointer(checkpointer)
         await store.close()
 
 

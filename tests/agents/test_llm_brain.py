@@ -29,20 +29,37 @@ def script() -> Iterator[str]:
 
 async def test_scripted_model_drives_the_graph(make_runner: MakeRunner, script: str) -> None:
     runner = await make_runner(script)
-    events = await ask(runner, "Kitchenに左矢印を表示して")
-    assert kinds(events) == ["run_started", "debug", "code", "arrow", "map", "debug", "text",
-                             "metrics", "run_completed"]
+    streamed = await ask(runner, "Kitchenに左矢印を表示して")
+    events = [e for e in streamed if e.kind != "text_delta"]  # type: ignore[attr-defined]
+    assert kinds(events) == ["run_started", "debug", "code", "tool_call", "tool_call", "arrow",
+                             "map", "tool_result", "tool_result", "debug", "text", "metrics",
+                             "run_completed"]
+    assert [e.seq for e in streamed] == list(range(1, len(streamed) + 1))
     assert events[1].content["brain"] == "llm"  # type: ignore[attr-defined]
     assert events[2].code == ('draw_arrow(room_name="Kitchen", direction="left")\n'  # type: ignore
                               'show_map(floor_id="1F", highlight_rooms="Kitchen")')
-    assert events[6].text == "Drew the arrow."  # type: ignore[attr-defined]
-    assert events[7].total_tokens > 0  # type: ignore[attr-defined]
+    calls = [(e.call_id, e.name, e.args) for e in events[3:5]]  # type: ignore[attr-defined]
+    assert [c[1:] for c in calls] == [
+        ("draw_arrow", {"room_name": "Kitchen", "direction": "left"}),
+        ("show_map", {"floor_id": "1F", "highlight_rooms": "Kitchen"})]
+    results = events[7:9]
+    assert [(r.call_id, r.success) for r in results] == [  # type: ignore[attr-defined]
+        (calls[0][0], True), (calls[1][0], True)]
+    # The model streams its answer: the deltas make up the text, before the text event.
+    deltas = [e for e in streamed if e.kind == "text_delta"]  # type: ignore[attr-defined]
+    assert len(deltas) == 3 and "".join(d.delta for d in deltas) == "Drew the arrow."
+    assert all(d.seq < events[10].seq for d in deltas)
+    assert events[10].text == "Drew the arrow."  # type: ignore[attr-defined]
+    assert events[11].total_tokens > 0  # type: ignore[attr-defined]
 
     # Same thread: the model sees the earlier turn (checkpointer), and a tool error.
-    events = await ask(runner, "arrow in the attic")
-    assert kinds(events) == ["run_started", "debug", "code", "error", "debug", "text",
-                             "metrics", "run_completed"]
-    assert "valid rooms" in events[3].message  # type: ignore[attr-defined]
+    events = [e for e in await ask(runner, "arrow in the attic")
+              if e.kind != "text_delta"]  # type: ignore[attr-defined]
+    assert kinds(events) == ["run_started", "debug", "code", "tool_call", "error",
+                             "tool_result", "debug", "text", "metrics", "run_completed"]
+    assert "valid rooms" in events[4].message  # type: ignore[attr-defined]
+    assert events[5].success is False  # type: ignore[attr-defined]
+    assert "unknown room 'Attic'" in events[5].error  # type: ignore[attr-defined]
     model = runner.agents["workbench"].brain.model  # type: ignore[attr-defined]
     last_prompt = model.asked[-1]
     humans = [m.content for m in last_prompt if isinstance(m, HumanMessage)]

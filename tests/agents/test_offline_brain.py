@@ -68,11 +68,11 @@ def test_no_calculator_plugin_means_no_calculator_call() -> None:
 async def test_answers_follow_the_users_language(make_runner: MakeRunner) -> None:
     runner = await make_runner()
     ja = await ask(runner, "Kitchenに左矢印を表示して")
-    assert kinds(ja) == ["run_started", "debug", "code", "arrow", "debug", "text",
-                         "run_completed"]
+    assert kinds(ja) == ["run_started", "debug", "code", "tool_call", "arrow", "tool_result",
+                         "debug", "text", "run_completed"]
     assert ja[2].code == 'draw_arrow(room_name="Kitchen", direction="left")'  # type: ignore
     assert ja[2].step == "Step 1"  # type: ignore[attr-defined]
-    assert ja[5].text == "左矢印がKitchenに描かれました。"  # type: ignore[attr-defined]
+    assert ja[7].text == "左矢印がKitchenに描かれました。"  # type: ignore[attr-defined]
     en = await ask(runner, "what can you do?")
     assert kinds(en) == ["run_started", "debug", "text", "run_completed"]
     assert en[2].text.startswith("Offline, I can")  # type: ignore[attr-defined]
@@ -81,10 +81,11 @@ async def test_answers_follow_the_users_language(make_runner: MakeRunner) -> Non
 
 async def test_a_bad_name_gives_an_error_naming_valid_choices(make_runner: MakeRunner) -> None:
     events = await ask(await make_runner(), "show 3F")
-    assert kinds(events) == ["run_started", "debug", "code", "error", "debug", "text",
-                             "run_completed"]
-    assert "valid floors: 1F, 2F" in events[3].message  # type: ignore[attr-defined]
-    assert "valid floors: 1F, 2F" in events[5].text  # type: ignore[attr-defined]
+    assert kinds(events) == ["run_started", "debug", "code", "tool_call", "error",
+                             "tool_result", "debug", "text", "run_completed"]
+    assert "valid floors: 1F, 2F" in events[4].message  # type: ignore[attr-defined]
+    assert events[5].success is False  # type: ignore[attr-defined]
+    assert "valid floors: 1F, 2F" in events[7].text  # type: ignore[attr-defined]
 
 
 async def test_sql_answer(make_runner: MakeRunner) -> None:

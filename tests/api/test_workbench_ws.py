@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import httpx
 import pytest
 import websockets
+from fastapi.testclient import TestClient
 
 from shokunin import events as ev
+from shokunin.api import create_app
 from shokunin.api.workbench_wire import to_wire
+from shokunin.config import Settings
 from tests.live_server import LiveServer
 
 TIMEOUT = 20.0
@@ -166,15 +172,17 @@ async def test_messages_queue_in_order(live_server: LiveServer) -> None:
 
 
 async def test_replay_after_seq_and_leaving_mid_run(live_server: LiveServer) -> None:
-    ws, _ = await connect(live_server)
+    ws, first = await connect(live_server)
     await ws.send(json.dumps({"message": "Kitchenに左矢印を表示して"}))
     started = await recv(ws)
     await ws.close()  # leave mid-run: the run still completes and is stored
-    ws, _ = await connect(live_server)
+    ws, _ = await connect(live_server, first["thread_id"])  # back on the same thread
     await ws.send(json.dumps({"run_id": started["run_id"], "after": 2}))
     replayed = await reply(ws)
     await ws.close()
-    assert [m["seq"] for m in replayed] == list(range(3, 3 + len(replayed)))
+    # Every message after seq 2, in order (tool_call/tool_result events have no message).
+    seqs = [m["seq"] for m in replayed]
+    assert seqs == sorted(set(seqs)) and seqs[0] == 3
     assert types(replayed) == ["code", "arrow", "debug", "text", "debug"]
     assert replayed[-1]["content"]["run"] == "completed"
 
@@ -227,7 +235,9 @@ async def test_thread_survives_a_restart(fresh_server: LiveServer) -> None:
     assert after[-1]["content"]["run"] == "completed"
     import sqlite3
 
-    con = sqlite3.connect(fresh_server.data_dir / "checkpoints.db")
+    # The server's one checkpointer keeps the thread in the store's own database.
+    assert not (fresh_server.data_dir / "checkpoints.db").exists()
+    con = sqlite3.connect(fresh_server.data_dir / "shokunin.db")
     try:
         rows = con.execute("SELECT COUNT(DISTINCT checkpoint_id) FROM checkpoints WHERE "
                            "thread_id = ?", (thread,)).fetchone()[0]
@@ -307,3 +317,132 @@ async def test_clients_racing_to_start_one_new_thread(live_server: LiveServer) -
     assert [r[-1]["content"]["run"] for r in replies] == ["completed"] * 4
     for ws in conns:
         await ws.close()
+
+
+async def test_a_lone_surrogate_is_refused_and_leaves_no_run_behind(
+    live_server: LiveServer,
+) -> None:
+    """Found by fuzzing: "\\ud800" (a valid JSON escape, not encodable text) got server_error
+    and, on an existing thread, left a run 'running' with no events."""
+    thread = uuid.uuid4().hex
+    ws, _ = await connect(live_server, thread)
+    await ask(ws, "clear the map")  # the thread exists now
+    for bad in ('{"message": "\\ud800"}', '{"message": "a\\udfffb"}',
+                '{"run_id": "\\ud800", "after": 0}'):
+        await ws.send(bad)
+        message = await recv(ws)
+        assert (message["type"], message["code"]) == ("error", "bad_request"), bad
+    assert types(await ask(ws, "clear the map"))[0] == "user_message"  # goes on
+    await ws.close()
+    import sqlite3
+
+    con = sqlite3.connect(live_server.data_dir / "shokunin.db")
+    try:
+        statuses = [s for (s,) in con.execute(
+            "SELECT status FROM runs WHERE thread_id = ?", (thread,))]
+    finally:
+        con.close()
+    assert statuses == ["completed", "completed"]
+
+
+async def test_replay_after_the_last_event_still_ends_with_the_runs_status(
+    live_server: LiveServer,
+) -> None:
+    ws, _ = await connect(live_server)
+    messages = await ask(ws, "highlight Kitchen")
+    run_id, last = messages[-1]["run_id"], messages[-1]["seq"]
+    for after in (last, last + 100):
+        await ws.send(json.dumps({"run_id": run_id, "after": after}))
+        assert await reply(ws) == [messages[-1]]  # just the closing debug
+    await ws.close()
+
+
+async def test_replay_is_limited_to_the_connections_thread(live_server: LiveServer) -> None:
+    mine, _ = await connect(live_server)
+    run_id = (await ask(mine, "highlight Kitchen"))[0]["run_id"]
+    theirs, _ = await connect(live_server)
+    await theirs.send(json.dumps({"run_id": run_id, "after": 0}))
+    answer = await recv(theirs)
+    assert (answer["type"], answer["code"]) == ("error", "not_found")
+    assert answer["content"] == f"no run {run_id!r}"
+    await mine.send(json.dumps({"run_id": run_id, "after": 0}))
+    assert (await reply(mine))[-1]["content"]["run"] == "completed"
+    await mine.close()
+    await theirs.close()
+
+
+# -- scoping by principal (CONTRACTS.md, Auth) and errors that tell no server detail. A
+# pure-ASGI wrapper sets the principal as the auth middleware does, from a test-only query
+# parameter, so one app serves several principals.
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", tools_dirs=[tmp_path / "tool"],
+                    tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0)
+
+
+def with_principal(app: Any) -> Any:
+    async def wrapped(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            who = parse_qs(scope["query_string"].decode()).get("as")
+            if who:
+                scope.setdefault("state", {})["principal"] = who[0]
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def until_done(ws: Any) -> list[dict[str, Any]]:
+    out = []
+    while not (out and out[-1].get("done")):
+        out.append(ws.receive_json())
+    return out
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    app = create_app(_settings(tmp_path))
+    with TestClient(with_principal(app)) as client:
+        client.app_state = app.state  # type: ignore[attr-defined]
+        yield client
+
+
+def test_a_key_sees_only_its_own_threads_and_runs(client: Any) -> None:
+    with client.websocket_connect("/ws?thread=alice-t&as=key:alice") as ws:
+        assert ws.receive_json()["thread_id"] == "alice-t"
+        ws.send_json({"message": "clear the map"})
+        run_id = until_done(ws)[0]["run_id"]
+    with client.websocket_connect("/ws?thread=alice-t&as=key:bob") as ws:
+        refused = ws.receive_json()
+        assert (refused["type"], refused.get("code")) == ("error", "not_found")
+        first = ws.receive_json()
+        assert first["type"] == "map_definition" and first["thread_id"] != "alice-t"
+        ws.send_json({"run_id": run_id, "after": 0})
+        assert ws.receive_json()["code"] == "not_found"
+    for who in ("key:alice", "admin"):
+        with client.websocket_connect(f"/ws?thread=alice-t&as={who}") as ws:
+            assert ws.receive_json()["thread_id"] == "alice-t"
+            ws.send_json({"run_id": run_id, "after": 0})
+            assert until_done(ws)[-1]["content"]["run"] == "completed"
+    store = client.app_state.services.store
+    thread = client.portal.call(store.get_thread, "alice-t")
+    assert thread["owner"] == "key:alice"
+
+
+def test_a_server_failure_shows_an_id_not_the_exception(
+    client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    runner = client.app_state.services.runner
+
+    async def broken_start(*args: Any, **kwargs: Any) -> str:
+        raise OSError("/srv/shokunin/data/shokunin.db: disk I/O error")
+
+    runner.start = broken_start
+    with client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"message": "clear the map"})
+        error = ws.receive_json()
+    assert (error["type"], error["code"]) == ("error", "server_error")
+    assert "/srv" not in error["content"] and "OSError" not in error["content"]
+    error_id = re.search(r"error ([0-9a-f]{12})", error["content"]).group(1)
+    assert any(error_id in r.getMessage() and "disk I/O" in (r.exc_text or "")
+               for r in caplog.records)

@@ -21,7 +21,8 @@ def test_reconnects_after_a_restart(make_page, fresh_server) -> None:
     assert page.locator(".msg.user").count() == 1  # what was shown stays
     ui.send("Kitchenに左矢印を表示して")
     assert [a["room"] for a in ui.map_state()["arrows"]] == ["Kitchen"]
-    assert page.evaluate("sessionStorage.getItem('shokunin.thread')")
+    thread = page.evaluate("localStorage.getItem('shokunin.workbench.thread')")
+    assert thread and page.url.endswith(f"#/workbench/{thread}")
 
 
 def test_a_run_in_progress_is_replayed_after_a_drop(ui) -> None:

@@ -1,8 +1,15 @@
-"""The Tools view: list with status, try a tool over SSE (progress, result, abort), settings."""
+"""The Tools view: list with status, try a tool over SSE (progress, result, abort), settings of
+every type, and TOOL_ICON as an inline SVG (sanitised)."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+
 import pytest
+
+from tests.live_server import LiveServer
+from tests.tools.conftest import DATA
 
 pytestmark = pytest.mark.browser
 
@@ -85,3 +92,109 @@ def test_settings_form_with_secret_and_field_errors(make_page, tools_server) -> 
     form.locator("button[type=submit]").click()
     page.wait_for_selector('.settings-form .run-state.ok')
     assert form.locator(".secret-badge").inner_text() == "set"
+
+
+EVIL_ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'viewBox="0 0 10 10" onload="window.__pwned = (window.__pwned || 0) + 1">'
+    "<script>window.__pwned = (window.__pwned || 0) + 1</script>"
+    '<a href="javascript:window.__pwned = 1"><rect class="evil-link" width="10" height="10"/></a>'
+    '<use xlink:href="https://evil.example/sprite.svg#x"/>'
+    '<foreignObject width="10" height="10"><div xmlns="http://www.w3.org/1999/xhtml">'
+    '<img src="nope.png" onerror="window.__pwned = 1"/></div></foreignObject>'
+    '<animate attributeName="href" values="javascript:window.__pwned = 1"/>'
+    '<circle class="kept" cx="5" cy="5" r="4" fill="red" onclick="window.__pwned = 1" '
+    'style="fill: url(https://evil.example/x)"/>'
+    "</svg>"
+)
+EVIL_TOOL = f'''
+TOOL_NAME = "evil icon"
+TOOL_DESCRIPTION = "an icon that tries to run code"
+TOOL_ICON = {EVIL_ICON!r}
+
+
+def get_function_declaration():
+    return {{"name": "evil_icon", "description": "x",
+            "parameters": {{"type": "object", "properties": {{}}}}}}
+
+
+def execute(args, context):
+    return {{"success": True, "result": None}}
+'''
+
+
+@pytest.fixture(scope="module")
+def contract_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The contract tool folder of tests/tools/data, a tool with a hostile SVG icon, and a
+    settings file holding a NaN written by an older version."""
+    root = tmp_path_factory.mktemp("contract-server")
+    shutil.copytree(DATA / "contract_tools", root / "tool")
+    (root / "tool" / "evil_icon").mkdir()
+    (root / "tool" / "evil_icon" / "evil_icon_tool.py").write_text(EVIL_TOOL, encoding="utf-8")
+    (root / "userdata").mkdir()
+    (root / "userdata" / "settings.json").write_text('{"unit_convert": {"precision": NaN}}')
+    server = LiveServer(root).start()
+    yield server
+    server.stop()
+
+
+def test_svg_icons_render_and_hostile_ones_are_neutralised(make_page, contract_server) -> None:
+    ui = make_page(contract_server, locale="en-US")
+    page = ui.open("#/tools")
+    clean = page.locator('.tool-card[data-tool="unit_convert"] .tool-icon svg')
+    clean.wait_for()
+    assert clean.locator("path").count() == 1 and clean.locator("title").count() == 1
+    evil = page.locator('.tool-card[data-tool="evil_icon"] .tool-icon')
+    assert evil.locator("svg circle.kept").count() == 1
+    page.click('.tool-card[data-tool="evil_icon"]')
+    page.wait_for_selector(".tool-head .tool-icon.big svg circle.kept")
+    page.click(".tool-head .tool-icon.big svg circle.kept", force=True)
+    for box in (evil, page.locator(".tool-head .tool-icon.big")):
+        markup = box.inner_html()
+        for banned in ("script", "foreignObject", "javascript:", "onload", "onclick", "onerror",
+                       "evil.example", "<a", "animate", "xlink:href="):
+            assert banned not in markup, (banned, markup)
+    assert page.evaluate("window.__pwned") is None
+    ui.screenshot("tools-svg-icons")
+    assert ui.errors == []
+
+
+def test_settings_form_renders_every_setting_type(make_page, contract_server) -> None:
+    ui = make_page(contract_server, locale="en-US")
+    page = ui.open("#/tools")
+    page.click('.tool-card[data-tool="unit_convert"]')
+    form = page.locator(".settings-form")
+    form.wait_for()
+    field = lambda name: form.locator(f'.field[data-field="{name}"]')  # noqa: E731
+    system = field("system").locator("select")
+    assert system.locator("option").all_inner_texts() == ["メートル法", "ヤード・ポンド法"]
+    assert system.input_value() == '"metric"'
+    precision = field("precision").locator("input")
+    assert [precision.get_attribute(a) for a in ("type", "step", "min", "max")] == [
+        "number", "1", "0", "10"]
+    # The NaN in the settings file is reported on its field, and the default is shown.
+    assert "stored value is invalid" in field("precision").locator(".field-error").inner_text()
+    assert precision.input_value() == "2"
+    assert field("show_formula").locator("input").get_attribute("type") == "checkbox"
+    assert field("show_formula").locator("input").is_checked()
+    assert field("footer").locator("textarea").input_value() == "以上"
+    assert field("api_token").locator("input").get_attribute("type") == "password"
+    precision.fill("2.5")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector('.settings-form .field[data-field="precision"].invalid')
+    assert "multiple of 1" in field("precision").locator(".field-error").inner_text()
+    system.select_option(label="ヤード・ポンド法")
+    precision.fill("3")
+    field("show_formula").locator("input").uncheck()
+    field("footer").locator("textarea").fill("以上です\n終わり")
+    field("api_token").locator("input").fill("tok-browser-1")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector(".settings-form .run-state.ok")
+    form = page.locator(".settings-form")
+    assert field("system").locator("select").input_value() == '"imperial"'
+    assert field("precision").locator("input").input_value() == "3"
+    assert not field("show_formula").locator("input").is_checked()
+    assert field("footer").locator("textarea").input_value() == "以上です\n終わり"
+    assert field("api_token").locator(".secret-badge").inner_text() == "set"
+    assert "tok-browser-1" not in page.content()
+    ui.screenshot("tools-settings-types")

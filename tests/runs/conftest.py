@@ -10,6 +10,13 @@ import pytest
 from shokunin import events as ev
 from shokunin.runs import Interrupted, MemoryBus, RunContext, Runner
 from shokunin.store import Store
+from tests.backends import postgres_available
+
+BACKENDS = [
+    "sqlite",
+    pytest.param("postgres", marks=pytest.mark.skipif(
+        not postgres_available(), reason="PostgreSQL not reachable on 127.0.0.1:5432")),
+]
 
 
 class Counter:

@@ -1,10 +1,18 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
-from shokunin.runs import Runner, RunNotFound, RunStateError, UnknownAgent
+from shokunin.runs import (
+    InvalidRunInput,
+    InvalidThreadId,
+    Runner,
+    RunNotFound,
+    RunStateError,
+    UnknownAgent,
+)
 
 
 async def collect(runner: Runner, run_id: str, after: int = 0) -> list:
@@ -54,13 +62,19 @@ async def test_cancel_stops_the_run_and_records_it(runner: Runner) -> None:
     assert await runner.cancel(run_id) is False  # already over
 
 
-async def test_failure_is_recorded_not_raised(runner: Runner) -> None:
+async def test_failure_is_recorded_not_raised(
+    runner: Runner, caplog: pytest.LogCaptureFixture
+) -> None:
     run_id = await runner.start("broken", "t1", {})
     events = await collect(runner, run_id)
     assert [e.kind for e in events] == ["run_started", "text", "run_failed"]
-    assert "disk on fire" in events[-1].error
     run = await runner.store.get_run(run_id)
-    assert run["status"] == "failed" and "ValueError" in run["error"]
+    assert run["status"] == "failed" and run["error"] == events[-1].error
+    # The client reads the message and an id; the traceback is in the log under that id.
+    match = re.fullmatch(r"disk on fire \(error ([0-9a-f]{12})\)", events[-1].error)
+    assert match, events[-1].error
+    logged = [r for r in caplog.records if match.group(1) in r.getMessage()]
+    assert logged and "ValueError" in logged[0].exc_text
 
 
 async def test_interrupt_then_resume_continues_the_same_run(runner: Runner) -> None:
@@ -150,3 +164,90 @@ async def test_two_resumes_at_once_one_wins(runner: Runner) -> None:
     assert sorted(type(r).__name__ for r in results) == ["NoneType", "RunStateError"]
     rest = await collect(runner, run_id, asked[-1].seq)
     assert [e.kind for e in rest] == ["text", "run_completed"]
+
+
+async def test_input_that_cannot_be_stored_is_refused_before_any_row(runner: Runner) -> None:
+    """A lone surrogate passes JSON escapes but cannot be encoded as UTF-8: the run is refused
+    up front, instead of a run row left 'running' with no events."""
+    with pytest.raises(InvalidRunInput, match="surrogate"):
+        await runner.start("counter", "t-new", {"message": "\ud800"}, run_id="r-bad")
+    assert await runner.store.get_run("r-bad") is None
+    assert await runner.store.get_thread("t-new") is None
+
+
+async def test_a_run_whose_first_event_fails_is_recorded_failed(
+    runner: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def disk_full(event: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(runner.store, "append_event", disk_full)
+    with pytest.raises(OSError):
+        await runner.start("counter", "t1", {"n": 1}, run_id="r1")
+    run = await runner.store.get_run("r1")
+    assert run["status"] == "failed" and "disk full" in run["error"]
+    events = await asyncio.wait_for(collect(runner, "r1"), 5)  # ends: never stuck running
+    assert [(e.kind, e.seq) for e in events] == [("run_failed", 1)]
+
+
+async def test_start_validates_the_thread_id_and_records_the_owner(runner: Runner) -> None:
+    with pytest.raises(InvalidThreadId):
+        await runner.start("counter", "../escape", {"n": 1})
+    run_id = await runner.start("counter", "owned", {"n": 1}, owner="key:alice")
+    await runner.start("counter", "owned", {"n": 1}, owner="key:bob")  # not the creator
+    await runner.wait(run_id)
+    assert (await runner.store.get_thread("owned"))["owner"] == "key:alice"
+
+
+async def test_thread_subscription_sees_every_new_run_of_its_thread(runner: Runner) -> None:
+    seen: list = []
+
+    async def watch() -> None:
+        async for event in runner.subscribe_thread("t1"):
+            seen.append(event)
+            if sum(e.kind == "run_completed" for e in seen) == 2:
+                return
+
+    watcher = asyncio.create_task(watch())
+    await asyncio.sleep(0)  # subscribed
+    first = await runner.start("counter", "t1", {"n": 2})
+    await runner.start("counter", "elsewhere", {"n": 2})
+    second = await runner.start("counter", "t1", {"n": 3})
+    await asyncio.wait_for(watcher, 10)
+    assert {e.thread_id for e in seen} == {"t1"}
+    assert [e.seq for e in seen if e.run_id == first] == list(range(1, 5))
+    assert [e.seq for e in seen if e.run_id == second] == list(range(1, 6))
+
+
+async def test_thread_subscription_after_a_run_replays_the_later_runs(runner: Runner) -> None:
+    old = await runner.start("counter", "t1", {"n": 1})
+    await runner.wait(old)
+    missed = await runner.start("counter", "t1", {"n": 2})
+    await runner.wait(missed)
+    seen: list = []
+
+    async def watch() -> None:
+        async for event in runner.subscribe_thread("t1", after_run=old):
+            seen.append(event)
+            if sum(e.kind == "run_completed" for e in seen) == 2:
+                return
+
+    watcher = asyncio.create_task(watch())
+    await asyncio.sleep(0)  # subscribed (had it not, the store replay would cover the run)
+    new = await runner.start("counter", "t1", {"n": 1})
+    await asyncio.wait_for(watcher, 10)
+    assert [(e.run_id, e.seq) for e in seen] == [
+        *((missed, s) for s in range(1, 5)), *((new, s) for s in range(1, 4))]
+
+
+async def test_replay_from_zero_of_a_resumed_run_goes_past_the_interrupt(runner: Runner) -> None:
+    """A client reconnecting to an approved run sees its continuation, not just the
+    question: run_interrupted ends a replay only while the run still waits."""
+    run_id = await runner.start("asker", "t1", {})
+    asked = await collect(runner, run_id)
+    await runner.resume(run_id, "yes")
+    await runner.wait(run_id)
+    whole = await asyncio.wait_for(collect(runner, run_id), 5)
+    assert [e.kind for e in whole] == ["run_started", "run_interrupted", "text",
+                                       "run_completed"]
+    assert [e.seq for e in whole] == [1, 2, 3, 4] and whole[1] == asked[-1]

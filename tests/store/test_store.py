@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
-from sqlalchemy import inspect, select
+from sqlalchemy import inspect, select, text
 
 from shokunin import events as ev
 from shokunin.store import LATEST, Store, create_engine, migrate
 from shokunin.store import schema as tables
+from shokunin.store.migrations import MIGRATIONS
 
 
 async def _run(store: Store, run_id: str = "r1", thread_id: str = "t1") -> None:
@@ -16,14 +18,15 @@ async def _run(store: Store, run_id: str = "r1", thread_id: str = "t1") -> None:
 
 async def test_migrate_blank_database_creates_every_table(db_url: str) -> None:
     engine = create_engine(db_url)
-    assert await migrate(engine) == [1]
+    assert await migrate(engine) == [version for version, _ in MIGRATIONS]
     assert await migrate(engine) == []  # idempotent
     async with engine.connect() as conn:
         names = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
         versions = (await conn.execute(select(tables.schema_version.c.version))).scalars().all()
     await engine.dispose()
     assert {"threads", "runs", "events", "schema_version"} <= names
-    assert versions == [LATEST]
+    assert versions == [version for version, _ in MIGRATIONS]
+    assert versions[-1] == LATEST
 
 
 async def test_migrate_from_oldest_schema_keeps_data(db_url: str) -> None:
@@ -36,6 +39,30 @@ async def test_migrate_from_oldest_schema_keeps_data(db_url: str) -> None:
     events = await reopened.events_after("r1")
     await reopened.close()
     assert [e.text for e in events] == ["kept"]
+
+
+async def test_v1_database_gains_thread_owner_and_keeps_its_threads(db_url: str) -> None:
+    """A database made by version 1 (threads without ``owner``) migrates to v2: the old
+    thread is kept with no owner, and new threads record theirs."""
+    engine = create_engine(db_url)
+    async with engine.begin() as conn:
+        await conn.execute(text(
+            "CREATE TABLE threads (id VARCHAR(64) PRIMARY KEY, agent VARCHAR(64) NOT NULL, "
+            "title TEXT NOT NULL, meta JSON NOT NULL, created_at TIMESTAMP NOT NULL)"))
+        await conn.execute(text(
+            "INSERT INTO threads VALUES ('old', 'echo', 'hi', '{}', '2026-01-01 00:00:00')"))
+        await conn.run_sync(lambda c: tables.schema_version.create(c))
+        await conn.execute(tables.schema_version.insert().values(
+            version=1, applied_at=datetime.now(UTC)))
+        await conn.run_sync(lambda c: (tables.runs.create(c), tables.events.create(c)))
+    assert 2 in await migrate(engine)
+    await engine.dispose()
+    store = await Store.open(db_url)
+    await store.ensure_thread("new", "echo", "x", owner="key:alice")
+    old, new = await store.get_thread("old"), await store.get_thread("new")
+    await store.close()
+    assert old["title"] == "hi" and old["owner"] is None
+    assert new["owner"] == "key:alice"
 
 
 async def test_events_round_trip_in_order_and_after_seq(store: Store) -> None:

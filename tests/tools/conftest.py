@@ -42,7 +42,7 @@ def execute(args, context):
     abort = context.get("abort_event")
     if mode == "context":
         return {"success": True, "result": {
-            k: (type(v).__name__ if callable(v) or k == "abort_event" else v)
+            k: (type(v).__name__ if callable(v) or k in ("abort_event", "runtime") else v)
             for k, v in context.items()}}
     if mode == "progress":
         for i in range(3):

@@ -23,7 +23,7 @@ async def test_context_has_the_seed_keys(registry: ToolRegistry, tmp_path: Path)
     assert context["execution_id"] == "e1"
     assert context["has_venv"] is False and context["venv_python"] is None
     assert context["message_callback"] == "function"
-    assert context["abort_event"] == "Event"
+    assert context["abort_event"] == "Event" and context["runtime"] == "Runtime"
     assert context["chat_id"] == "t1"
     assert context["workspace"] == str(tmp_path / "workspaces" / "t1")
     assert "emit" not in context  # no run, no emit

@@ -123,3 +123,35 @@ async def test_failed_build_is_a_result(tmp_path: Path, monkeypatch: pytest.Monk
 def test_venv_is_isolated_from_system_site_packages(venv_root: Path) -> None:
     cfg = (venv_root / "venv_probe" / ".venv" / "pyvenv.cfg").read_text()
     assert "include-system-site-packages = false" in cfg
+
+
+STDLIB_NAMES = '''
+import secrets
+import venv
+
+TOOL_NAME = "stdlib user"
+TOOL_DESCRIPTION = "imports standard modules whose names the server's own modules share"
+TOOL_ICON = "x"
+
+
+def get_function_declaration():
+    return {"name": "stdlib_user", "description": "x",
+            "parameters": {"type": "object", "properties": {}}}
+
+
+def execute(args, context):
+    return {"success": True, "result": [venv.__file__, len(secrets.token_hex(4))]}
+'''
+
+
+async def test_the_servers_modules_do_not_shadow_a_venv_tools_imports(tmp_path: Path) -> None:
+    root = tmp_path / "tool"
+    folder = make_tool(root, "stdlib_user", STDLIB_NAMES, requirements="# none\n")
+    venv_module.VenvManager().ensure(folder)
+    registry = registry_for(tmp_path, root)
+    try:
+        result = await registry.execute("stdlib_user", {})
+    finally:
+        await registry.close()
+    assert result["success"], result
+    assert "shokunin" not in result["result"][0] and result["result"][1] == 8

@@ -8,4 +8,6 @@ from shokunin.agents.workbench import workbench_agent
 
 
 def build_agents(services: dict[str, Any]) -> list[Any]:
-    return [workbench_agent(services["settings"], services["map_package"])]
+    """Every agent, each handed the server's one checkpointer (``services["checkpointer"]``)."""
+    return [workbench_agent(services["settings"], services["map_package"],
+                            services.get("checkpointer"))]

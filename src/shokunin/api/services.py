@@ -19,7 +19,9 @@ class Services:
     tools: Any
     sandbox: Any
     map_package: Any  # MapPackage, or the MapError that stopped it loading
+    checkpointer: Any = None  # the server's one LangGraph checkpointer
 
     def as_agent_services(self) -> dict[str, Any]:
         return {"settings": self.settings, "tools": self.tools, "sandbox": self.sandbox,
-                "store": self.store, "map_package": self.map_package}
+                "store": self.store, "map_package": self.map_package,
+                "checkpointer": self.checkpointer}

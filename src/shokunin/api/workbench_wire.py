@@ -17,6 +17,13 @@ def _debug_done(event: ev.BaseEvent, state: str, **extra: Any) -> dict[str, Any]
             "content": {"run": state, "run_id": event.run_id, **extra}}
 
 
+def run_end(run_id: str, status: str, seq: int) -> dict[str, Any]:
+    """The closing ``debug`` of a run whose terminal event is not at hand (a replay after
+    its last event): the run's status, tagged like the run's own messages."""
+    return {"type": "debug", "done": True, "content": {"run": status, "run_id": run_id},
+            "run_id": run_id, "seq": seq}
+
+
 def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
     match event:
         case ev.RunStarted(input=data):

@@ -2,9 +2,11 @@
 
 A connection has a thread (``?thread=<id>``, else a new one) and a queue: its messages
 start runs of the ``workbench`` agent one at a time, in order, and the face sends each
-run's events through ``to_wire``. The client may also replay a run after a seq
-(``{"run_id", "after"}``) or cancel (``{"cancel": true}``). A client that leaves does not
-stop its run: the run completes and stays in the store for replay.
+run's events through ``to_wire``. The client may also replay a run of its thread after a
+seq (``{"run_id", "after"}``; a replay always ends with the run's closing ``debug`` with
+``done``) or cancel (``{"cancel": true}``). A client that leaves does not stop its run: the
+run completes and stays in the store for replay. When auth is on, a connection sees only
+threads its principal owns (or every thread, for the admin token).
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,15 +23,23 @@ from starlette.websockets import WebSocketState
 
 from shokunin import events as ev
 from shokunin.api import workbench_map
-from shokunin.api.workbench_wire import to_wire
+from shokunin.api.access import may_see, owner_scope, principal
+from shokunin.api.workbench_wire import run_end, to_wire
 from shokunin.maps import MapError
-from shokunin.runs import RunError, Runner, RunNotFound
+from shokunin.runs import (
+    InvalidThreadId,
+    RunError,
+    Runner,
+    RunNotFound,
+    check_thread_id,
+    new_thread_id,
+)
+from shokunin.runs.failure import new_error_id, redact_paths
 
 log = logging.getLogger(__name__)
 
 AGENT = "workbench"
 _MAX_SEQ = 2**63  # seq is a 64-bit integer in the store
-_THREAD_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
 router = APIRouter(tags=["workbench"])
@@ -53,12 +61,26 @@ def _error(message: str, code: str) -> ev.Error:
     return ev.Error(message=message, code=code)
 
 
+def _is_text(value: object) -> bool:
+    """A str that UTF-8 can encode: JSON escapes can carry a lone surrogate ("\\ud800")
+    that no database, log or socket can store or send."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class _Connection:
-    def __init__(self, ws: WebSocket, runner: Runner, thread_id: str, max_bytes: int) -> None:
+    def __init__(self, ws: WebSocket, runner: Runner, thread_id: str, max_bytes: int,
+                 principal: str | None = None) -> None:
         self.ws = ws
         self.runner = runner
         self.thread_id = thread_id
         self.max_bytes = max_bytes
+        self.principal = principal
         self.queue: asyncio.Queue[_Ask | _Replay] = asyncio.Queue()
         self.current: str | None = None
         self.cancels = 0
@@ -98,14 +120,18 @@ class _Connection:
         elif data.get("cancel") is True:
             await self.cancel()
         elif "message" in data:
-            if isinstance(data["message"], str) and data["message"].strip():
+            if _is_text(data["message"]) and data["message"].strip():
                 self.queue.put_nowait(_Ask(data["message"]))
+            elif isinstance(data["message"], str) and data["message"].strip():
+                await self.send_event(_error(
+                    "'message' is not valid Unicode text (it contains a lone surrogate such "
+                    "as \\ud800)", "bad_request"))
             else:
                 await self.send_event(_error("'message' must be a non-empty string",
                                              "bad_request"))
         elif "run_id" in data:
             after = data.get("after", 0)
-            if not isinstance(data["run_id"], str) or not isinstance(after, int) or isinstance(
+            if not _is_text(data["run_id"]) or not isinstance(after, int) or isinstance(
                     after, bool) or not 0 <= after < _MAX_SEQ:
                 await self.send_event(_error(
                     "replay needs {\"run_id\": \"<id>\", \"after\": <seq >= 0>}", "bad_request"))
@@ -136,24 +162,29 @@ class _Connection:
                     await self.ask(item.message)
                 else:
                     await self.replay(item.run_id, item.after)
-            except (WebSocketDisconnect, RuntimeError) as exc:
+            except (WebSocketDisconnect, RuntimeError):
                 if self.ws.client_state != WebSocketState.CONNECTED:
                     return  # the client left; its runs go on without it
-                log.exception("workbench connection failed on %r", item)
-                await self._report(exc)
-            except Exception as exc:  # noqa: BLE001 - the connection must go on
-                log.exception("workbench connection failed on %r", item)
-                await self._report(exc)
+                await self._report(self._log_failure(item))
+            except Exception:  # noqa: BLE001 - the connection must go on
+                await self._report(self._log_failure(item))
 
-    async def _report(self, exc: Exception) -> None:
+    def _log_failure(self, item: _Ask | _Replay) -> str:
+        error_id = new_error_id()
+        log.exception("workbench connection failed on %r (error %s)", item, error_id)
+        return error_id
+
+    async def _report(self, error_id: str) -> None:
+        """The client learns that something failed and the id to quote; the log has the rest."""
         with contextlib.suppress(Exception):
             await self.send_event(_error(
-                f"Error processing request: {type(exc).__name__}: {exc}", "server_error"))
+                f"Error processing request: internal error (error {error_id})", "server_error"))
 
     async def ask(self, message: str) -> None:
         cancels = self.cancels
         try:
-            run_id = await self.runner.start(AGENT, self.thread_id, {"message": message})
+            run_id = await self.runner.start(AGENT, self.thread_id, {"message": message},
+                                             owner=self.principal)
         except RunError as exc:
             await self.send_event(_error(f"Error processing request: {exc}", "run_error"))
             return
@@ -167,29 +198,46 @@ class _Connection:
             self.current = None
 
     async def replay(self, run_id: str, after: int) -> None:
+        """Replay a run of this connection's thread; end with its closing ``debug`` even when
+        nothing came after ``after``, so the client learns how the run ended."""
+        run = await self.runner.store.get_run(run_id)
+        if run is None or run["thread_id"] != self.thread_id:  # others' runs do not exist
+            await self.send_event(_error(f"no run {run_id!r}", "not_found"))
+            return
+        ended = False
         try:
             async for event in self.runner.stream(run_id, after):
                 await self.send_event(event)
+                ended = ev.is_terminal(event)
         except RunNotFound:
             await self.send_event(_error(f"no run {run_id!r}", "not_found"))
+            return
+        if not ended:
+            await self.send(await self._end_of(run_id))
+
+    async def _end_of(self, run_id: str) -> list[dict[str, Any]]:
+        store = self.runner.store
+        last = await store.last_seq(run_id)
+        final = await store.events_after(run_id, last - 1) if last else []
+        if final and ev.is_terminal(final[0]):
+            return [m for m in to_wire(final[0]) if m.get("done")]
+        run = await store.get_run(run_id)
+        return [run_end(run_id, run["status"] if run else "unknown", last)]
 
 
 @router.websocket("/ws")
 async def workbench_ws(ws: WebSocket, thread: str | None = None) -> None:
     await ws.accept()
     services = ws.app.state.services
-    thread_id = thread or uuid.uuid4().hex
-    conn = _Connection(ws, services.runner, thread_id, services.settings.ws_max_message_bytes)
+    conn = _Connection(ws, services.runner, thread or new_thread_id(),
+                       services.settings.ws_max_message_bytes, principal(ws))
     worker: asyncio.Task[None] | None = None
     try:
-        if not _THREAD_ID.fullmatch(thread_id):
-            conn.thread_id = uuid.uuid4().hex
-            await conn.send_event(_error(
-                f"bad thread id {thread_id!r}: use letters, digits, '-', '_' or '.'; "
-                f"using a new thread {conn.thread_id}", "bad_thread"))
+        if thread:
+            await _check_thread(conn, thread)
         pkg = workbench_map.current_map(ws.app)
         if isinstance(pkg, MapError):
-            await conn.send_event(_error(str(pkg), "map_error"))
+            await conn.send_event(_error(redact_paths(str(pkg)), "map_error"))
         else:
             await conn.send_event(ev.MapDefinition(definition=pkg.as_wire()),
                                   thread_id=conn.thread_id)
@@ -202,3 +250,22 @@ async def workbench_ws(ws: WebSocket, thread: str | None = None) -> None:
             worker.cancel()
             with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
                 await worker
+
+
+async def _check_thread(conn: _Connection, thread: str) -> None:
+    """A thread the connection may not use (a bad id, or another principal's) is replaced
+    by a new one, and the client is told why."""
+    try:
+        check_thread_id(thread)
+    except InvalidThreadId as exc:
+        conn.thread_id = new_thread_id()
+        await conn.send_event(_error(f"{exc}; using a new thread {conn.thread_id}",
+                                     "bad_thread"))
+        return
+    if owner_scope(conn.principal) is None:
+        return  # sees every thread: no query
+    row = await conn.runner.store.get_thread(thread)
+    if row is not None and not may_see(conn.principal, row):
+        conn.thread_id = new_thread_id()
+        await conn.send_event(_error(f"no thread {thread!r}; using a new thread "
+                                     f"{conn.thread_id}", "not_found"))

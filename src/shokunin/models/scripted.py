@@ -3,19 +3,22 @@
 Tests register a script under a name and resolve ``scripted:NAME`` like any provider, so
 the LLM code paths run for real with no network. A response is a string (text), an
 ``AIMessage`` (text and tool calls), or a dict ``{"tool_calls": [...]}`` / a pydantic
-object for structured output.
+object for structured output. Asked to stream (inside a graph streamed with "messages"),
+it sends its text a word at a time, then its tool calls, as a real provider does.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, PrivateAttr
 
@@ -68,17 +71,49 @@ class ScriptedChatModel(BaseChatModel):
         self._cursor += 1
         return response
 
-    def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
-    ) -> ChatResult:
+    def _reply(self, messages: list[BaseMessage]) -> AIMessage:
         self._asked.append(list(messages))
         message = _as_message(self._next())
         prompt_tokens = sum(len(str(m.content).split()) for m in messages)
         out_tokens = len(str(message.content).split())
         message.usage_metadata = {"input_tokens": prompt_tokens, "output_tokens": out_tokens,
                                   "total_tokens": prompt_tokens + out_tokens}
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return message
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._reply(messages))])
+
+    def _chunks(self, messages: list[BaseMessage]) -> Iterator[ChatGenerationChunk]:
+        message = self._reply(messages)
+        text = message.content if isinstance(message.content, str) else ""
+        for word in re.findall(r"\S+\s*|\s+", text):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word))
+        yield ChatGenerationChunk(message=AIMessageChunk(
+            content="", usage_metadata=message.usage_metadata, chunk_position="last",
+            tool_call_chunks=[{"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"],
+                               "index": i, "type": "tool_call_chunk"}
+                              for i, c in enumerate(message.tool_calls)]))
+
+    def _stream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for chunk in self._chunks(messages):
+            if run_manager and chunk.text:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+    async def _astream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._chunks(messages):
+            if run_manager and chunk.text:
+                await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
         return self

@@ -3,6 +3,7 @@
 from shokunin.runs.bus import EventBus, MemoryBus
 from shokunin.runs.context import RunContext, Usage
 from shokunin.runs.errors import (
+    InvalidRunInput,
     InvalidThreadId,
     RunError,
     RunNotFound,
@@ -13,7 +14,7 @@ from shokunin.runs.ids import THREAD_ID_RULE, check_thread_id, new_thread_id
 from shokunin.runs.runner import Agent, Interrupted, Runner
 
 __all__ = [
-    "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidThreadId", "MemoryBus",
-    "RunContext", "RunError", "RunNotFound", "RunStateError", "Runner", "UnknownAgent", "Usage",
-    "check_thread_id", "new_thread_id",
+    "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
+    "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunStateError", "Runner",
+    "UnknownAgent", "Usage", "check_thread_id", "new_thread_id",
 ]

@@ -1,7 +1,7 @@
-"""EventBus: publish a run's events to whoever listens now.
+"""EventBus: publish a run's events to whoever listens now, by run or by thread.
 
 The bus carries only live events; the store is the record, so a subscriber that misses
-anything replays it from there (see ``Runner.stream``).
+anything replays it from there (see ``Runner.stream`` and ``Runner.subscribe_thread``).
 """
 
 from __future__ import annotations
@@ -22,22 +22,32 @@ class Subscription(Protocol):
 class EventBus(Protocol):
     async def publish(self, event: BaseEvent) -> None: ...
 
-    def subscribe(self, run_id: str) -> Subscription: ...
+    def subscribe(self, run_id: str) -> Subscription:
+        """The events of one run."""
+        ...
+
+    def subscribe_thread(self, thread_id: str) -> Subscription:
+        """The events of every run on one thread."""
+        ...
 
 
 class _MemorySubscription:
-    def __init__(self, bus: MemoryBus, run_id: str) -> None:
-        self._bus = bus
-        self.run_id = run_id
+    def __init__(self, subs: defaultdict[str, set[_MemorySubscription]], key: str) -> None:
+        self._subs = subs
+        self.key = key
         self.queue: asyncio.Queue[BaseEvent] = asyncio.Queue()
+        subs[key].add(self)
 
     async def get(self) -> BaseEvent:
         return await self.queue.get()
 
     def close(self) -> None:
-        self._bus._subs[self.run_id].discard(self)
-        if not self._bus._subs[self.run_id]:
-            del self._bus._subs[self.run_id]
+        subs = self._subs.get(self.key)
+        if subs is None:
+            return
+        subs.discard(self)
+        if not subs:
+            del self._subs[self.key]
 
 
 class MemoryBus:
@@ -45,15 +55,19 @@ class MemoryBus:
 
     def __init__(self) -> None:
         self._subs: defaultdict[str, set[_MemorySubscription]] = defaultdict(set)
+        self._thread_subs: defaultdict[str, set[_MemorySubscription]] = defaultdict(set)
 
     async def publish(self, event: BaseEvent) -> None:
         for sub in tuple(self._subs.get(event.run_id, ())):
             sub.queue.put_nowait(event)
+        for sub in tuple(self._thread_subs.get(event.thread_id, ())):
+            sub.queue.put_nowait(event)
 
     def subscribe(self, run_id: str) -> _MemorySubscription:
-        sub = _MemorySubscription(self, run_id)
-        self._subs[run_id].add(sub)
-        return sub
+        return _MemorySubscription(self._subs, run_id)
+
+    def subscribe_thread(self, thread_id: str) -> _MemorySubscription:
+        return _MemorySubscription(self._thread_subs, thread_id)
 
     def subscriber_count(self, run_id: str) -> int:
         return len(self._subs.get(run_id, ()))

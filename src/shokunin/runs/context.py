@@ -41,6 +41,7 @@ class RunContext:
     bus: EventBus
     workspace: Path
     services: dict[str, Any] = field(default_factory=dict)
+    # The human's answer when this is a resumed run (never None then: see Runner.resume).
     resume_value: Any = None
     abort: threading.Event = field(default_factory=threading.Event)
     usage: Usage = field(default_factory=Usage)
@@ -56,13 +57,18 @@ class RunContext:
         arguments of ``Store.finish_run``) is stored in the same transaction as the event."""
         async with self._lock:
             self._loop = self._loop or asyncio.get_running_loop()
-            self._seq += 1
             event = event.model_copy(update={
-                "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq})
-            if status is None:
-                await self.store.append_event(event)
-            else:
-                await self.store.finish_run(self.run_id, final=event, **status)
+                "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq + 1})
+            try:
+                if status is None:
+                    await self.store.append_event(event)
+                else:
+                    await self.store.finish_run(self.run_id, final=event, **status)
+            except asyncio.CancelledError:
+                self._seq = event.seq  # the write was queued and goes on without us
+                raise
+            # A write that failed (an event that cannot be stored) leaves no gap in seq.
+            self._seq = event.seq
             self.history.append(event)
             await self.bus.publish(event)
             return event

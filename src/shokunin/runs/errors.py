@@ -4,6 +4,7 @@
     ├── RunNotFound       no such run
     ├── UnknownAgent      no agent registered under that name
     ├── InvalidThreadId   a thread id that is not 1-128 safe characters
+    ├── InvalidRunInput   an input or resume value that cannot be stored (a lone surrogate)
     └── RunStateError     the run cannot do that now (resume a finished run, ...)
 """
 
@@ -25,4 +26,8 @@ class RunStateError(RunError):
 
 
 class InvalidThreadId(RunError):
+    pass
+
+
+class InvalidRunInput(RunError):
     pass

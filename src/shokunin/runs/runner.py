@@ -12,8 +12,10 @@ from typing import Any, Protocol
 
 from shokunin import events as ev
 from shokunin.runs.bus import EventBus
-from shokunin.runs.context import RunContext
-from shokunin.runs.errors import RunNotFound, RunStateError, UnknownAgent
+from shokunin.runs.context import RunContext, Usage
+from shokunin.runs.errors import InvalidRunInput, RunNotFound, RunStateError, UnknownAgent
+from shokunin.runs.failure import public_message
+from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.store import Store
 
 log = logging.getLogger(__name__)
@@ -25,6 +27,21 @@ class Interrupted(Exception):  # noqa: N818 - a control signal, like asyncio.Can
     def __init__(self, payload: dict[str, Any]) -> None:
         super().__init__("run interrupted")
         self.payload = payload
+
+
+# Kinds after which a run never says anything again (run_interrupted may be resumed).
+_ENDS = ev.TERMINAL_KINDS - {"run_interrupted"}
+
+
+def _check_storable(event: ev.BaseEvent, what: str) -> None:
+    """Refuse what cannot be stored as JSON text, e.g. a lone surrogate ("\\ud800") that
+    JSON escapes allow but UTF-8 cannot encode, before any row is written."""
+    try:
+        event.model_dump_json()
+    except ValueError as exc:  # pydantic's serialization error is a ValueError
+        why = ("text must be valid Unicode (no lone surrogate such as \\ud800)"
+               if "surrogate" in str(exc) else "it is not JSON")
+        raise InvalidRunInput(f"the {what} cannot be stored: {why}") from None
 
 
 class Agent(Protocol):
@@ -54,32 +71,55 @@ class Runner:
         self.agents[agent.name] = agent
 
     def workspace(self, thread_id: str) -> Path:
-        path = self.workspace_root / thread_id
+        """The thread's working folder (created): derived here only, from a valid id."""
+        path = self.workspace_root / check_thread_id(thread_id)
         path.mkdir(parents=True, exist_ok=True)
         return path
 
     async def start(
         self, agent: str, thread_id: str | None, input: dict[str, Any],
-        run_id: str | None = None,
+        run_id: str | None = None, owner: str | None = None,
     ) -> str:
+        """Start a run of ``agent`` on the thread (a new one when None); return its id.
+        ``owner`` (the caller's principal) is recorded on a thread this run creates."""
         if agent not in self.agents:
             raise UnknownAgent(f"no agent named {agent!r}; known: {sorted(self.agents)}")
-        thread_id = thread_id or uuid.uuid4().hex
+        thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
+        started = ev.RunStarted(agent=agent, input=input)
+        _check_storable(started, "input")
         run_id = run_id or uuid.uuid4().hex
         # Shielded: a caller cancelled half-way must not leave a run row that never runs.
-        await asyncio.shield(self._begin(agent, thread_id, run_id, input))
+        await asyncio.shield(self._begin(started, thread_id, run_id, owner))
         return run_id
 
-    async def _begin(self, agent: str, thread_id: str, run_id: str, input: dict[str, Any]) -> None:
+    async def _begin(
+        self, started: ev.RunStarted, thread_id: str, run_id: str, owner: str | None
+    ) -> None:
+        agent, input = started.agent, started.input
         if thread_id not in self._known_threads:  # one transaction less per run on a thread
-            await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")))
+            await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
+                                           owner=owner)
             self._known_threads.add(thread_id)
         await self.store.create_run(run_id, thread_id, agent, input)
         ctx = self._context(run_id, thread_id, agent)
-        await ctx.emit(ev.RunStarted(agent=agent, input=input))
-        self._launch(ctx, input)
+        try:
+            await ctx.emit(started)
+            self._launch(ctx, input)
+        except BaseException as exc:
+            # The run row exists: never leave it 'running' with nobody to finish it.
+            self._forget(ctx)
+            message = public_message(exc, log, f"run {run_id} failed to start")
+            with contextlib.suppress(Exception):
+                await ctx.emit(ev.RunFailed(error=message),
+                               status={"status": "failed", "error": message})
+            raise
 
     async def resume(self, run_id: str, value: Any) -> None:
+        """Continue an interrupted run with the human's answer ``value`` (any JSON value but
+        null): same run id, seq going on from its ``run_interrupted`` event."""
+        if value is None:
+            raise InvalidRunInput("a resume value is required: null cannot answer a question")
+        _check_storable(ev.CheckpointResolved(checkpoint_id="", value=value), "resume value")
         run = await self.store.get_run(run_id)
         if run is None:
             raise RunNotFound(run_id)
@@ -87,15 +127,20 @@ class Runner:
             raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
         ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value)
         ctx._seq = await self.store.last_seq(run_id)
+        before = run["usage"] or {}  # one run: its usage goes on adding up
+        ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
+            "input_tokens", "output_tokens", "total_tokens", "calls")})
         self._launch(ctx, run["input"])
 
     async def cancel(self, run_id: str) -> bool:
-        """Stop a live run; return False if it was not running here."""
+        """Stop a live run, or close a run waiting for an answer (it can then no longer be
+        resumed); return False if it was neither."""
         task = self._tasks.get(run_id)
         if task is None or task.done():
-            if await self.store.get_run(run_id) is None:
+            run = await self.store.get_run(run_id)
+            if run is None:
                 raise RunNotFound(run_id)
-            return False
+            return await self._cancel_waiting(run)
         ctx = self._contexts[run_id]
         ctx.abort.set()
         task.cancel()
@@ -103,6 +148,18 @@ class Runner:
             await task
         if ctx.closing is not None:
             await ctx.closing
+        return True
+
+    async def _cancel_waiting(self, run: dict[str, Any]) -> bool:
+        if run["status"] != "interrupted" or not await self.store.claim_interrupted(run["id"]):
+            return False
+        ctx = self._context(run["id"], run["thread_id"], run["agent"])
+        ctx._seq = await self.store.last_seq(run["id"])
+        try:
+            await self._finish(ctx, "cancelled", ev.RunCancelled(
+                reason="cancelled while waiting for an answer"))
+        finally:
+            self._forget(ctx)
         return True
 
     async def wait(self, run_id: str) -> None:
@@ -119,7 +176,9 @@ class Runner:
 
     async def stream(self, run_id: str, after_seq: int = 0) -> AsyncIterator[ev.BaseEvent]:
         """Yield the run's events after ``after_seq``: stored ones first, then live ones,
-        until the run ends. Subscribing before reading the store closes the gap between."""
+        until the run ends or waits for an answer. A run that was resumed is one run: its
+        replay goes on past ``run_interrupted``. A finished run with nothing after
+        ``after_seq`` yields nothing. Subscribing before reading the store closes the gap."""
         sub = self.bus.subscribe(run_id)
         try:
             stored = self._local_history(run_id, after_seq)
@@ -128,10 +187,17 @@ class Runner:
                 if run is None:
                     raise RunNotFound(run_id)
             last = after_seq
-            for event in stored:
-                last = event.seq
-                yield event
-                if ev.is_terminal(event):
+            while stored:
+                for event in stored:
+                    last = event.seq
+                    yield event
+                    if event.kind in _ENDS:  # type: ignore[attr-defined]
+                        return
+                if stored[-1].kind != "run_interrupted":  # type: ignore[attr-defined]
+                    break
+                # Waiting for an answer, or resumed since: the store says which.
+                run, stored = await self.store.run_with_events(run_id, last)
+                if not stored and run is not None and run["status"] == "interrupted":
                     return
             if not self.is_live(run_id) and not await self._running(run_id):
                 return
@@ -160,8 +226,39 @@ class Runner:
                         yield missed
                 last = event.seq
                 yield event
-                if ev.is_terminal(event):
+                if ev.is_terminal(event):  # ended, or now waits for an answer
                     return
+        finally:
+            sub.close()
+
+    async def subscribe_thread(
+        self, thread_id: str, after_run: str | None = None
+    ) -> AsyncIterator[ev.BaseEvent]:
+        """Yield the events of every run on the thread from now on, new runs included,
+        until the caller stops iterating. With ``after_run``, first replay from the store
+        every run of the thread started after that one, so a client that had seen up to
+        ``after_run`` misses nothing. Runs of other processes are not followed live."""
+        thread_id = check_thread_id(thread_id)
+        sub = self.bus.subscribe_thread(thread_id)
+        try:
+            last: dict[str, int] = {}  # run id -> last seq yielded
+            if after_run is not None:
+                for run_id in await self.store.runs_after(thread_id, after_run):
+                    for event in await self.store.events_after(run_id):
+                        last[run_id] = event.seq
+                        yield event
+            while True:
+                event = await sub.get()
+                seen = last.get(event.run_id)
+                if seen is not None and event.seq <= seen:
+                    continue
+                if seen is not None and event.seq > seen + 1:  # fill from the store
+                    for missed in await self.store.events_after(event.run_id, seen):
+                        if missed.seq >= event.seq:
+                            break
+                        yield missed
+                last[event.run_id] = event.seq
+                yield event
         finally:
             sub.close()
 
@@ -215,15 +312,17 @@ class Runner:
                 # Cancelled before its first step, so _drive never ran: record it here.
                 self._close(ctx, "cancelled", ev.RunCancelled())
             if ctx.closing is not None and not ctx.closing.done():
-                ctx.closing.add_done_callback(lambda _f: self._forget(ctx.run_id))
+                ctx.closing.add_done_callback(lambda _f: self._forget(ctx))
             else:
-                self._forget(ctx.run_id)
+                self._forget(ctx)
 
         task.add_done_callback(done)
 
-    def _forget(self, run_id: str) -> None:
-        self._tasks.pop(run_id, None)
-        self._contexts.pop(run_id, None)
+    def _forget(self, ctx: RunContext) -> None:
+        """Drop the run's task and context, unless a resume has replaced them since."""
+        if self._contexts.get(ctx.run_id) is ctx:
+            self._tasks.pop(ctx.run_id, None)
+            del self._contexts[ctx.run_id]
 
     async def _drive(self, ctx: RunContext, input: dict[str, Any]) -> None:
         ctx.bind_loop()
@@ -239,8 +338,7 @@ class Runner:
             await ctx.emit(ev.RunInterrupted(payload=stop.payload), status={
                 "status": "interrupted", "usage": ctx.usage.as_dict()})
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never raised
-            log.exception("run %s failed", ctx.run_id)
-            message = f"{type(exc).__name__}: {exc}"
+            message = public_message(exc, log, f"run {ctx.run_id} failed")
             await self._finish(ctx, "failed", ev.RunFailed(error=message), error=message)
         else:
             await self._finish(ctx, "completed", ev.RunCompleted(output=output or {}))

@@ -8,7 +8,7 @@ uid, under resource limits (``launcher.py``). See README "The Python sandbox" fo
 from shokunin.sandbox.contracts import ExecPythonInput, ExecPythonOutput, ExecResult
 from shokunin.sandbox.kernel import KernelDied
 from shokunin.sandbox.policy import PolicyViolation, check_policy
-from shokunin.sandbox.sandbox import Sandbox
+from shokunin.sandbox.sandbox import Sandbox, SandboxUnavailable
 
 __all__ = ["ExecPythonInput", "ExecPythonOutput", "ExecResult", "KernelDied", "PolicyViolation",
-           "Sandbox", "check_policy"]
+           "Sandbox", "SandboxUnavailable", "check_policy"]

@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import enum
 import json
+import logging
 import os
 import queue
-import shutil
 import signal
 import sys
 import threading
@@ -27,7 +27,9 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
 from shokunin.sandbox.artifacts import OutputCollector
 from shokunin.sandbox.contracts import ExecResult
+from shokunin.sandbox.folders import KernelFolder, hand_over
 
+log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 INTERRUPT_GRACE_SEC = 3.0
 POLL_SEC = 0.1
@@ -35,6 +37,16 @@ POLL_SEC = 0.1
 
 class KernelDied(RuntimeError):
     """The kernel process is gone (out of memory, killed, crashed)."""
+
+
+class CellStopped(Exception):
+    """A cell stopped before it finished, on its deadline or an abort; ``partial`` holds
+    what it produced until then."""
+
+    def __init__(self, reason: str, partial: ExecResult) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.partial = partial
 
 
 class KernelState(enum.Enum):
@@ -82,8 +94,8 @@ def is_root() -> bool:
 class Kernel:
     """A kernel owned by one thread (or waiting in the pool for one)."""
 
-    def __init__(self, folder: Path, uid: int, walls: Walls) -> None:
-        self.folder = folder  # private: connection file, sockets, context files
+    def __init__(self, root: Path, uid: int, walls: Walls) -> None:
+        self.root = root  # the server's runtime folder
         self.uid = uid
         self.walls = walls
         self.workspace: Path | None = None
@@ -93,32 +105,21 @@ class Kernel:
         self.lock = asyncio.Lock()
         self._km: AsyncKernelManager | None = None
         self._kc: Any = None
+        self._settling: asyncio.Future[None] | None = None
+        self.folder = KernelFolder(root, uid, self.generation)
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        (self.folder / "work").mkdir(exist_ok=True)
-        stash = self.folder.parent / f"{self.folder.name}.stash"
-        stash.mkdir(mode=0o700, exist_ok=True)
-        if self.walls.mpl_cache:
-            shutil.copytree(self.walls.mpl_cache, self.folder / "mpl", dirs_exist_ok=True)
-        if is_root():
-            _chown_tree(self.folder, self.uid)
-        connection = self.folder / "connection.json"
-        config = {"uid": self.uid, "gid": self.uid, "limits": self.walls.limits(),
-                  "stash": str(stash), "hide": list(self.walls.hide),
-                  "expose": list(self.walls.expose),
-                  "chown": [str(connection)], "cwd": str(self.folder / "work")}
-        argv = [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--",
-                sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
                 "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True",
                 f"--IPKernelApp.exec_files={HERE / 'kernel_startup.py'}"]
-        spec = KernelSpec(argv=argv, display_name="shokunin", language="python",
+        spec = KernelSpec(argv=self._walled(argv), display_name="shokunin", language="python",
                           interrupt_mode="signal")
+        folder = self.folder
         self._km = AsyncKernelManager(
-            kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(self.folder / "ipc"),
-            connection_file=str(connection))
-        await self._km.start_kernel(env=self._env(), cwd=str(self.folder))
+            kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(folder.home / "ipc"),
+            connection_file=str(folder.connection))
+        await self._km.start_kernel(env=self._env(), cwd=str(folder.path))
         self._kc = self._km.client()
         self._kc.start_channels()
         try:
@@ -128,13 +129,36 @@ class Kernel:
             raise KernelDied(f"the kernel did not start: {exc}") from exc
         self.state = KernelState.READY
 
+    async def probe(self, code: str) -> str | None:
+        """Run ``code`` with ``python -c`` behind the same walls as a kernel; None when it
+        succeeds, else what it printed on stderr. Checks, in a few milliseconds, that a
+        kernel can start here."""
+        argv = self._walled([sys.executable, "-c", code], connection=False)
+        proc = await asyncio.create_subprocess_exec(
+            *argv, env=self._env(), cwd=str(self.folder.path), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        _, err = await proc.communicate()
+        return None if proc.returncode == 0 else err.decode(errors="replace").strip()
+
+    def _walled(self, argv: list[str], *, connection: bool = True) -> list[str]:
+        """The launcher's command line that walls the process in, then execs ``argv``."""
+        folder = self.folder = KernelFolder(self.root, self.uid, self.generation)
+        folder.create()
+        config = {"uid": self.uid, "gid": self.uid, "parent": os.getpid(),
+                  "limits": self.walls.limits(), "stash": str(folder.stash),
+                  "hide": list(self.walls.hide), "expose": list(self.walls.expose),
+                  "share": [str(folder.connection)] if connection else [], "cwd": str(folder.work),
+                  "seed": [self.walls.mpl_cache, str(folder.home / "mpl")]
+                  if self.walls.mpl_cache else None}
+        return [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--", *argv]
+
     def _env(self) -> dict[str, str]:
         """Built from nothing, so no server secret can leak into the kernel."""
-        home = str(self.folder / "work")
+        home = self.folder.home
         env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-               "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": str(self.folder.work), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-               "MPLCONFIGDIR": str(self.folder / "mpl"), "IPYTHONDIR": str(self.folder / "ipy"),
+               "MPLCONFIGDIR": str(home / "mpl"), "IPYTHONDIR": str(home / "ipy"),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
                "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap)}
@@ -152,14 +176,17 @@ class Kernel:
         self.workspace = workspace
         inside = str(workspace)
         if is_root():
-            _chown_tree(workspace, self.uid)
+            try:
+                hand_over(workspace, self.uid)
+            except OSError as exc:
+                raise KernelDied(f"the workspace is not a plain folder: {exc}") from exc
             # The kernel's mount namespace hides the data folder: bind the workspace onto
-            # its private "work" folder from the root-only copy of the real tree.
-            stash = self.folder.parent / f"{self.folder.name}.stash"
-            inside = str(self.folder / "work")
+            # its "work" folder (root's, so no link there) from the root-only copy of "/".
+            inside = str(self.folder.work)
             proc = await asyncio.create_subprocess_exec(
                 "nsenter", "-t", str(self.pid), "-m", "--", "mount", "--bind",
-                f"{stash}{workspace.resolve()}", inside, stderr=asyncio.subprocess.PIPE)
+                f"{self.folder.stash}{workspace.resolve()}", inside,
+                stderr=asyncio.subprocess.PIPE)
             _, err = await proc.communicate()
             if proc.returncode:
                 raise KernelDied(f"cannot mount the workspace: {err.decode().strip()}")
@@ -177,14 +204,18 @@ class Kernel:
                 frames[name] = value.to_json(orient="table", date_format="iso")
             else:
                 values[name] = value
-        path = self.folder / "context.json"
-        path.write_text(json.dumps({"values": values, "frames": frames}), encoding="utf-8")
-        if is_root():
-            os.chown(path, self.uid, self.uid)
-        await self.run_internal(f"_shokunin_context({str(path)!r})")
+        path = self.folder.write_context(json.dumps({"values": values, "frames": frames}))
+        try:
+            await self.run_internal(f"_shokunin_context({str(path)!r})")
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
     async def run_internal(self, code: str) -> None:
-        result = await self.execute(code, timeout=30, max_output_chars=4000, silent=True)
+        try:
+            result = await self.execute(code, timeout=30, max_output_chars=4000, silent=True)
+        except CellStopped as stop:
+            raise KernelDied(f"sandbox setup did not finish ({stop.reason})") from None
         if not result.ok:
             raise KernelDied(f"sandbox setup failed: {result.error_type}: "
                              f"{result.error_message}")
@@ -198,28 +229,46 @@ class Kernel:
             await self.assign(self.workspace)
 
     async def close(self) -> None:
+        settling, self._settling = self._settling, None
+        if settling is not None and settling is not asyncio.current_task():
+            settling.cancel()
+            with contextlib.suppress(BaseException):
+                await settling
+        group = self.pid
         if self._kc is not None:
             self._kc.stop_channels()
         if self._km is not None:
             with contextlib.suppress(Exception):
                 await self._km.shutdown_kernel(now=True)
             await self._km.cleanup_resources()
-        self._kill_uid()
+        self._kill_uid(group)
+        self.folder.remove()
         self._kc = self._km = None
         self.state = KernelState.CLOSED
 
-    def _kill_uid(self) -> None:
-        """Kill whatever the kernel left behind (forked children): all run as its uid."""
-        if not is_root():
-            return
+    def _kill_uid(self, group: int | None, keep: int | None = None) -> list[int]:
+        """Kill whatever the kernel left behind (forked children): all run as its uid, in
+        its process ``group``. ``keep``: a pid to spare (the kernel itself). Returns the
+        pids killed."""
+        killed: list[int] = []
         for _ in range(5):
-            victims = [pid for pid in _pids_of(self.uid) if pid != os.getpid()]
+            victims = [pid for pid in self._strays(group)
+                       if pid not in (keep, os.getpid()) and pid not in killed]
             if not victims:
-                return
+                break
             for pid in victims:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
             time.sleep(0.02)
+        return killed
+
+    def _strays(self, group: int | None) -> list[int]:
+        if is_root():
+            return _pids_of(self.uid)
+        # Same uid as the server: only the kernel's own process group (it started a new
+        # session; its forks stay in it unless they start their own).
+        return [] if group is None else _pids_in_group(group)
 
     def is_alive(self) -> bool:
         provisioner = self._km.provisioner if self._km else None
@@ -229,7 +278,9 @@ class Kernel:
     # -- execution -------------------------------------------------------------------
     async def execute(self, code: str, *, timeout: float, max_output_chars: int,
                       abort: threading.Event | None = None, silent: bool = False) -> ExecResult:
-        """Run one cell. Raises KernelDied, TimeoutError, or InterruptedError on abort."""
+        """Run one cell. Raises KernelDied, or CellStopped (deadline or abort) with the
+        output collected until then."""
+        await self._settled()
         if self._kc is None or not self.is_alive():
             self.state = KernelState.DEAD
             raise KernelDied("the kernel is not running")
@@ -239,15 +290,28 @@ class Kernel:
         try:
             await self._collect(msg_id, collector, time.monotonic() + timeout, abort)
         except asyncio.CancelledError:
-            await asyncio.shield(self._stop_cell(msg_id))
+            # The next cell waits for this (_settled), even if the caller is cancelled
+            # again and leaves before the kernel is back: two readers of one channel
+            # would take each other's messages.
+            self._settling = asyncio.ensure_future(self._stop_cell(msg_id))
+            await asyncio.shield(self._settling)
             raise
-        except (TimeoutError, InterruptedError):
-            await self._stop_cell(msg_id)
-            raise
+        except (TimeoutError, InterruptedError) as exc:
+            await self._stop_cell(msg_id, collector)
+            reason = "timeout" if isinstance(exc, TimeoutError) else "aborted"
+            raise CellStopped(reason, collector.result()) from None
         finally:
             self.last_used = time.monotonic()
         self.state = KernelState.READY
         return collector.result()
+
+    async def _settled(self) -> None:
+        settling = self._settling
+        if settling is None or settling is asyncio.current_task():
+            return  # (the stop itself runs internal cells)
+        self._settling = None
+        with contextlib.suppress(Exception):  # a failed stop leaves the kernel dead
+            await settling
 
     async def _collect(self, msg_id: str, collector: OutputCollector, deadline: float,
                        abort: threading.Event | None) -> None:
@@ -264,6 +328,9 @@ class Kernel:
                     self.state = KernelState.DEAD
                     raise KernelDied("the kernel died during execution") from None
                 continue
+            except ValueError as exc:  # a frame that is not a signed message: skip it
+                log.warning("kernel %s: dropped an iopub message: %s", self.uid, exc)
+                continue
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             if msg["header"]["msg_type"] == "status" \
@@ -274,27 +341,51 @@ class Kernel:
 
     async def _drain_reply(self, msg_id: str) -> None:
         with contextlib.suppress(queue.Empty):
-            while (await self._kc.get_shell_msg(timeout=1))["parent_header"].get(
-                    "msg_id") != msg_id:
-                pass
+            while True:
+                try:
+                    reply = await self._kc.get_shell_msg(timeout=1)
+                except ValueError:
+                    continue
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    return
 
-    async def _stop_cell(self, msg_id: str) -> None:
-        """Interrupt; a kernel that does not come back to idle soon is replaced."""
+    async def _stop_cell(self, msg_id: str, collector: OutputCollector | None = None) -> None:
+        """Interrupt the kernel, and kill what the cell started; a kernel that does not
+        come back to idle soon is replaced. What the cell printed before it stopped, still
+        on its way, goes to ``collector``."""
         try:
-            await self._km.interrupt_kernel()
-            sink = OutputCollector(1000)
-            await self._collect(msg_id, sink, time.monotonic() + INTERRUPT_GRACE_SEC, None)
+            pid = self.pid
+            if pid is None or not self.is_alive():
+                raise KernelDied("the kernel is gone")
+            # The kernel alone: jupyter_client would signal its process group, and a
+            # fork of the kernel that gets SIGINT runs the kernel's own message loop on
+            # copies of its sockets, garbling what the kernel sends.
+            os.kill(pid, signal.SIGINT)
+            # What the cell started goes with it: left running, or as zombies, its forks
+            # hold the kernel's process slots, and a kernel that cannot start a thread
+            # loses its output (pyzmq and ipykernel start threads lazily).
+            killed = self._kill_uid(pid, keep=pid)
+            sink = collector or OutputCollector(1000)
+            try:
+                await self._collect(msg_id, sink, time.monotonic() + INTERRUPT_GRACE_SEC,
+                                    None)
+            finally:
+                sink.error = None  # the KeyboardInterrupt this stop raised
+            if killed:  # the kernel is their parent (or subreaper): only it can reap them
+                await self.run_internal(f"_shokunin_reap({killed!r})")
             self.state = KernelState.READY
-        except (TimeoutError, KernelDied):
+        except (TimeoutError, KernelDied, ProcessLookupError):
             await self.restart()
 
 
-def _chown_tree(root: Path, uid: int) -> None:
-    os.chown(root, uid, uid)
-    for base, dirs, files in os.walk(root):
-        for name in dirs + files:
-            with contextlib.suppress(FileNotFoundError):
-                os.chown(os.path.join(base, name), uid, uid, follow_symlinks=False)
+def _pids_in_group(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError):
+                if os.getpgid(int(entry.name)) == pgid:
+                    pids.append(int(entry.name))
+    return pids
 
 
 def _pids_of(uid: int) -> list[int]:
@@ -305,10 +396,3 @@ def _pids_of(uid: int) -> list[int]:
                 if entry.stat().st_uid == uid:
                     pids.append(int(entry.name))
     return pids
-
-
-def remove_folder(folder: Path) -> None:
-    """Delete a kernel's private folder and its stash mount point."""
-    shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        (folder.parent / f"{folder.name}.stash").rmdir()

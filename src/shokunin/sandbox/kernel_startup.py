@@ -21,9 +21,13 @@ def _shokunin_setup() -> None:
     import pandas as pd
 
     try:
-        import japanize_matplotlib  # noqa: F401  (registers IPAexGothic as the font)
+        import matplotlib_fontja  # noqa: F401  (adds its bundled IPAexGothic, selects it)
     except ImportError:  # fall back to any installed CJK font
         matplotlib.rcParams["font.family"] = ["Noto Sans CJK JP", "IPAexGothic", "sans-serif"]
+    else:
+        # Notebooks often say `import japanize_matplotlib` (the unmaintained package this
+        # one forked, which needs distutils): same effect, so let it name this one.
+        sys.modules.setdefault("japanize_matplotlib", matplotlib_fontja)
     matplotlib.rcParams["axes.unicode_minus"] = False
 
     ip = get_ipython()
@@ -90,13 +94,12 @@ def _shokunin_enter(workspace: str) -> None:
 
 
 def _shokunin_context(path: str) -> None:
-    """Set the variables the server wrote to ``path`` (JSON; DataFrames as table JSON)."""
+    """Set the variables the server wrote to ``path`` (JSON; DataFrames as table JSON; the
+    server removes the file)."""
     import io
-    import os
 
     with open(path, encoding="utf-8") as f:
         payload = _shokunin_json.load(f)
-    os.remove(path)
     values = payload["values"]
     if payload["frames"]:
         import pandas as pd
@@ -104,6 +107,23 @@ def _shokunin_context(path: str) -> None:
         for name, text in payload["frames"].items():
             values[name] = pd.read_json(io.StringIO(text), orient="table")
     get_ipython().user_ns.update(values)
+
+
+def _shokunin_reap(pids: list) -> None:
+    """Collect the processes the server killed after stopping a cell (its forks): until
+    their parent, this kernel, waits for them they hold its process slots."""
+    import os
+    import time
+
+    left, deadline = set(pids), time.monotonic() + 2
+    while left and time.monotonic() < deadline:
+        for pid in list(left):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    left.discard(pid)
+            except ChildProcessError:  # not (or no longer) a child of the kernel
+                left.discard(pid)
+        time.sleep(0.01)
 
 
 _shokunin_setup()

@@ -10,7 +10,8 @@ kernel and everything the kernel starts, and none of it can be undone without pr
   switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
   cannot read or signal each other);
 - unprivileged: a user + network namespace when the system allows one, else nothing;
-- always: resource limits (address space, CPU time, processes, file size), umask 077.
+- always: resource limits (address space, CPU time, processes, file size), umask 077; the
+  kernel dies with the server (PR_SET_PDEATHSIG) and reaps its forks' orphans (subreaper).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import ctypes
 import json
 import os
 import resource
+import signal
 import sys
 
 CLONE_NEWNS = 0x00020000
@@ -27,6 +29,8 @@ CLONE_NEWNET = 0x40000000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -50,8 +54,9 @@ def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
     """Private network and mounts; the real tree stays reachable, for root only, at stash.
 
     Each folder in ``hide`` becomes an empty tmpfs, each file /dev/null; a path of
-    ``expose`` inside a hidden folder (the Python installation under /root, say) is bound
-    back in, so the kernel can run without seeing what lies beside it.
+    ``expose`` inside a hidden folder (the Python installation under /root or under a 0700
+    folder, say) is bound back, so the kernel can run without seeing what lies beside it.
+    A hidden path inside an exposed one is hidden again, so exposing never uncovers.
     """
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
@@ -59,14 +64,26 @@ def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
     # which sits in a root-only folder, so the kernel itself cannot walk through it.
     _mount("/", stash, None, MS_BIND | MS_REC)
     for path in hide:
-        if os.path.isdir(path):
-            _mount("tmpfs", path, "tmpfs", 0, "size=64k,mode=0755")
-        elif os.path.exists(path):
-            _mount("/dev/null", path, None, MS_BIND)
+        _hide(path)
+    os.umask(0o022)  # mount points made below must be traversable by the kernel's uid
     for path in expose:
-        if any(path.startswith(h.rstrip("/") + "/") for h in hide) and os.path.isdir(stash + path):
+        if _inside(path, hide) and os.path.isdir(stash + path):
             os.makedirs(path, exist_ok=True)
             _mount(stash + path, path, None, MS_BIND | MS_REC)
+    for path in hide:
+        if _inside(path, expose):
+            _hide(path)
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _hide(path: str) -> None:
+    if os.path.isdir(path):
+        _mount("tmpfs", path, "tmpfs", 0, "size=64k,mode=0755")
+    elif os.path.exists(path):
+        _mount("/dev/null", path, None, MS_BIND)
 
 
 def isolate_unprivileged() -> bool:
@@ -81,6 +98,43 @@ def isolate_unprivileged() -> bool:
     return True
 
 
+def become_subreaper() -> None:
+    """Orphans of the kernel's forks become the kernel's children, which it can reap:
+    zombies count against RLIMIT_NPROC until someone does."""
+    _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def die_with(parent: int) -> None:
+    """SIGKILL when the server goes, even by SIGKILL. Set after the change of uid, which
+    clears it. Linux ties it to the server's thread that started the kernel: jupyter_client
+    starts kernels on the event loop's thread, which lives as long as the server."""
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:  # the server died before the line above
+        os._exit(1)
+
+
+def share_with(path: str, gid: int) -> None:
+    """Let the kernel's group read a file the server wrote (in a folder only root can
+    write, so the name cannot be a planted link; O_NOFOLLOW all the same)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.fchown(fd, 0, gid)
+        os.fchmod(fd, 0o640)
+    finally:
+        os.close(fd)
+
+
+def seed(source: str, target: str) -> None:
+    """Copy a prebuilt cache into the kernel's own folder, as the kernel's uid (so a link
+    the kernel planted there can only lead where the kernel may write anyway)."""
+    import shutil
+
+    try:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    except OSError as exc:  # only a cache: matplotlib rebuilds it, slowly
+        print(f"shokunin launcher: font cache not copied: {exc}", file=sys.stderr)
+
+
 def apply_limits(limits: dict[str, int]) -> None:
     for name, value in limits.items():
         resource.setrlimit(LIMITS[name], (value, value))
@@ -92,16 +146,20 @@ def main(argv: list[str]) -> None:
     uid, gid = config["uid"], config["gid"]
     if os.geteuid() == 0:
         isolate_as_root(config["stash"], config["hide"], config["expose"])
-        for path in config["chown"]:
-            os.chown(path, uid, gid)
+        for path in config["share"]:
+            share_with(path, gid)
     else:
         isolate_unprivileged()
     apply_limits(config["limits"])
+    become_subreaper()
     os.umask(0o077)
     if os.geteuid() == 0:
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
+    die_with(config["parent"])
+    if config["seed"]:
+        seed(*config["seed"])
     os.chdir(config["cwd"])
     os.execve(kernel_argv[0], kernel_argv, os.environ)
 

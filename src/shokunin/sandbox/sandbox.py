@@ -12,10 +12,9 @@ import contextlib
 import logging
 import os
 import random
-import shutil
+import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -23,14 +22,41 @@ from typing import Any
 
 from shokunin import events
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
-from shokunin.sandbox.kernel import Kernel, KernelDied, Walls, is_root, remove_folder
+from shokunin.sandbox.exposure import (
+    HERE,
+    KERNEL_MODULES,
+    blocked_ancestors,
+    diagnose,
+    install_paths,
+)
+from shokunin.sandbox.kernel import (
+    CellStopped,
+    Kernel,
+    KernelDied,
+    Walls,
+    is_root,
+)
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
+from shokunin.sandbox.runtime import UID_BASE, UID_SPAN, Runtime, claim_uid
 
 log = logging.getLogger(__name__)
 
-UID_BASE = 620_000  # kernels run as uids from here on (root only); no passwd entry needed
-UID_SPAN = 60_000
+# Run as a kernel would be, behind its walls: can the interpreter start and read what a
+# kernel imports?
+PROBE = """
+import importlib.util, sys
+for name in {modules!r}:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin:
+        sys.exit(f"cannot import {{name}}: not found or not readable")
+    open(spec.origin, "rb").close()
+open({startup!r}, "rb").close()
+"""
+
+
+class SandboxUnavailable(RuntimeError):
+    """Kernels cannot start on this machine; the message says why and what to do."""
 
 
 class Sandbox:
@@ -42,7 +68,8 @@ class Sandbox:
         self.idle_sec = float(settings.sandbox_idle_sec)
         self._kernels: dict[str, Kernel] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._uids: set[int] = set()
+        self._uids: dict[int, socket.socket] = {}  # uid -> its host-wide claim
+        self._runtime: Runtime | None = None
         self._root: Path | None = None
         self._walls: Walls | None = None
         self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
@@ -50,21 +77,64 @@ class Sandbox:
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
-        """Prepare the runtime folder and fill the warm pool (in the background)."""
+        """Prepare the runtime folder, check that a kernel can start here, and fill the
+        warm pool (in the background).
+
+        Raises SandboxUnavailable, saying why and what to do, when kernels cannot start
+        (e.g. a root server whose Python installation other users cannot read): a server
+        that would fail at every cell does not start.
+        """
         self._ensure_runtime()
+        try:
+            await self._check_kernels_start()
+        except BaseException:
+            await self.shutdown()
+            raise
         self._pool.fill()
         self._reaper = asyncio.create_task(self._reap_idle())
+
+    async def _check_kernels_start(self) -> None:
+        assert self._root is not None and self._walls is not None
+        if is_root() and blocked_ancestors([str(self._root)]):
+            raise SandboxUnavailable(
+                f"kernels cannot reach their folders under {self._root.parent}: other users "
+                "cannot enter one of its parent folders. Set TMPDIR to a folder every user "
+                "can enter (e.g. /tmp).")
+        uid = self._allocate_uid()
+        probe = Kernel(self._root, uid, self._walls)
+        try:
+            error = await probe.probe(PROBE.format(modules=KERNEL_MODULES,
+                                                   startup=str(HERE / "kernel_startup.py")))
+        finally:
+            await self._discard(probe)
+        if error is None:
+            return
+        reason = error.splitlines()[-1] if error else "the probe failed"
+        fault = diagnose(list(self._walls.hide)) if is_root() else None
+        if fault is None:
+            raise SandboxUnavailable(f"the Python sandbox cannot start a kernel: {reason}")
+        raise SandboxUnavailable(
+            f"the Python sandbox cannot start a kernel: {reason}. Kernels of a root server "
+            f"run as their own unprivileged uid, and {fault}. Make the installation "
+            f"readable by other users (chmod -R a+rX {sys.prefix}; parent folders may stay "
+            "0700), or install shokunin with umask 022, or run the server as a non-root "
+            "user (fewer walls: see README, The Python sandbox).")
 
     def _ensure_runtime(self) -> None:
         if self._root is not None:
             return
-        self._root = Path(tempfile.mkdtemp(prefix="shokunin-sandbox-"))
-        self._root.chmod(0o711)  # kernels may pass through to their own 0700 folder
+        # Claiming it first removes what dead servers of this data folder left behind.
+        self._runtime = Runtime.claim(Path(self.settings.data_dir))
+        self._root = self._runtime.root
         mpl = self._root / "mpl-cache"
         # Build matplotlib's font list once; each kernel starts from a copy of it.
         subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"],
                        env={"MPLCONFIGDIR": str(mpl), "PATH": os.environ.get("PATH", "")},
                        check=False, capture_output=True, timeout=120)
+        for base, _, files in os.walk(mpl):  # kernels copy it as their own uid
+            os.chmod(base, 0o755)
+            for name in files:
+                os.chmod(os.path.join(base, name), 0o644)
         self._walls = self._build_walls(mpl)
 
     def _build_walls(self, mpl: Path) -> Walls:
@@ -72,8 +142,10 @@ class Sandbox:
         secrets = [Path(s.data_dir), Path.home(), Path(".env"),
                    Path(getattr(s, "tool_settings_file", ".env")).parent]
         hide = {str(p.resolve()) for p in secrets if p.resolve() != Path("/")}
-        package = Path(__file__).resolve().parents[2]
-        expose = {str(Path(p).resolve()) for p in (sys.base_prefix, sys.prefix, package)}
+        expose = install_paths()
+        # A folder other users cannot enter above the installation (a checkout under
+        # /root or a 0700 mktemp folder) is covered too, and the installation bound back.
+        hide.update(blocked_ancestors(expose))
         return Walls(memory_mb=int(s.sandbox_memory_mb), cpu_sec=int(s.sandbox_cpu_sec),
                      max_procs=int(s.sandbox_max_procs), file_mb=int(s.sandbox_file_mb),
                      hide=tuple(sorted(hide)), expose=tuple(sorted(expose)),
@@ -82,7 +154,7 @@ class Sandbox:
     async def _new_kernel(self) -> Kernel:
         self._ensure_runtime()
         uid = self._allocate_uid()
-        kernel = Kernel(self._root / f"k{uid}", uid, self._walls)
+        kernel = Kernel(self._root, uid, self._walls)
         try:
             await kernel.start()
         except BaseException:
@@ -95,14 +167,15 @@ class Sandbox:
             return os.getuid()
         while True:
             uid = UID_BASE + random.randrange(UID_SPAN)
-            if uid not in self._uids:
-                self._uids.add(uid)
+            if uid not in self._uids and (claim := claim_uid(uid)) is not None:
+                self._uids[uid] = claim
                 return uid
 
     async def _discard(self, kernel: Kernel) -> None:
         await kernel.close()
-        remove_folder(kernel.folder)
-        self._uids.discard(kernel.uid)
+        claim = self._uids.pop(kernel.uid, None)
+        if claim is not None:
+            claim.close()
 
     async def close_thread(self, thread_id: str) -> None:
         """Shut the thread's kernel down; its workspace stays."""
@@ -118,9 +191,9 @@ class Sandbox:
         await self._pool.close()
         await asyncio.gather(*(self.close_thread(t) for t in list(self._kernels)),
                              return_exceptions=True)
-        if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
-            self._root = None
+        if self._runtime is not None:
+            self._runtime.release()
+            self._runtime = self._root = None
 
     async def _reap_idle(self) -> None:
         while True:
@@ -201,22 +274,29 @@ class Sandbox:
                    abort: threading.Event | None) -> ExecResult:
         generation = kernel.generation
         try:
-            await kernel.inject(inp.context)
+            try:
+                await kernel.inject(inp.context)
+            except (TypeError, ValueError) as exc:
+                return ExecResult(ok=False, error_type="ContextError",
+                                  error_message=f"context cannot be sent to the kernel: {exc}")
             return await kernel.execute(inp.code, timeout=inp.timeout_sec,
                                         max_output_chars=inp.max_output_chars, abort=abort)
-        except (TypeError, ValueError) as exc:
-            return ExecResult(ok=False, error_type="ContextError",
-                              error_message=f"context cannot be sent to the kernel: {exc}")
-        except TimeoutError:
-            return ExecResult(ok=False, error_type="Timeout", error_message=(
-                f"execution exceeded {inp.timeout_sec} s and was stopped"
-                + ("" if kernel.generation == generation
-                   else "; the kernel did not stop and was restarted (variables lost)")))
-        except InterruptedError:
-            return ExecResult(ok=False, error_type="Interrupted",
-                              error_message="execution was aborted")
+        except CellStopped as stop:
+            if stop.reason == "aborted":
+                error_type, message = "Interrupted", "execution was aborted"
+            else:
+                error_type = "Timeout"
+                message = f"execution exceeded {inp.timeout_sec} s and was stopped"
+            if kernel.generation != generation:
+                message += "; the kernel did not stop and was restarted (variables lost)"
+            return stop.partial.model_copy(update={
+                "ok": False, "error_type": error_type, "error_message": message})
         except KernelDied as exc:
-            await kernel.restart()
+            try:
+                await kernel.restart()
+            except KernelDied as again:
+                return ExecResult(ok=False, error_type="KernelDied", error_message=(
+                    f"{exc}; no fresh kernel could start: {again}"))
             return ExecResult(ok=False, error_type="KernelDied", error_message=(
                 f"{exc} (out of memory or killed); a fresh kernel replaced it, "
                 "variables are lost"))

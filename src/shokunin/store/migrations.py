@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, inspect, select
+from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.store import schema
@@ -22,7 +22,17 @@ def _v1_core(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _v1_core)]
+def _v2_thread_owner(conn: Connection) -> None:
+    """Threads remember who created them (auth scoping). A database made by v1 with today's
+    table already has the column; an older one gets it added."""
+    if "owner" not in {c["name"] for c in inspect(conn).get_columns("threads")}:
+        conn.execute(text("ALTER TABLE threads ADD COLUMN owner VARCHAR(128)"))
+    for index in schema.threads.indexes:
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
+    (1, _v1_core), (2, _v2_thread_owner)]
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -32,7 +32,11 @@ threads = Table(
     Column("title", Text, nullable=False, default=""),
     Column("meta", JSON, nullable=False, default=dict),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # The principal that created the thread ("key:<name>", "admin"), None when auth is off.
+    Column("owner", String(128), nullable=True),
 )
+
+Index("ix_threads_owner", threads.c.owner)
 
 runs = Table(
     "runs",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -40,10 +40,14 @@ class Store:
         await self.engine.dispose()
 
     # threads
-    async def ensure_thread(self, thread_id: str, agent: str, title: str = "") -> None:
-        """Create the thread unless it exists; safe when two clients race to create it."""
+    async def ensure_thread(
+        self, thread_id: str, agent: str, title: str = "", owner: str | None = None
+    ) -> None:
+        """Create the thread unless it exists; safe when two clients race to create it.
+        ``owner`` is recorded only by the call that creates it."""
         insert = _dialect_insert(self.engine.dialect.name)(schema.threads).values(
-            id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now())
+            id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now(),
+            owner=owner)
         async with self.engine.begin() as conn:
             await conn.execute(insert.on_conflict_do_nothing(index_elements=["id"]))
 
@@ -84,6 +88,17 @@ class Store:
                 .where(schema.runs.c.id == run_id, schema.runs.c.status == "interrupted")
                 .values(status="running", finished_at=None))
             return result.rowcount == 1
+
+    async def runs_after(self, thread_id: str, run_id: str) -> list[str]:
+        """Ids of the thread's runs created after ``run_id`` (oldest first)."""
+        runs = schema.runs
+        after = select(runs.c.created_at).where(runs.c.id == run_id).scalar_subquery()
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(runs.c.id).where(runs.c.thread_id == thread_id, runs.c.id != run_id,
+                                        runs.c.created_at >= after)
+                .order_by(runs.c.created_at, runs.c.id))
+            return [run for (run,) in rows]
 
     async def get_run(self, run_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
@@ -144,3 +159,87 @@ class Store:
             value = await conn.scalar(
                 select(func.max(schema.events.c.seq)).where(schema.events.c.run_id == run_id))
             return value or 0
+
+    # thread history (the threads API)
+    def _thread_summaries(self) -> Any:
+        """threads joined with their run count, last run's start and status."""
+        runs, threads = schema.runs, schema.threads
+        stats = (select(runs.c.thread_id, func.count().label("run_count"),
+                        func.max(runs.c.created_at).label("last_run_at"))
+                 .group_by(runs.c.thread_id).subquery())
+        last_status = (select(runs.c.status).where(runs.c.thread_id == threads.c.id)
+                       .order_by(runs.c.created_at.desc()).limit(1).scalar_subquery())
+        updated_at = func.coalesce(stats.c.last_run_at, threads.c.created_at)
+        query = (select(threads.c.id, threads.c.agent, threads.c.title, threads.c.created_at,
+                        updated_at.label("updated_at"),
+                        func.coalesce(stats.c.run_count, 0).label("run_count"),
+                        last_status.label("last_status"))
+                 .select_from(threads.outerjoin(stats, stats.c.thread_id == threads.c.id)))
+        return query, updated_at
+
+    @staticmethod
+    def _owned_by(owner: str | None) -> list[ColumnElement[bool]]:
+        """The filter that keeps an owner's threads; none without an owner (or before the
+        schema has an owner column)."""
+        column = schema.threads.c.get("owner")
+        return [] if owner is None or column is None else [column == owner]
+
+    async def list_threads(
+        self, *, agent: str | None = None, owner: str | None = None, limit: int = 50,
+        before: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """Threads, newest activity first (``updated_at``: the last run's start, else the
+        thread's creation); ``before`` pages on ``updated_at``, ``owner`` scopes."""
+        query, updated_at = self._thread_summaries()
+        conditions = self._owned_by(owner)
+        if agent is not None:
+            conditions.append(schema.threads.c.agent == agent)
+        if before is not None:
+            conditions.append(updated_at < before)
+        query = query.where(*conditions).order_by(
+            updated_at.desc(), schema.threads.c.id.desc()).limit(limit)
+        async with self.engine.connect() as conn:
+            return [dict(row) for row in (await conn.execute(query)).mappings()]
+
+    async def thread_summary(self, thread_id: str) -> dict[str, Any] | None:
+        """One thread as ``list_threads`` shows it, with its ``owner`` when the schema has
+        one; None if there is no such thread."""
+        query, _ = self._thread_summaries()
+        owner = schema.threads.c.get("owner")
+        if owner is not None:
+            query = query.add_columns(owner)
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                query.where(schema.threads.c.id == thread_id))).mappings().first()
+            return dict(row) if row else None
+
+    async def thread_runs(self, thread_id: str) -> list[dict[str, Any]]:
+        """The thread's runs, oldest first."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(schema.runs).where(schema.runs.c.thread_id == thread_id)
+                .order_by(schema.runs.c.created_at, schema.runs.c.id))
+            return [dict(row) for row in rows.mappings()]
+
+    async def thread_events(self, thread_id: str) -> list[Event]:
+        """Every event of the thread, run by run (oldest run first), each run in seq order."""
+        events, runs = schema.events, schema.runs
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(events.c.body)
+                .select_from(events.join(runs, runs.c.id == events.c.run_id))
+                .where(events.c.thread_id == thread_id)
+                .order_by(runs.c.created_at, runs.c.id, events.c.seq))
+            return [parse_event(body) for (body,) in rows]
+
+    async def delete_thread(self, thread_id: str) -> bool:
+        """Delete the thread, its runs and their events in one transaction; False if there
+        was no such thread."""
+        async with self.engine.begin() as conn:
+            await conn.execute(delete(schema.events).where(
+                schema.events.c.run_id.in_(select(schema.runs.c.id).where(
+                    schema.runs.c.thread_id == thread_id))))
+            await conn.execute(delete(schema.runs).where(schema.runs.c.thread_id == thread_id))
+            result = await conn.execute(delete(schema.threads).where(
+                schema.threads.c.id == thread_id))
+            return result.rowcount == 1

@@ -16,12 +16,14 @@ from shokunin.tools.errors import (
     WorkerDied,
 )
 from shokunin.tools.info import ToolInfo
+from shokunin.tools.masking import MASK
 from shokunin.tools.registry import ToolRegistry
+from shokunin.tools.runtime import Runtime, Workspace, WorkspacePathError
 from shokunin.tools.scaffold import scaffold
-from shokunin.tools.settings_store import MASK
 
 __all__ = [
     "MASK", "InvalidArguments", "SettingsInvalid", "ToolError", "ToolInfo", "ToolLoadError",
-    "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError", "WorkerDied",
+    "Runtime", "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError", "WorkerDied",
+    "Workspace", "WorkspacePathError",
     "as_langchain_tools", "function_schemas", "scaffold",
 ]

@@ -32,7 +32,8 @@ from typing import Any
 
 from shokunin.tools import worker as worker_module
 from shokunin.tools.errors import ToolLoadError, WorkerDied
-from shokunin.tools.settings_store import mask_text
+from shokunin.tools.leak_guard import output_log
+from shokunin.tools.masking import mask_text
 
 log = logging.getLogger(__name__)
 WORKER_SCRIPT = Path(worker_module.__file__).resolve()
@@ -157,7 +158,7 @@ class Worker:
             line = raw.decode("utf-8", "replace").rstrip()
             line = mask_text(line, self.secrets)
             self._stderr.append(line)
-            log.debug("[%s] %s", self.entry.parent.name, line)
+            output_log.info("[%s] %s", self.entry.parent.name, line)
 
 
 class WorkerPool:

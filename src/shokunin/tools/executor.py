@@ -17,18 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from shokunin.tools import venv
+from shokunin.tools import leak_guard, venv
 from shokunin.tools.child import Worker, WorkerPool
 from shokunin.tools.errors import ToolLoadError, VenvError, WorkerDied
 from shokunin.tools.loader import LoadedTool
+from shokunin.tools.masking import mask_text
 from shokunin.tools.results import ABORTED_MESSAGE, failure, finish
-from shokunin.tools.settings_store import mask_text
+from shokunin.tools.runtime import Runtime
 
 log = logging.getLogger(__name__)
 ABORT_GRACE_SEC = 2.0  # how long a tool gets to notice its abort_event and return
 POLL_SEC = 0.05  # how often a caller's own abort event is looked at
 
-Progress = Callable[[str], None]
+Progress = Callable[..., None]
 Waited = Literal["done", "timeout", "aborted"]
 
 
@@ -111,12 +112,14 @@ class Executor:
         assert tool.module is not None
         execute = tool.module.execute
         context = {**call.context, "message_callback": call.progress,
-                   "abort_event": exe.abort_event}
+                   "abort_event": exe.abort_event,
+                   "runtime": Runtime(call.context.get("workspace") or tool.tool_dir)}
         future: asyncio.Future[tuple[bool, Any]] = exe.loop.create_future()
 
         def target() -> None:
             try:
-                outcome: tuple[bool, Any] = (True, execute(call.args, context))
+                with leak_guard.captured(tool.name, call.secrets):  # its print()s: to the log
+                    outcome: tuple[bool, Any] = (True, execute(call.args, context))
             except BaseException as exc:  # a tool's SystemExit is a failure too
                 outcome = (False, exc)
             with contextlib.suppress(RuntimeError):

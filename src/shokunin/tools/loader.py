@@ -13,12 +13,12 @@ from shokunin.tools.child import describe
 from shokunin.tools.discovery import Candidate
 from shokunin.tools.errors import ToolLoadError
 from shokunin.tools.info import ToolInfo
+from shokunin.tools.settings_schema import check_settings_schema
 from shokunin.tools.static import Dynamic, static_exports
 from shokunin.tools.validation import (
     ArgsValidator,
     check_declaration,
     check_exports,
-    check_settings_schema,
     check_ui_info,
 )
 from shokunin.tools.worker import ExportError, load_module, read_exports

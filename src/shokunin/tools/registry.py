@@ -5,27 +5,31 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from shokunin.events import BaseEvent
-from shokunin.tools import venv
+from shokunin.tools import leak_guard, venv
 from shokunin.tools.discovery import Source, discover
 from shokunin.tools.errors import InvalidArguments, ToolError, ToolNotFound, ToolUnavailable
 from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
+from shokunin.tools.masking import mask_deep, mask_text
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
+    MAX_TIMEOUT_SEC,
     TIMEOUT_KEY,
     SettingsStore,
-    mask_deep,
-    mask_text,
     with_reserved,
 )
+from shokunin.tools.worker import progress_text
 
 if TYPE_CHECKING:
     from shokunin.config import Settings
@@ -39,12 +43,19 @@ class ToolRegistry:
     """Discovers tools from folders (builtin first), keeps their settings, runs them.
 
     Discovery is synchronous and happens on construction and ``reload()``; a broken tool is
-    listed with its reason and never stops the others.
+    listed with its reason and never stops the others. Each reason is logged as a warning
+    unless ``log_unavailable`` is false (a face that shows the reasons itself, like the CLI,
+    would otherwise print each one twice).
     """
 
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
-                 workspace_root: Path, default_timeout: float = 120.0) -> None:
+                 workspace_root: Path, default_timeout: float = 120.0,
+                 log_unavailable: bool = True) -> None:
+        if not _valid_timeout(default_timeout):
+            raise ValueError(f"the default tool timeout must be a number of seconds above 0 and "
+                             f"at most {MAX_TIMEOUT_SEC:g}, not {default_timeout!r}")
         self.roots = list(roots)
+        self.log_unavailable = log_unavailable
         self.settings = SettingsStore(settings_file)
         self.workspace_root = workspace_root
         self.default_timeout = default_timeout
@@ -52,15 +63,16 @@ class ToolRegistry:
         self._tools: dict[str, LoadedTool] = {}
         self._by_function: dict[str, LoadedTool] = {}
         self._shadowed: builtins.list[LoadedTool] = []
+        leak_guard.install_log_masking()
         self.reload()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ToolRegistry:
+    def from_settings(cls, settings: Settings, *, log_unavailable: bool = True) -> ToolRegistry:
         roots: list[tuple[Path, Source]] = [(settings.builtin_tools_dir, "builtin")]
         roots += [(Path(d), "user") for d in settings.tools_dirs]
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
-                   default_timeout=settings.tool_timeout_sec)
+                   default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable)
 
     @property
     def user_dirs(self) -> builtins.list[Path]:
@@ -77,8 +89,9 @@ class ToolRegistry:
                 tool.info.status = "error"
                 tool.info.error = (f"duplicate tool name {candidate.name!r}: already loaded "
                                    f"from {tools[candidate.name].tool_dir}")
-                log.warning("tool %s (%s): %s", candidate.name, candidate.tool_dir,
-                            tool.info.error)
+                if self.log_unavailable:
+                    log.warning("tool %s (%s): %s", candidate.name, candidate.tool_dir,
+                                tool.info.error)
                 shadowed.append(tool)  # listed with its reason; the first keeps the name
                 continue
             function = tool.info.function_name
@@ -88,11 +101,13 @@ class ToolRegistry:
                                    f"tool {by_function[function].name!r}")
             elif tool.info.ok and function:
                 by_function[function] = tool
-            if not tool.info.ok:
+            if not tool.info.ok and self.log_unavailable:
                 log.warning("tool %s is unavailable: %s", candidate.name, tool.info.error)
             tools[candidate.name] = tool
         self._executor.stop_workers()
         self._tools, self._by_function, self._shadowed = tools, by_function, shadowed
+        for tool in tools.values():
+            self._secrets(tool)
 
     def list(self) -> builtins.list[ToolInfo]:
         return [tool.info for tool in [*self._tools.values(), *self._shadowed]]
@@ -102,17 +117,22 @@ class ToolRegistry:
         return self._tool(name).info
 
     def get_settings(self, name: str) -> dict[str, Any]:
-        """``{"schema", "values"}`` with secrets masked: safe to send anywhere."""
+        """``{"schema", "values", "errors"}`` with secrets masked: safe to send anywhere.
+
+        ``errors`` maps a field whose stored value is unusable (the default is used) to why.
+        """
         tool = self._tool(name)
         schema = self._schema(tool)
         return {"schema": self.settings.schema_view(tool.name, schema),
-                "values": self.settings.masked(tool.name, schema)}
+                "values": self.settings.masked(tool.name, schema),
+                "errors": self.settings.problems(tool.name, schema)}
 
     def save_settings(self, name: str, values: Any) -> dict[str, Any]:
         """Validate and store; returns the masked values. Raises SettingsInvalid."""
         tool = self._tool(name)
         schema = self._schema(tool)
         self.settings.save(tool.name, schema, values)
+        self._secrets(tool)
         return self.settings.masked(tool.name, schema)
 
     def validate_args(self, name: str, args: Any) -> None:
@@ -152,11 +172,12 @@ class ToolRegistry:
         execution_id = execution_id or uuid.uuid4().hex
         schema = self._schema(tool)
         values = self.settings.effective(tool.name, schema)
-        secrets = self.settings.secrets(tool.name, schema)
+        secrets = self._secrets(tool)
         if timeout is None:
             timeout = float(values.get(TIMEOUT_KEY) or self.default_timeout)
-        if timeout <= 0:
-            return failure("timeout must be a positive number of seconds", execution_id)
+        if not _valid_timeout(timeout):
+            return failure(f"timeout must be a number of seconds above 0 and at most "
+                           f"{MAX_TIMEOUT_SEC:g}", execution_id)
         try:
             assert tool.check_args is not None
             tool.check_args(args)
@@ -204,13 +225,27 @@ class ToolRegistry:
     def _schema(self, tool: LoadedTool) -> dict[str, dict[str, Any]]:
         return with_reserved(tool.settings_schema, self.default_timeout)
 
+    def _secrets(self, tool: LoadedTool) -> builtins.list[str]:
+        """The tool's secret texts, also handed to the log and stdout guards."""
+        secrets = self.settings.secrets(tool.name, self._schema(tool))
+        leak_guard.remember(secrets)
+        return secrets
 
-def _safe_progress(progress: Progress | None, secrets: builtins.list[str]) -> Progress:
-    def report(message: Any) -> None:
+
+def _valid_timeout(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and 0 < value <= MAX_TIMEOUT_SEC)
+
+
+def _safe_progress(progress: Progress | None, secrets: builtins.list[str]
+                   ) -> Callable[..., None]:
+    """The tool's ``message_callback``: always present, however the tool calls it."""
+    def report(*args: Any, **kwargs: Any) -> None:
         if progress is None:
             return
         try:
-            progress(mask_text(str(message), secrets))
+            with leak_guard.uncaptured():
+                progress(mask_text(progress_text(*args, **kwargs), secrets))
         except Exception:  # a broken listener must not fail the tool
             log.exception("progress listener failed")
 
@@ -225,7 +260,12 @@ def _checked_emit(
             raise TypeError("emit() takes a shokunin.events Event, "
                             f"not {type(event).__name__}")
         if secrets:  # a tool's events reach clients: no secret goes with them
-            event = type(event).model_validate(mask_deep(event.model_dump(), secrets))
-        emit(event)
+            try:
+                event = type(event).model_validate(mask_deep(event.model_dump(), secrets))
+            except ValidationError:  # a number field held a secret: the mask cannot go there
+                raise ValueError("this event carries a secret setting value in a field that "
+                                 "cannot be masked; it was not sent") from None
+        with leak_guard.uncaptured():
+            emit(event)
 
     return checked

@@ -2,7 +2,8 @@
 
 ``{"success", "result", "error", "files", "aborted", "execution_id"}``: a raise, a timeout,
 a malformed value or a file outside the allowed folders all become ``success: false`` with
-a reason, and every secret of the tool is masked out of the whole result.
+a reason, and every secret of the tool is masked out of the whole result. A relative
+``files[].path`` is resolved under the tool folder; a ``data:`` URL is left as it is.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from shokunin.tools.settings_store import mask_deep
+from shokunin.tools.masking import mask_deep
 
 ABORTED_MESSAGE = "中断されました"
 
@@ -46,6 +47,9 @@ def _check(raw: Any, execution_id: str, allowed: list[Path]) -> dict[str, Any]:
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             return failure('malformed result: each of "files" needs a "path" string',
                            execution_id)
+        if entry["path"].startswith("data:"):  # the file itself, inline: nothing to check
+            checked.append({"name": "data", **entry})
+            continue
         path = (allowed[0] / entry["path"]).resolve()  # relative paths: in the tool folder
         if not any(path.is_relative_to(root) for root in allowed):
             return failure(f"file {entry['path']} is outside the tool folder and the "

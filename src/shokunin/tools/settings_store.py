@@ -3,6 +3,10 @@
 The file is written atomically (temporary file + ``os.replace``) with mode 0600, so a crash
 never leaves half a file and other users cannot read API keys. Secret values leave this
 module only through ``effective()`` (the context given to the tool itself).
+
+Stored values are checked again when read: a value that no longer fits the schema (a hand
+edit, a NaN written by an older version, a schema that changed) is replaced by the field's
+default and reported by ``problems()``, so one bad field never breaks a tool.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from shokunin.tools.errors import SettingsInvalid
-from shokunin.tools.validation import check_value
+from shokunin.tools.masking import MASK, ordered, secret_strings
+from shokunin.tools.settings_schema import check_value
 
 log = logging.getLogger(__name__)
-MASK = "********"
 TIMEOUT_KEY = "timeout_sec"
+MAX_TIMEOUT_SEC = 86400.0
 
 Schema = Mapping[str, Mapping[str, Any]]
 
@@ -32,27 +37,9 @@ def with_reserved(schema: Schema, default_timeout: float) -> dict[str, dict[str,
     """The tool's schema plus the reserved per-tool ``timeout_sec`` setting."""
     full = {key: dict(spec) for key, spec in schema.items()}
     full.setdefault(TIMEOUT_KEY, {"type": "number", "label": "タイムアウト（秒） / Timeout (s)",
-                                  "default": default_timeout, "min": 0.1, "max": 86400})
+                                  "default": default_timeout, "min": 0.1,
+                                  "max": MAX_TIMEOUT_SEC})
     return full
-
-
-def mask_text(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, MASK)
-    return text
-
-
-def mask_deep(value: Any, secrets: list[str]) -> Any:
-    """Replace every secret found in any string inside ``value`` (keys too)."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return mask_text(value, secrets)
-    if isinstance(value, dict):
-        return {mask_deep(k, secrets): mask_deep(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [mask_deep(v, secrets) for v in value]
-    return value
 
 
 class SettingsStore:
@@ -61,20 +48,45 @@ class SettingsStore:
         self._lock = threading.Lock()
         self._data: dict[str, dict[str, Any]] = {}
         self._mtime: int | None = None
+        self._reported: set[tuple[str, str, str]] = set()
 
     def stored(self, tool: str) -> dict[str, Any]:
         with self._lock:
             return dict(self._load().get(tool, {}))
 
     def effective(self, tool: str, schema: Schema) -> dict[str, Any]:
-        """Defaults overlaid with stored values, secrets in clear: for the tool only."""
+        """Defaults overlaid with the stored values that fit the schema, secrets in clear:
+        for the tool only."""
+        return self._read(tool, schema)[0]
+
+    def problems(self, tool: str, schema: Schema) -> dict[str, str]:
+        """Stored values that do not fit the schema (the default is used instead), by field."""
+        return self._read(tool, schema)[1]
+
+    def _read(self, tool: str, schema: Schema) -> tuple[dict[str, Any], dict[str, str]]:
         stored = self.stored(tool)
-        return {key: stored.get(key, spec.get("default")) for key, spec in schema.items()}
+        values: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for key, spec in schema.items():
+            values[key] = spec.get("default")
+            if key not in stored:
+                continue
+            if (reason := check_value(spec, stored[key])) is None:
+                values[key] = stored[key]
+                continue
+            # Never the value itself: it may be a secret.
+            problems[key] = f"the stored value is invalid ({reason}); the default is used"
+            if (tool, key, reason) not in self._reported:
+                self._reported.add((tool, key, reason))
+                log.warning("tool settings file %s: %s.%s %s", self.path, tool, key,
+                            problems[key])
+        return values, problems
 
     def secrets(self, tool: str, schema: Schema) -> list[str]:
+        """Every text the tool's secret values can appear as, longest first (``masking``)."""
         values = self.effective(tool, schema)
-        found = [str(values[k]) for k, spec in schema.items() if spec.get("secret") and values[k]]
-        return sorted(found, key=len, reverse=True)  # longest first: no partial unmasking
+        return ordered(text for key, spec in schema.items() if spec.get("secret")
+                       for text in secret_strings(values[key]))
 
     def masked(self, tool: str, schema: Schema) -> dict[str, Any]:
         values = self.effective(tool, schema)
@@ -118,7 +130,9 @@ class SettingsStore:
             raise SettingsInvalid(errors)
         with self._lock:
             data = self._load()
-            current = {**data.get(tool, {}), **clean}
+            kept = {k: v for k, v in data.get(tool, {}).items()  # bad stored values go
+                    if k not in schema or check_value(schema[k], v) is None}
+            current = {**kept, **clean}
             data[tool] = {k: v for k, v in current.items() if v is not None}
             self._write(data)
 

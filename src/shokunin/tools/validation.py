@@ -1,4 +1,4 @@
-"""Validation of what a tool exports: its declaration, settings schema and UI info.
+"""Validation of what a tool exports: its declaration and UI info (settings: settings_schema).
 
 Each check raises ToolLoadError with a reason a tool author can act on; the registry turns
 that into the tool's listed error.
@@ -21,8 +21,6 @@ REQUIRED_EXPORTS = ("TOOL_NAME", "TOOL_DESCRIPTION", "TOOL_ICON", "get_function_
                     "execute")
 # Seed 003: 関数名は英数字とアンダースコアのみ. 64 is the function-calling APIs' limit.
 FUNCTION_NAME = re.compile(r"[A-Za-z0-9_]{1,64}", re.ASCII)
-SETTING_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
-SETTING_KEYS = {"type", "label", "default", "min", "max", "secret", "description"}
 
 
 def check_exports(exports: Mapping[str, Any]) -> None:
@@ -58,42 +56,6 @@ def check_declaration(declaration: Any) -> dict[str, Any]:
     return declaration
 
 
-def check_settings_schema(schema: Any) -> dict[str, dict[str, Any]]:
-    """Return the settings schema if every field is one of the seed's four types."""
-    if not isinstance(schema, dict):
-        raise ToolLoadError("get_settings_schema() must return a dict")
-    for key, spec in schema.items():
-        if not isinstance(key, str) or not isinstance(spec, dict):
-            raise ToolLoadError(f"setting {key!r} must map a str to a dict")
-        kind = spec.get("type")
-        if kind not in SETTING_TYPES:
-            raise ToolLoadError(f"setting {key!r}: type must be one of "
-                                f"{', '.join(SETTING_TYPES)}, not {kind!r}")
-        for bound in ("min", "max"):
-            if bound in spec and (kind not in ("integer", "number")
-                                  or not _is_number(spec[bound])):
-                raise ToolLoadError(f"setting {key!r}: {bound} needs a numeric type and value")
-        if "secret" in spec and not isinstance(spec["secret"], bool):
-            raise ToolLoadError(f"setting {key!r}: secret must be true or false")
-        if "default" in spec and spec["default"] is not None and check_value(spec, spec["default"]):
-            raise ToolLoadError(f"setting {key!r}: default {spec['default']!r} "
-                                f"{check_value(spec, spec['default'])}")
-    return schema
-
-
-def check_value(spec: Mapping[str, Any], value: Any) -> str | None:
-    """The reason ``value`` does not fit the setting ``spec``, or None when it does."""
-    kind = spec["type"]
-    wrong_bool = kind != "boolean" and isinstance(value, bool)
-    if not isinstance(value, SETTING_TYPES[kind]) or wrong_bool:
-        return f"must be a {kind}"
-    if "min" in spec and value < spec["min"]:
-        return f"must be at least {spec['min']}"
-    if "max" in spec and value > spec["max"]:
-        return f"must be at most {spec['max']}"
-    return None
-
-
 def check_ui_info(ui: Any, tool_dir: Path) -> dict[str, Any]:
     if not isinstance(ui, dict):
         raise ToolLoadError("get_ui_info() must return a dict")
@@ -124,6 +86,3 @@ class ArgsValidator:
             raise InvalidArguments(f"invalid args{f' at {where}' if where else ''}: "
                                    f"{error.message}")
 
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

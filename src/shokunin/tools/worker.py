@@ -1,9 +1,10 @@
 """The child process of a venv tool, and the export reader shared with the server.
 
 Run as ``<tool>/.venv/bin/python worker.py serve|describe <entry>``. It runs under the tool's
-own interpreter, where shokunin is not installed, so it uses the standard library only; the
-server imports ``load_module`` and ``read_exports`` from here for in-process tools, so both
-paths read a tool the same way. The wire protocol is described in ``child.py``.
+own interpreter, where shokunin is not installed, so it uses the standard library only (and
+``runtime.py`` beside it, loaded by path); the server imports ``load_module``,
+``read_exports`` and ``progress_text`` from here for in-process tools, so both paths treat a
+tool the same way. The wire protocol is described in ``child.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import threading
 from types import ModuleType
 from typing import Any
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 TEXT_EXPORTS = ("TOOL_NAME", "TOOL_DESCRIPTION", "TOOL_ICON")
 CALLED_EXPORTS = ("get_function_declaration", "get_settings_schema", "get_ui_info")
 
@@ -70,8 +72,37 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def progress_text(message: Any = "", *more: Any, **fields: Any) -> str:
+    """What a tool's ``message_callback(...)`` call says, however it was called: tools
+    written for other hosts pass a string, several values, or a dict with a message."""
+    if isinstance(message, dict):
+        for key in ("message", "content", "text", "status"):
+            if isinstance(message.get(key), str):
+                return message[key]
+        return json.dumps(message, ensure_ascii=False, default=str)
+    parts = [str(message), *(str(m) for m in more)]
+    for key in ("message", "content", "text"):
+        if isinstance(fields.get(key), str):
+            parts.append(fields[key])
+    return " ".join(part for part in parts if part)
+
+
+def _load_runtime() -> ModuleType:
+    """``runtime.py`` from beside this file, without putting this folder on sys.path (its
+    modules would shadow the tool's own and the standard library's, e.g. ``venv``)."""
+    spec = importlib.util.spec_from_file_location("shokunin_tool_runtime",
+                                                  os.path.join(HERE, "runtime.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main(argv: list[str]) -> int:
     mode, entry = argv[1], argv[2]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+    runtime = _load_runtime()
     # The protocol owns the real stdout; a tool's print() (even from C code) goes to stderr.
     proto = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
@@ -101,9 +132,13 @@ def main(argv: list[str]) -> int:
     def run(request: dict[str, Any], abort_event: threading.Event) -> None:
         rid = request["id"]
         context = dict(request.get("context") or {})
-        context["message_callback"] = lambda message: send(
-            {"type": "progress", "id": rid, "message": str(message)})
+
+        def message_callback(*args: Any, **kwargs: Any) -> None:
+            send({"type": "progress", "id": rid, "message": progress_text(*args, **kwargs)})
+
+        context["message_callback"] = message_callback
         context["abort_event"] = abort_event
+        context["runtime"] = runtime.Runtime(context.get("workspace") or os.getcwd())
         try:
             result = module.execute(request.get("args") or {}, context)
         except BaseException as exc:

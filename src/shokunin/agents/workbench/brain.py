@@ -12,7 +12,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 
 from shokunin.agents.workbench.deps import RunDeps
-from shokunin.models import UsageRecorder
 
 
 class Brain(Protocol):
@@ -38,7 +37,8 @@ class LLMBrain:
 
     async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage:
         bound = self.model.bind_tools(list(deps.tools.values()))
-        reply = await bound.ainvoke(
-            [SystemMessage(self.system_prompt), *answered_only(messages)],
-            config={"callbacks": [UsageRecorder(deps.ctx.usage)]})
+        # No callbacks of our own here: they would replace the graph's, which stream the
+        # reply's tokens and record its usage (see shokunin.agents.driver).
+        reply = await bound.ainvoke([SystemMessage(self.system_prompt),
+                                     *answered_only(messages)])
         return reply if isinstance(reply, AIMessage) else AIMessage(content=str(reply))

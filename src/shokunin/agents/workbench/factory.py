@@ -1,8 +1,10 @@
-"""Build the Workbench agent from Settings: the map, the brain, the checkpoint file."""
+"""Build the Workbench agent from Settings: the map, the brain, the server's checkpointer."""
 
 from __future__ import annotations
 
 import logging
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shokunin.agents.workbench.agent import WorkbenchAgent
 from shokunin.agents.workbench.brain import Brain, LLMBrain
@@ -14,8 +16,6 @@ from shokunin.models import is_offline, resolve
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_FILE = "checkpoints.db"
-
 
 def load_map(settings: Settings) -> MapPackage | MapError:
     """A broken map does not stop the server: the agent and the face report its error."""
@@ -26,11 +26,15 @@ def load_map(settings: Settings) -> MapPackage | MapError:
         return exc
 
 
-def workbench_agent(settings: Settings, pkg: MapPackage | MapError) -> WorkbenchAgent:
+def workbench_agent(
+    settings: Settings, pkg: MapPackage | MapError,
+    checkpointer: BaseCheckpointSaver | None = None,
+) -> WorkbenchAgent:
+    """The Workbench; without a checkpointer its threads forget earlier turns."""
     brain: Brain | None = None
     if isinstance(pkg, MapPackage):
         api_key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
         model = resolve(settings.model, base_url=settings.model_base_url, api_key=api_key)
         brain = OfflineBrain(pkg, settings.sample_db) if is_offline(model) else LLMBrain(
             model, system_prompt(pkg))
-    return WorkbenchAgent(brain, pkg, settings.sample_db, settings.data_dir / CHECKPOINT_FILE)
+    return WorkbenchAgent(brain, pkg, settings.sample_db, checkpointer)

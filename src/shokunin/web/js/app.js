@@ -1,33 +1,18 @@
-// The shell: navigation between views (by URL hash), the language switch and the
-// connection status; exposes window.shokunin for tests and debugging.
+// The shell: the view registry with its views, the language switch, and window.shokunin
+// for tests and debugging. A new face is one import and one register() line here.
 
-import { currentLang, setLang, t, translate } from "./i18n.js";
-import { ToolsView } from "./tools-view.js";
-import { startWorkbench } from "./workbench.js";
+import { currentLang, setLang, translate } from "./i18n.js";
+import { toolsView } from "./tools-face.js";
+import { ViewRegistry } from "./view-registry.js";
+import { workbenchView } from "./workbench.js";
 
-const VIEWS = ["workbench", "tools"];
-
-const workbench = startWorkbench(document.getElementById("view-workbench"));
-const tools = new ToolsView(document.getElementById("view-tools"));
-
-function show(name) {
-  const view = VIEWS.includes(name) ? name : VIEWS[0];
-  for (const id of VIEWS) {
-    document.getElementById(`view-${id}`).hidden = id !== view;
-    document.querySelector(`.nav a[data-view="${id}"]`).setAttribute("aria-current", id === view ? "page" : "false");
-  }
-  document.body.dataset.view = view;
-  if (view === "tools") tools.load();
-}
-
-window.addEventListener("hashchange", () => show(location.hash.replace(/^#\/?/, "")));
-
-const statusEl = document.querySelector(".conn-status");
-workbench.client.addEventListener("status", ({ detail: status }) => {
-  statusEl.dataset.status = status;
-  statusEl.querySelector(".conn-text").dataset.i18n = `status.${status}`;
-  statusEl.querySelector(".conn-text").textContent = t(`status.${status}`);
+const views = new ViewRegistry({
+  nav: document.querySelector(".nav"),
+  main: document.querySelector("main"),
+  status: document.querySelector(".conn-status"),
 });
+views.register(workbenchView);
+views.register(toolsView);
 
 for (const b of document.querySelectorAll(".lang-switch button")) {
   b.addEventListener("click", () => setLang(b.dataset.lang));
@@ -41,10 +26,14 @@ document.addEventListener("langchange", markLang);
 
 translate();
 markLang();
-show(location.hash.replace(/^#\/?/, ""));
 
 window.shokunin = {
-  map: { state: () => workbench.map.state() },
-  ws: workbench.client,
+  views,
+  get ws() {
+    return views.instance("workbench")?.client ?? null;
+  },
+  map: { state: () => views.instance("workbench")?.map.state() ?? null },
   setLang,
 };
+
+views.start();

@@ -111,6 +111,13 @@ export class ChatPane {
     }
   }
 
+  /** Empty the log for another thread; `note` is the i18n key of what the empty log says. */
+  clear(note = "chat.empty") {
+    const empty = el("p", "chat-empty muted", t(note));
+    empty.dataset.i18n = note;
+    this.log.replaceChildren(empty);
+  }
+
   addError(text, code) {
     const body = el("div", "bubble-text", String(text));
     this.add(code === "cancelled" ? "error cancelled" : "error", body);

@@ -1,48 +1,22 @@
-// UI strings in Japanese and English. Static markup names its string with data-i18n*
-// attributes; modules that build DOM call t() and re-render on the "langchange" event.
+// UI strings in Japanese and English. This table holds the shell's strings (and, for now,
+// the Tools view's); every other view brings its own table, merged in by the view registry
+// through addStrings(). Static markup names its string with data-i18n* attributes; modules
+// that build DOM call t() and re-render on the "langchange" event.
 
 const STRINGS = {
   ja: {
     "app.tagline": "ツールを使う AI エージェントの作業台",
     "nav.label": "ビュー",
-    "nav.workbench": "ワークベンチ",
     "nav.tools": "ツール",
     "lang.label": "表示言語",
     "status.connecting": "接続中…",
     "status.connected": "接続済み",
     "status.disconnected": "切断",
     "status.reconnecting": "再接続中…",
-    "pane.map": "マップ",
-    "pane.images": "画像",
-    "pane.chat": "チャット",
-    "pane.debug": "デバッグ",
-    "splitter.columns": "左右のペインの幅",
-    "splitter.left": "マップと画像の高さ",
-    "splitter.right": "チャットとデバッグの高さ",
-    "map.floor": "フロア",
-    "map.clearArrows": "矢印をクリア",
-    "map.clearMap": "マップをクリア",
-    "map.loading": "マップ定義を待っています…",
-    "map.points": "座標プロット",
-    "map.canvasLabel": "フロアマップ",
-    "images.empty": "生成された画像がここに表示されます",
-    "images.close": "閉じる",
-    "images.open": "画像を拡大",
-    "chat.placeholder": "メッセージを入力 (Enter で送信、Shift+Enter で改行)",
-    "chat.send": "送信",
-    "chat.cancel": "中止",
-    "chat.running": "実行中…",
-    "chat.copy": "コピー",
-    "chat.copied": "コピーしました",
-    "chat.empty": "例: 「Kitchenに左矢印を表示して」「2Fを表示」「highlight Room1 and Room2 on 1F in red」",
-    "chat.you": "あなた",
-    "chat.agent": "エージェント",
-    "chat.lost": "接続が切れたため実行の状態がわかりません。必要なら再送してください。",
-    "chat.offline": "サーバーに接続されていません",
-    "debug.pretty": "整形",
-    "debug.compact": "圧縮",
-    "debug.clear": "クリア",
-    "debug.empty": "デバッグ情報はまだありません",
+    "status.paused": "一時停止",
+    "status.loading": "読み込み中…",
+    "status.ready": "準備完了",
+    "status.failed": "読み込み失敗",
     "tools.heading": "ツール",
     "tools.intro": "エージェントが使えるツールの一覧です。選ぶと設定と試し実行ができます。",
     "tools.loading": "読み込み中…",
@@ -78,44 +52,16 @@ const STRINGS = {
   en: {
     "app.tagline": "A workbench for tool-using AI agents",
     "nav.label": "Views",
-    "nav.workbench": "Workbench",
     "nav.tools": "Tools",
     "lang.label": "Language",
     "status.connecting": "Connecting…",
     "status.connected": "Connected",
     "status.disconnected": "Disconnected",
     "status.reconnecting": "Reconnecting…",
-    "pane.map": "Map",
-    "pane.images": "Images",
-    "pane.chat": "Chat",
-    "pane.debug": "Debug",
-    "splitter.columns": "Width of the left and right panes",
-    "splitter.left": "Height of the map and images",
-    "splitter.right": "Height of the chat and debug",
-    "map.floor": "Floor",
-    "map.clearArrows": "Clear Arrows",
-    "map.clearMap": "Clear Map",
-    "map.loading": "Waiting for the map definition…",
-    "map.points": "Point plot",
-    "map.canvasLabel": "Floor map",
-    "images.empty": "Generated images appear here",
-    "images.close": "Close",
-    "images.open": "Enlarge image",
-    "chat.placeholder": "Type a message (Enter to send, Shift+Enter for a new line)",
-    "chat.send": "Send",
-    "chat.cancel": "Cancel",
-    "chat.running": "Running…",
-    "chat.copy": "Copy",
-    "chat.copied": "Copied",
-    "chat.empty": "Try: \"draw a left arrow in Kitchen\", \"show 2F\", \"highlight Room1 and Room2 on 1F in red\"",
-    "chat.you": "You",
-    "chat.agent": "Agent",
-    "chat.lost": "The connection dropped before the run was known; resend if needed.",
-    "chat.offline": "Not connected to the server",
-    "debug.pretty": "Pretty",
-    "debug.compact": "Compact",
-    "debug.clear": "Clear",
-    "debug.empty": "No debug information yet",
+    "status.paused": "Paused",
+    "status.loading": "Loading…",
+    "status.ready": "Ready",
+    "status.failed": "Failed to load",
     "tools.heading": "Tools",
     "tools.intro": "The tools agents can use. Pick one to change its settings or try it.",
     "tools.loading": "Loading…",
@@ -169,6 +115,23 @@ export function currentLang() {
 export function t(key, params = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ""));
+}
+
+/**
+ * Merge a view's string table ({ja: {...}, en: {...}}) into the shell's. A key another
+ * table already defines with a different text is an error: two views must not fight
+ * over one string.
+ */
+export function addStrings(tables) {
+  const clashes = [];
+  for (const [code, table] of Object.entries(tables)) {
+    if (!LANGS.includes(code)) throw new Error(`unknown language ${code} in a string table`);
+    for (const [key, text] of Object.entries(table)) {
+      if (key in STRINGS[code] && STRINGS[code][key] !== text) clashes.push(`${code}:${key}`);
+    }
+  }
+  if (clashes.length) throw new Error(`string keys defined twice: ${clashes.join(", ")}`);
+  for (const [code, table] of Object.entries(tables)) Object.assign(STRINGS[code], table);
 }
 
 /** Fill the data-i18n* attributes under root with the current language. */

@@ -39,6 +39,11 @@ export class ImageViewer {
     this.grid.prepend(button);
   }
 
+  clear() {
+    this.grid.replaceChildren();
+    this.empty.hidden = false;
+  }
+
   open(src, name) {
     this.big.src = src;
     this.big.alt = name;

@@ -1,6 +1,7 @@
 // Form fields generated from a schema: a tool's JSON-schema parameters ("try a tool") or
-// its settings schema ({key: {type, label, default, min, max, secret}}). Each field shows
-// its own error under it.
+// its settings schema ({key: {type, label, default, min, max, step, options, secret}}, type
+// one of string, text, secret, integer, number, boolean, select). Each field shows its own
+// error under it.
 
 import { t } from "./i18n.js";
 
@@ -29,42 +30,54 @@ function field(name, labelText, required, hint) {
   return { wrap, id: label.htmlFor, error, note };
 }
 
+function selectControl(spec) {
+  const input = document.createElement("select");
+  const options = spec.options ?? (spec.enum ?? []).map((value) => ({ value, label: String(value) }));
+  // An argument enum may be left empty; a select setting always holds one of its options.
+  const choices = spec.type === "select" ? options : [{ value: "", label: "—" }, ...options];
+  for (const { value, label } of choices) {
+    const option = document.createElement("option");
+    option.value = value === "" ? "" : JSON.stringify(value);
+    option.textContent = label ?? String(value);
+    input.append(option);
+  }
+  return input;
+}
+
 function control(kind, id, spec) {
   let input;
-  if (spec.enum) {
-    input = document.createElement("select");
-    for (const value of ["", ...spec.enum]) {
-      const option = document.createElement("option");
-      option.value = value === "" ? "" : JSON.stringify(value);
-      option.textContent = value === "" ? "—" : String(value);
-      input.append(option);
-    }
-  } else if (kind === "json") {
+  if (kind === "select") {
+    input = selectControl(spec);
+  } else if (kind === "json" || kind === "text") {
     input = document.createElement("textarea");
-    input.rows = 4;
-    input.spellcheck = false;
-    input.className = "mono";
-    input.dataset.i18nPlaceholder = "tools.jsonHint";
-    input.placeholder = t("tools.jsonHint");
+    input.rows = kind === "json" ? 4 : 3;
+    if (kind === "json") {
+      input.spellcheck = false;
+      input.className = "mono";
+      input.dataset.i18nPlaceholder = "tools.jsonHint";
+      input.placeholder = t("tools.jsonHint");
+    }
   } else {
     input = document.createElement("input");
     input.type = { boolean: "checkbox", integer: "number", number: "number", secret: "password" }[kind] ?? "text";
-    if (kind === "integer") input.step = "1";
-    if (kind === "number") input.step = "any";
-    if (spec.min !== undefined) input.min = spec.min;
-    if (spec.max !== undefined) input.max = spec.max;
-    if (spec.minimum !== undefined) input.min = spec.minimum;
-    if (spec.maximum !== undefined) input.max = spec.maximum;
+    if (kind === "integer" || kind === "number") input.step = String(spec.step ?? (kind === "integer" ? 1 : "any"));
+    for (const [attr, keys] of [["min", ["min", "minimum"]], ["max", ["max", "maximum"]]]) {
+      const bound = keys.map((key) => spec[key]).find((value) => value !== undefined);
+      if (bound !== undefined && kind !== "secret") input[attr] = bound;
+    }
   }
   input.id = id;
   input.name = id;
   return input;
 }
 
+/** The input kind: the settings types as they are; JSON-schema enums are selects, and
+ *  arrays, objects and unions are typed as JSON. */
 function kindOf(spec) {
+  if (spec.enum || spec.type === "select") return "select";
   const type = Array.isArray(spec.type) ? null : spec.type;
-  if (["string", "integer", "number", "boolean"].includes(type)) return type;
-  return "json"; // arrays, objects and unions are typed as JSON
+  if (["string", "text", "secret", "integer", "number", "boolean"].includes(type)) return type;
+  return "json";
 }
 
 function setValue(input, kind, value) {
@@ -76,12 +89,14 @@ function setValue(input, kind, value) {
 }
 
 /** Read one input; returns {value} or {skip} or {error}. */
-function readValue(input, kind, required) {
+function readValue(input, kind, required, spec) {
   if (kind === "boolean") return { value: input.checked };
   const raw = input.value.trim();
   if (!raw) return required ? { error: t("tools.required") } : { skip: true };
   if (input.tagName === "SELECT") return { value: JSON.parse(raw) };
-  if (kind === "integer" || kind === "number") {
+  // A secret may be a number (an integer PIN): typed as its declared type.
+  const numeric = kind === "integer" || kind === "number" || (kind === "secret" && ["integer", "number"].includes(spec.type));
+  if (numeric) {
     const n = Number(raw);
     return Number.isFinite(n) ? { value: n } : { error: t("tools.badJson") };
   }
@@ -99,7 +114,7 @@ class SchemaForm {
   constructor() {
     this.element = document.createElement("div");
     this.element.className = "schema-form";
-    this.fields = new Map(); // name -> {input, kind, required, error, wrap}
+    this.fields = new Map(); // name -> {input, kind, spec, required, error, wrap}
   }
 
   add(name, labelText, spec, { kind = kindOf(spec), required = false, hint = "", value } = {}) {
@@ -109,7 +124,7 @@ class SchemaForm {
     if (kind === "boolean") parts.wrap.classList.add("checkbox");
     parts.wrap.append(input, parts.note, parts.error);
     this.element.append(parts.wrap);
-    this.fields.set(name, { input, kind, required, ...parts });
+    this.fields.set(name, { input, kind, spec, required, ...parts });
     return this.fields.get(name);
   }
 
@@ -125,7 +140,7 @@ class SchemaForm {
     const values = {};
     const errors = {};
     for (const [name, f] of this.fields) {
-      const result = readValue(f.input, f.kind, f.required);
+      const result = readValue(f.input, f.kind, f.required, f.spec);
       if (result.error) errors[name] = result.error;
       else if (!result.skip) values[name] = result.value;
     }

@@ -3,6 +3,7 @@
 
 import { t } from "./i18n.js";
 import { argumentsForm, settingsForm } from "./schema-form.js";
+import { iconContent } from "./tool-icon.js";
 import { postEvents } from "./sse.js";
 
 const MASK = "********";
@@ -20,6 +21,14 @@ function tr(tag, className, key) {
   const node = el(tag, className, t(key));
   node.dataset.i18n = key;
   return node;
+}
+
+/** The icon box of a tool: its emoji, image or sanitised inline SVG. */
+function iconBox(tool, className = "tool-icon") {
+  const box = el("span", className);
+  box.setAttribute("aria-hidden", "true");
+  box.append(iconContent(tool.icon));
+  return box;
 }
 
 function button(key, className = "") {
@@ -63,8 +72,7 @@ export class ToolsView {
       card.type = "button";
       card.dataset.tool = tool.name;
       card.setAttribute("aria-pressed", String(tool.name === this.selected));
-      const icon = el("span", "tool-icon", tool.icon || "🔧");
-      icon.setAttribute("aria-hidden", "true");
+      const icon = iconBox(tool);
       const text = el("span", "tool-text");
       const title = el("span", "tool-title", tool.title || tool.name);
       const status = tr("span", `status-badge ${tool.status}`, tool.status === "ok" ? "tools.statusOk" : "tools.statusError");
@@ -84,8 +92,7 @@ export class ToolsView {
       card.setAttribute("aria-pressed", String(card.dataset.tool === tool.name));
     }
     const head = el("header", "tool-head");
-    const icon = el("span", "tool-icon big", tool.icon || "🔧");
-    icon.setAttribute("aria-hidden", "true");
+    const icon = iconBox(tool, "tool-icon big");
     const titles = el("div");
     titles.append(el("h2", "", tool.title || tool.name), el("p", "tool-desc", tool.description || ""));
     const meta = el("p", "tool-meta");
@@ -227,6 +234,7 @@ export class ToolsView {
     actions.append(save, state);
     formEl.append(form.element, actions);
     card.lastChild.replaceWith(formEl);
+    form.showErrors(body.errors ?? {}); // stored values the server could not use
     if (note) this.setState(state, note, "ok");
     formEl.addEventListener("submit", async (event) => {
       event.preventDefault();

@@ -1,39 +1,96 @@
-// The Workbench WebSocket: one thread per browser tab, reconnect after 3 s, and replay
-// of a run that was in progress when the connection dropped (deduped by run_id + seq).
+// The Workbench WebSocket: one thread at a time, reconnect after 3 s, and replay of a run
+// that was in progress when the connection dropped (deduped by run_id + seq + type).
+// pause() closes the socket on purpose (the view is hidden): no reconnect until resume(),
+// and a run in progress is replayed from its last seq on resume, as after a drop.
 
 const RECONNECT_MS = 3000;
-const THREAD_KEY = "shokunin.thread";
-
-function newId() {
-  // crypto.randomUUID exists only in secure contexts; a LAN http:// address is not one.
-  if (crypto.randomUUID) return crypto.randomUUID();
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-export function threadId() {
-  let id = sessionStorage.getItem(THREAD_KEY);
-  if (!id) {
-    id = newId();
-    sessionStorage.setItem(THREAD_KEY, id);
-  }
-  return id;
-}
 
 /**
- * Events: "status" (detail: connecting|connected|disconnected|reconnecting),
+ * Events: "status" (detail: connecting|connected|disconnected|reconnecting|paused),
  * "message" (detail: a server message, each run message once), "running" (detail: bool),
  * "lost" (a sent message whose run never showed up before the connection dropped).
  */
 export class WsClient extends EventTarget {
-  constructor(url) {
+  constructor() {
     super();
-    this.url = url;
+    this.url = null;
     this.ws = null;
-    this.status = "connecting";
+    this.status = "paused";
+    this.paused = true;
     this.seen = new Set();
     this.activeRun = null; // {id, lastSeq}: a run seen without its end
     this.pending = 0; // messages sent whose run has not started yet
     this.timer = null;
+  }
+
+  /** Forget the thread: the socket goes (its runs go on on the server), and with it what
+   *  was seen and followed. */
+  reset() {
+    this.drop();
+    this.url = null;
+    this.seen = new Set();
+    this.activeRun = null;
+    this.pending = 0;
+    this.updateRunning();
+  }
+
+  /** Talk on a thread's socket URL; connects now unless paused. */
+  open(url) {
+    this.drop();
+    this.url = url;
+    if (!this.paused) this.resume();
+  }
+
+  /** Stop talking to the server until resume(). A message sent but not started yet would
+   *  be dropped with the socket, so the close waits for its run to start. */
+  pause() {
+    this.paused = true;
+    if (!this.pending) this.drop();
+    this.setStatus("paused");
+  }
+
+  resume() {
+    this.paused = false;
+    if (this.connected) {
+      this.setStatus("connected");
+      return;
+    }
+    if (!this.ws) {
+      clearTimeout(this.timer); // a reconnect waiting after a drop: now instead
+      if (this.url) this.connect();
+    }
+    this.setStatus("connecting");
+  }
+
+  /** Close the socket without a reconnect. */
+  drop() {
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null; // its close event is then not ours to handle
+    ws?.close();
+  }
+
+  /** Mark a message shown from elsewhere (the thread's history) as seen, so a replay of
+   *  it over the socket is not shown twice. */
+  markSeen(data) {
+    const key = this.key(data);
+    if (key) this.seen.add(key);
+  }
+
+  /** Follow a run known to be in progress: on (re)connect its events after lastSeq are
+   *  replayed. */
+  follow(runId, lastSeq) {
+    this.activeRun = { id: runId, lastSeq };
+    this.updateRunning();
+  }
+
+  key(data) {
+    if (!data.run_id || !Number.isInteger(data.seq)) return null;
+    // A run has one user message; the thread's history numbers it 0, the socket by its
+    // run_started event. One event may become two messages (a failed run: error, then the
+    // done debug), hence the type in the key.
+    if (data.type === "user_message") return `${data.run_id}:user_message`;
+    return `${data.run_id}:${data.seq}:${data.type}`;
   }
 
   connect() {
@@ -58,6 +115,10 @@ export class WsClient extends EventTarget {
     ws.addEventListener("close", () => {
       if (this.ws !== ws) return;
       this.ws = null;
+      if (this.paused) {
+        this.setStatus("paused");
+        return;
+      }
       // A message sent but never started may or may not have reached the server: say so.
       if (this.pending) {
         this.pending = 0;
@@ -74,9 +135,8 @@ export class WsClient extends EventTarget {
   }
 
   receive(data) {
-    if (data.run_id && Number.isInteger(data.seq)) {
-      // One event may become two messages (a failed run: error, then the done debug).
-      const key = `${data.run_id}:${data.seq}:${data.type}`;
+    const key = this.key(data);
+    if (key) {
       if (this.seen.has(key)) return;
       this.seen.add(key);
       if (data.done) {
@@ -91,9 +151,12 @@ export class WsClient extends EventTarget {
       // The server has no run for us (e.g. a restart failed it): stop waiting for one.
       this.activeRun = null;
       this.pending = 0;
+    } else if (data.type === "error" && data.code === "not_found") {
+      this.activeRun = null; // the run we asked to replay is unknown to the server
     }
     this.dispatch("message", data);
     this.updateRunning();
+    if (this.paused && !this.pending && this.ws) this.drop(); // a pause waited for a run to start
   }
 
   get connected() {

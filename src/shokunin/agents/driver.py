@@ -1,0 +1,153 @@
+"""The driver: runs a compiled LangGraph graph under the Runner, its stream turned into Events.
+
+    "messages" AI chunks (a model streaming)   -> TextDelta (and every model call's tokens
+                                                   -> the run's usage, its metrics event)
+    "updates"  AI tool calls, tool messages     -> ToolCall, ToolResult (once per call id)
+    "updates"  __interrupt__ of the root graph  -> Interrupted (the run waits for a human)
+    "custom"   get_stream_writer()(event)       -> that Event (an Event, or a dict with "kind")
+
+Events a node emits itself (``ctx.emit``) are stored at once; the ones above are stored as
+the driver reads the stream, so they may interleave with a node's own a little later than
+produced. A resumed run (``ctx.resume_value``) sends ``Command(resume=value)`` on the same
+thread; LangGraph then re-runs the interrupted node from its start, so whatever a node does
+before ``interrupt()`` must be safe to repeat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, Durability, Interrupt
+from pydantic import ValidationError
+
+from shokunin import events as ev
+from shokunin.models import UsageRecorder
+from shokunin.runs import Interrupted, RunContext
+
+STREAM_MODES = ["updates", "messages", "custom", "values"]
+# Checkpoint when the graph stops (done, or waiting at an interrupt), not after every step:
+# our store already holds every event a user sees, and a run cut short by a crash is marked
+# failed on restart, so per-step checkpoints would buy nothing visible and cost a write per
+# step. The checkpoint of an interrupt is written before the run is marked interrupted.
+DURABILITY: Durability = "exit"
+_INTERRUPT = "__interrupt__"
+
+
+class CustomEventError(TypeError):
+    """A node wrote something to the custom stream that is not an Event."""
+
+
+async def drive(
+    graph: CompiledStateGraph, ctx: RunContext, input: Any, *,
+    config: RunnableConfig | None = None, context: Any = None,
+    durability: Durability = DURABILITY,
+) -> dict[str, Any]:
+    """Run ``graph`` for this run on ``ctx.thread_id``, emitting its stream as Events;
+    return the graph's final state. Raise ``Interrupted`` (payload ``{"value", "interrupts":
+    [{"id", "value"}]}``) when it stops at ``interrupt()``."""
+    run_config: RunnableConfig = {**(config or {})}
+    run_config["configurable"] = {**run_config.get("configurable", {}),
+                                  "thread_id": ctx.thread_id}
+    # Every model call in the graph adds its tokens to the run's usage (its metrics event).
+    run_config["callbacks"] = [*(run_config.get("callbacks") or []), UsageRecorder(ctx.usage)]
+    resuming = ctx.resume_value is not None
+    kwargs: dict[str, Any] = {}
+    if isinstance(graph.checkpointer, BaseCheckpointSaver):  # else LangGraph warns
+        kwargs["durability"] = durability
+    translator = _Translator(ctx)
+    async for part in graph.astream(
+        Command(resume=ctx.resume_value) if resuming else input, run_config,
+        context=context, stream_mode=STREAM_MODES, subgraphs=True, version="v2", **kwargs,
+    ):
+        await translator.take(part)
+    if translator.interrupts:
+        raise Interrupted(_payload(translator.interrupts))
+    return translator.state
+
+
+class _Translator:
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.state: dict[str, Any] = {}
+        self.interrupts: list[Interrupt] = []
+        self._calls: set[str] = set()
+        self._results: set[str] = set()
+
+    async def take(self, part: dict[str, Any]) -> None:
+        kind, ns, data = part["type"], part["ns"], part["data"]
+        if kind == "messages":
+            message, _meta = data
+            if isinstance(message, AIMessageChunk) and (delta := _text(message.content)):
+                await self.ctx.emit(ev.TextDelta(delta=delta))
+        elif kind == "updates":
+            for node, update in data.items():
+                if node == _INTERRUPT:
+                    if not ns:  # a subgraph's interrupt also reaches the root: count it once
+                        self.interrupts.extend(update)
+                else:
+                    for message in _messages(update):
+                        await self._message(message)
+        elif kind == "custom":
+            await self.ctx.emit(_custom_event(data))
+        elif kind == "values" and not ns and isinstance(data, dict):
+            self.state = data
+
+    async def _message(self, message: BaseMessage) -> None:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                call_id = call.get("id") or ""
+                if not call_id or call_id not in self._calls:
+                    self._calls.add(call_id)
+                    await self.ctx.emit(ev.ToolCall(call_id=call_id, name=call["name"],
+                                                    args=call.get("args") or {}))
+        elif isinstance(message, ToolMessage) and message.tool_call_id not in self._results:
+            self._results.add(message.tool_call_id)
+            failed = message.status == "error"
+            content = message.content if isinstance(message.content, str) else _text(
+                message.content)
+            await self.ctx.emit(ev.ToolResult(
+                call_id=message.tool_call_id, name=message.name or "", success=not failed,
+                result=None if failed else content, error=content if failed else None))
+
+
+def _messages(update: Any) -> list[BaseMessage]:
+    """The messages in one node's update, however the node returned them."""
+    if isinstance(update, BaseMessage):
+        return [update]
+    if isinstance(update, Command):
+        return _messages(update.update)
+    if isinstance(update, dict):
+        return [m for value in update.values() for m in _messages(value)]
+    if isinstance(update, list | tuple):
+        return [m for value in update for m in _messages(value)]
+    return []
+
+
+def _text(content: str | list[Any]) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") if isinstance(block, dict) else str(block)
+                   for block in content
+                   if isinstance(block, str) or block.get("type") in (None, "text"))
+
+
+def _custom_event(data: Any) -> ev.BaseEvent:
+    if isinstance(data, ev.BaseEvent):
+        return data
+    if isinstance(data, dict) and "kind" in data:
+        try:
+            return ev.parse_event(data)
+        except ValidationError as exc:
+            raise CustomEventError(f"custom stream write is not a valid event: {exc}") from None
+    raise CustomEventError(
+        f"custom stream writes must be Events (shokunin.events) or dicts with a 'kind'; "
+        f"got {type(data).__name__}")
+
+
+def _payload(interrupts: list[Interrupt]) -> dict[str, Any]:
+    return {"value": interrupts[0].value,
+            "interrupts": [{"id": i.id, "value": i.value} for i in interrupts]}

@@ -1,0 +1,67 @@
+"""Server-sent events, the one way every stream is sent.
+
+Streams are FastAPI generator routes with ``response_class=EventSourceResponse``
+(``fastapi.sse``): FastAPI writes the wire format, sends a keep-alive comment when a
+stream is idle, and cancels the generator when the client leaves. Each message from a run
+has ``event:`` = the event kind (or the face's own name for it), ``id:`` = the event's seq
+and ``data:`` = JSON. A client resumes after the seq it last saw with the ``Last-Event-ID``
+header (browsers' EventSource sends it on reconnect) or the ``after`` query parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+from fastapi import Request
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from shokunin import events as ev
+from shokunin.api.errors import ApiError
+from shokunin.runs import Runner, RunNotFound
+
+__all__ = ["EventSourceResponse", "ServerSentEvent", "event_message", "resume_after",
+           "run_messages"]
+
+MAX_SEQ = 2**63 - 1  # seq is a 64-bit integer in the store
+
+Translate = Callable[[ev.BaseEvent], ServerSentEvent | None]
+
+
+def event_message(event: ev.BaseEvent) -> ServerSentEvent:
+    """The event as it is: ``event:`` kind, ``id:`` seq, ``data:`` the event's JSON."""
+    return ServerSentEvent(event=event.kind, id=str(event.seq),  # type: ignore[attr-defined]
+                           raw_data=event.model_dump_json())
+
+
+def resume_after(request: Request, after: str | None = None) -> int:
+    """Dependency: the seq a client resumes after (``Last-Event-ID``, else ``?after=``),
+    0 for the whole stream; a value that is not a seq is a 400 before the stream starts."""
+    raw = request.headers.get("last-event-id") or after
+    if raw is None or raw == "":
+        return 0
+    if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_SEQ:
+        raise ApiError(400, f"bad event id {raw[:40]!r}: resume with the last seq received "
+                       "(Last-Event-ID header or ?after=), a whole number", "bad_event_id")
+    return int(raw)
+
+
+async def run_messages(
+    runner: Runner, run_id: str, after: int = 0, translate: Translate = event_message,
+    *, end: bool = True,
+) -> AsyncIterator[ServerSentEvent]:
+    """The run's events after ``after`` (stored, then live until the run ends) as SSE
+    messages; with ``end``, a final ``end`` message (no id) says the run's status, so a
+    client knows the stream closed on purpose and does not reconnect."""
+    try:
+        async for event in runner.stream(run_id, after):
+            message = translate(event)
+            if message is not None:
+                yield message
+    except RunNotFound:  # deleted while we were about to stream it
+        yield ServerSentEvent(event="error", data={"error": f"no run {run_id!r}",
+                                                   "code": "not_found"})
+        return
+    if end:
+        run = await runner.store.get_run(run_id)
+        yield ServerSentEvent(event="end", data={
+            "run_id": run_id, "status": run["status"] if run else "deleted"})

@@ -1,0 +1,29 @@
+"""What a client may read of a failure: a message and an error id, never a traceback or a
+server path. The full detail goes to the server log under the same id."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+# An absolute path of two or more parts, not inside a URL ("https://host/a/b").
+_PATH = re.compile(r"(?<![\w.:/~-])/(?:[\w.@+~-]+/)+([\w.@+~-]*)")
+
+
+def new_error_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def redact_paths(text: str) -> str:
+    """``/srv/data/map/map.json`` -> ``…/map.json``: the name stays, the layout does not."""
+    return _PATH.sub(lambda m: "…/" + m.group(1), text)
+
+
+def public_message(exc: BaseException, log: logging.Logger, what: str) -> str:
+    """Log ``exc`` with its traceback under a new error id; return the message a client may
+    see: the exception's own text, paths redacted, and the id to quote to an operator."""
+    error_id = new_error_id()
+    log.error("%s (error %s)", what, error_id, exc_info=exc)
+    text = redact_paths(str(exc).strip()) or type(exc).__name__
+    return f"{text} (error {error_id})"

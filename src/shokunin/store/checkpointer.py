@@ -1,0 +1,79 @@
+"""The server's one LangGraph checkpointer, in the store's own database.
+
+SQLite URL -> ``AsyncSqliteSaver`` on the same file (WAL), PostgreSQL URL ->
+``AsyncPostgresSaver`` over a psycopg pool, so a thread's events and its checkpoints live
+in one database and are backed up, moved and deleted together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from sqlalchemy.engine import make_url
+
+# SQLite: wait for the store's writer instead of failing with "database is locked".
+_SQLITE_BUSY_TIMEOUT = 30.0
+_PG_POOL_MAX = 10
+
+
+async def open_checkpointer(database_url: str) -> BaseCheckpointSaver:
+    """Open (and set up) the checkpointer for the store at ``database_url``; close it with
+    ``close_checkpointer``."""
+    url = make_url(database_url)
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        return await _sqlite(url.database or ":memory:")
+    if backend == "postgresql":
+        return await _postgres(url.set(drivername="postgresql").render_as_string(
+            hide_password=False))
+    raise ValueError(f"no LangGraph checkpointer for a {backend!r} database; "
+                     "use SQLite or PostgreSQL")
+
+
+async def close_checkpointer(saver: BaseCheckpointSaver) -> None:
+    """Close the connection (SQLite) or pool (PostgreSQL) ``open_checkpointer`` made."""
+    conn: Any = getattr(saver, "conn", None)
+    if conn is not None:
+        await conn.close()
+
+
+async def _sqlite(path: str) -> BaseCheckpointSaver:
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    conn = await aiosqlite.connect(path, timeout=_SQLITE_BUSY_TIMEOUT)
+    try:
+        # WAL + NORMAL, as the store: readers never block the writer, no fsync per commit.
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        saver = AsyncSqliteSaver(conn)
+        await saver.setup()
+    except BaseException:
+        await conn.close()
+        raise
+    return saver
+
+
+async def _postgres(conninfo: str) -> BaseCheckpointSaver:
+    try:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool
+    except ImportError as exc:  # the optional extra is missing
+        raise RuntimeError("a PostgreSQL database needs the postgres extra: "
+                           "pip install 'shokunin[postgres]'") from exc
+
+    # The saver needs autocommit and dict rows; prepare_threshold=0 keeps it usable behind
+    # PgBouncer-style poolers.
+    pool = AsyncConnectionPool(
+        conninfo, min_size=1, max_size=_PG_POOL_MAX, open=False,
+        kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0})
+    try:
+        await pool.open(wait=True)
+        saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+        await saver.setup()
+    except BaseException:
+        await pool.close()
+        raise
+    return saver

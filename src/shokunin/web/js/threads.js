@@ -1,0 +1,101 @@
+// The Workbench's threads: the id kept across reloads, and the Threads REST API
+// (GET /api/threads, /api/threads/{id}/messages and /runs) with a thread's history turned
+// into the seed 000 messages the live socket sends, so one renderer shows both.
+
+const THREAD_KEY = "shokunin.workbench.thread";
+const THREAD_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/; // as shokunin.runs.check_thread_id
+
+export function newThreadId() {
+  // crypto.randomUUID exists only in secure contexts; a LAN http:// address is not one.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function isThreadId(value) {
+  return typeof value === "string" && THREAD_ID.test(value);
+}
+
+/** The thread this browser last talked in, if it is still a valid id. */
+export function rememberedThread() {
+  const id = localStorage.getItem(THREAD_KEY);
+  return isThreadId(id) ? id : null;
+}
+
+export function rememberThread(id) {
+  localStorage.setItem(THREAD_KEY, id);
+}
+
+export function forgetThread() {
+  localStorage.removeItem(THREAD_KEY);
+}
+
+/** GET a JSON document; null for a 404 (an unknown thread has no history yet). */
+async function getJson(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  if (response.status === 404) return null;
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+  }
+  return response.json();
+}
+
+/** The agent's threads, newest activity first. */
+export async function listThreads(agent) {
+  const body = await getJson(`/api/threads?agent=${encodeURIComponent(agent)}&limit=50`);
+  if (body === null) throw new Error("404 Not Found");
+  return body.threads;
+}
+
+/** One history message (CONTRACTS.md) as the seed 000 message the socket would have sent,
+ *  or null for kinds the Workbench does not show (tool calls and results, code results). */
+export function toWire(message) {
+  const data = message.data ?? {};
+  const tag = { run_id: message.run_id, seq: message.seq };
+  switch (message.type) {
+    case "user_message":
+      return { type: "user_message", content: String(data.text ?? ""), ...tag };
+    case "text":
+      return { type: "text", content: String(data.text ?? ""), ...tag };
+    case "table": // the socket sends a table as Markdown text too
+      return { type: "text", content: String(data.markdown ?? ""), ...tag };
+    case "code": {
+      const code = { type: "code", content: String(data.code ?? ""), language: data.language, ...tag };
+      return data.step ? { ...code, step: data.step } : code;
+    }
+    case "image": {
+      const image = { type: "image", content: data.data_base64, format: data.format, ...tag };
+      return data.path ? { ...image, path: data.path } : image;
+    }
+    case "error":
+      // A failed or cancelled run's end, worded as the socket words it.
+      if (data.code === "run_failed") return { type: "error", content: `Error processing request: ${data.message}`, ...tag };
+      if (data.code === "run_cancelled") return { type: "error", content: "Cancelled", code: "cancelled", ...tag };
+      return data.code
+        ? { type: "error", content: String(data.message ?? ""), code: data.code, ...tag }
+        : { type: "error", content: String(data.message ?? ""), ...tag };
+    default:
+      return null;
+  }
+}
+
+/**
+ * A thread's history: {messages (seed 000 form, oldest first), runs, live} where live is
+ * {runId, lastSeq} for a run still in progress (the socket replays the rest of it), or null.
+ * An unknown thread (404) has an empty history.
+ */
+export async function loadHistory(threadId) {
+  const id = encodeURIComponent(threadId);
+  const [history, runs] = await Promise.all([
+    getJson(`/api/threads/${id}/messages`),
+    getJson(`/api/threads/${id}/runs`),
+  ]);
+  const messages = (history?.messages ?? []).map(toWire).filter(Boolean);
+  const running = (runs?.runs ?? []).filter((run) => run.status === "running").at(-1);
+  let live = null;
+  if (running) {
+    const seqs = (history?.messages ?? []).filter((m) => m.run_id === running.id).map((m) => m.seq);
+    live = { runId: running.id, lastSeq: Math.max(0, ...seqs) };
+  }
+  return { messages, runs: runs?.runs ?? [], live };
+}
