@@ -211,7 +211,7 @@ def report(results: list[Result], clients: list[int], messages: int, texts: list
             table.add_column(col, justify="right")
         level = [r for r in results if r.clients == n]
         peers = [r for r in level if r.server == "peer"]
-        ratios: list[tuple[float, float, float]] = []
+        ratios: dict[str, list[tuple[float, float, float]]] = {}
         for i, r in enumerate(level):
             peer = peers[min(i // servers, len(peers) - 1)] if peers else None
             shown = ["", "", ""]
@@ -219,17 +219,18 @@ def report(results: list[Result], clients: list[int], messages: int, texts: list
                 ratio = (r.throughput / peer.throughput,
                          _pct(r.latencies, 99) / _pct(peer.latencies, 99),
                          r.cpu_per_run / peer.cpu_per_run if peer.cpu_per_run else float("nan"))
-                ratios.append(ratio)
+                ratios.setdefault(r.server, []).append(ratio)
                 shown = [f"{x:.2f}" for x in ratio]
             table.add_row(r.server, str(len(r.latencies)), str(len(r.errors)), f"{r.wall:.1f}",
                           f"{r.throughput:.0f}", f"{_pct(r.latencies, 50):.0f}",
                           f"{_pct(r.latencies, 99):.0f}",
                           f"{max(r.latencies) * 1000:.0f}" if r.latencies else "-",
                           f"{r.cpu_per_run * 1000:.2f}", f"{r.peak_rss_mb:.0f}", *shown)
-        if len(ratios) > 1:
+        if any(len(v) > 1 for v in ratios.values()):
             table.add_section()
-            table.add_row("median (min-max)", "", "", "", "", "", "", "", "", "",
-                          *(_spread([x[k] for x in ratios], ".2f") for k in range(3)))
+            for name, values in ratios.items():
+                table.add_row(f"{name} median (min-max)", "", "", "", "", "", "", "", "", "",
+                              *(_spread([x[k] for x in values], ".2f") for k in range(3)))
         console.print(table)
     for r in results:
         for error in sorted(set(r.errors))[:5]:
