@@ -5,6 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel
 
 from shokunin.models import (
@@ -108,3 +109,23 @@ def test_usage_from_ai_message_metadata() -> None:
         unregister_script("u")
     assert usage.as_dict() == {"input_tokens": 3, "output_tokens": 1, "total_tokens": 4,
                                "calls": 1}
+
+
+
+async def test_usage_recorder_hears_only_model_calls(script: str) -> None:
+    """Under ainvoke every event of a sync handler costs a thread-pool hop: the recorder must
+    not be sent the start and end of every node and tool of a graph."""
+    heard: list[str] = []
+
+    class Watched(UsageRecorder):
+        def on_chain_start(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+            heard.append("chain_start")
+
+        def on_chain_end(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+            heard.append("chain_end")
+
+    usage = Usage()
+    chain = RunnableLambda(lambda text: [HumanMessage(text)]) | resolve(f"scripted:{script}")
+    await chain.ainvoke("four words right here", config={"callbacks": [Watched(usage)]})
+    assert heard == []
+    assert usage.calls == 1

@@ -7,6 +7,7 @@ it is refused unless ``--insecure`` says the user means it.
 from __future__ import annotations
 
 import asyncio
+import gc
 import ipaddress
 import logging
 
@@ -52,7 +53,23 @@ def serve(
             raise typer.Exit(2)
         typer.echo(f"warning: listening on {settings.host} without auth (--insecure)", err=True)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+    app = create_app(settings)
+    _tune_gc()
+    uvicorn.run(app, host=settings.host, port=settings.port,
                 log_level=log_level, ws_max_size=max(settings.ws_max_message_bytes * 4, 1 << 20),
                 # Frames are small JSON; deflating each one costs more CPU than it saves.
                 ws_per_message_deflate=False)
+
+
+def _tune_gc() -> None:
+    """Keep the cyclic collector off what startup built, and run it less often.
+
+    Under load a full collection walks every live object (~0.3 s with 500 runs in flight)
+    and, with the default thresholds, took a third of the server's CPU. Frozen objects
+    (modules, classes, schemas: everything imported so far) are never walked again; a
+    larger first threshold lets most of a run's objects die before they are collected.
+    (10_000, 10, 10) holds memory flat under sustained load; (20_000, 20, 10) let it creep.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)

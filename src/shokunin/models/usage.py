@@ -13,6 +13,14 @@ from shokunin.runs import Usage
 class UsageRecorder(BaseCallbackHandler):
     """Pass as a callback to any LangChain call; adds each call's tokens to ``usage``."""
 
+    # Only model calls matter. Under ainvoke/astream LangChain sends each event of a sync
+    # handler through a thread-pool hop; without these a run paid ~40 hops (every node's and
+    # tool's start and end) for nothing.
+    ignore_chain = True
+    ignore_agent = True
+    ignore_retriever = True
+    ignore_custom_event = True
+
     def __init__(self, usage: Usage) -> None:
         self.usage = usage
 

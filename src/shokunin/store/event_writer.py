@@ -4,24 +4,32 @@ A run awaits its write's commit before publishing the event, so a reconnecting c
 always replay from the database; batching keeps that affordable with hundreds of live runs.
 Run rows (create, finish) go through the same queue, so they stay ordered with the run's
 events and cost no transaction of their own.
+
+A batch runs its statements first, in the order queued, then inserts all its event rows
+in one ``executemany`` (an event's run row is then always in place before it). On a SQLite
+file the batch is written by a sync connection in the writer's own thread: one thread hop
+per batch instead of several per statement through the async driver.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy import Executable
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import Connection, Executable
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.events import BaseEvent
 from shokunin.store import schema
+from shokunin.store.database import sqlite_writer_engine
 
 _MAX_BATCH = 500
+_INSERT_EVENTS = schema.events.insert()
 
-# An item is a list of event rows (dicts) and statements, written in order in one
-# transaction, with the future its writer waits on.
+# An item is a list of event rows (dicts) and statements, written in one transaction,
+# with the future its writer waits on.
 _Item = tuple[list[dict[str, Any] | Executable], asyncio.Future[None]]
 
 
@@ -36,35 +44,41 @@ def event_row(event: BaseEvent) -> dict[str, Any]:
     }
 
 
-async def _write(conn: AsyncConnection, items: list[_Item]) -> None:
-    rows: list[dict[str, Any]] = []
-    for what in (w for parts, _ in items for w in parts):
-        if isinstance(what, dict):
-            rows.append(what)
-            continue
-        if rows:  # keep order: earlier events before this statement
-            await conn.execute(schema.events.insert(), rows)
-            rows = []
-        await conn.execute(what)
+def _plan(items: list[_Item]) -> list[tuple[Executable, list[dict[str, Any]] | None]]:
+    """The executions of a batch: its statements in order, then all event rows at once."""
+    parts = [w for what, _ in items for w in what]
+    plan: list[tuple[Executable, list[dict[str, Any]] | None]] = [
+        (w, None) for w in parts if not isinstance(w, dict)]
+    rows = [w for w in parts if isinstance(w, dict)]
     if rows:
-        await conn.execute(schema.events.insert(), rows)
+        plan.append((_INSERT_EVENTS, rows))
+    return plan
 
 
 class EventWriter:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
-        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()  # None: stop
+        self._pending: list[_Item] = []
+        self._wake = asyncio.Event()
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
+        self._sync_engine = sqlite_writer_engine(engine)
+        self._thread: ThreadPoolExecutor | None = None
+        self._sync_conn: Connection | None = None  # used only in self._thread
 
     def start(self) -> None:
         if self._task is None:
+            self._stopping = False
+            if self._sync_engine is not None and self._thread is None:
+                self._thread = ThreadPoolExecutor(1, thread_name_prefix="event-writer")
             self._task = asyncio.create_task(self._loop(), name="event-writer")
 
     async def stop(self) -> None:
         """Commit everything queued so far, then end the loop."""
         if self._task is None:
             return
-        await self._queue.put(None)
+        self._stopping = True
+        self._wake.set()
         try:
             await asyncio.wait_for(asyncio.shield(self._task), timeout=30)
         except TimeoutError:
@@ -72,6 +86,10 @@ class EventWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._task = None
+        if self._thread is not None:
+            await asyncio.get_running_loop().run_in_executor(self._thread, self._close_sync)
+            self._thread.shutdown()
+            self._thread = None
 
     async def append(self, event: BaseEvent, *statements: Executable) -> None:
         """Return once the event (and any statements, in the same transaction) is stored."""
@@ -83,26 +101,23 @@ class EventWriter:
 
     async def _submit(self, what: list[dict[str, Any] | Executable]) -> None:
         self.start()
+        # A waiter cancelled meanwhile cancels only its future: the write still happens.
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put((what, future))
-        await asyncio.shield(future)
+        self._pending.append((what, future))
+        self._wake.set()
+        await future
 
     async def _loop(self) -> None:
-        stopping = False
-        while not stopping:
-            first = await self._queue.get()
-            if first is None:
-                return
-            batch = [first]
-            while not self._queue.empty() and len(batch) < _MAX_BATCH:
-                item = self._queue.get_nowait()
-                if item is None:
-                    stopping = True
-                    break
-                batch.append(item)
+        while True:
+            if not self._pending:
+                if self._stopping:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
             try:
-                async with self._engine.begin() as conn:
-                    await _write(conn, batch)
+                await self._commit(batch)
             except Exception:  # noqa: BLE001 - retried one by one below
                 await self._one_by_one(batch)
             else:
@@ -110,13 +125,36 @@ class EventWriter:
                     if not fut.done():
                         fut.set_result(None)
 
+    async def _commit(self, items: list[_Item]) -> None:
+        if self._thread is not None:
+            await asyncio.get_running_loop().run_in_executor(
+                self._thread, self._commit_sync, items)
+            return
+        async with self._engine.begin() as conn:
+            for statement, rows in _plan(items):
+                await conn.execute(statement, rows)
+
+    def _commit_sync(self, items: list[_Item]) -> None:
+        if self._sync_conn is None:
+            assert self._sync_engine is not None
+            self._sync_conn = self._sync_engine.connect()
+        with self._sync_conn.begin():
+            for statement, rows in _plan(items):
+                self._sync_conn.execute(statement, rows)
+
+    def _close_sync(self) -> None:
+        if self._sync_conn is not None:
+            self._sync_conn.close()
+            self._sync_conn = None
+        assert self._sync_engine is not None
+        self._sync_engine.dispose()
+
     async def _one_by_one(self, batch: list[_Item]) -> None:
         """A failed batch is retried item by item, so only the bad write fails."""
         for item in batch:
             fut = item[1]
             try:
-                async with self._engine.begin() as conn:
-                    await _write(conn, [item])
+                await self._commit([item])
             except Exception as exc:  # noqa: BLE001 - the waiter hears of it
                 if not fut.done():
                     fut.set_exception(exc)

@@ -7,6 +7,7 @@ choices instead of the brain guessing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ class Request:
         return any(re.search(p, self.text, re.IGNORECASE) for p in patterns)
 
 
+@functools.cache  # room names and a few words: re's own cache costs more per lookup
 def _word(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", re.IGNORECASE)
 
