@@ -73,15 +73,20 @@ def _error(status: int, message: str, param: str | None = None,
                                    "code": code}}, status_code=status)
 
 
-def _schema_problem(schema: Any, where: str) -> str | None:
-    if not isinstance(schema, dict) or schema.get("type") != "object":
+def _schema_problem(schema: Any, where: str, top: bool = True) -> str | None:
+    if top and (not isinstance(schema, dict) or schema.get("type") != "object"):
         return f"Invalid schema for function '{where}': schema must be a JSON Schema of " \
                "'type: \"object\"'."
+    if not isinstance(schema, dict):
+        return None
     properties = schema.get("properties") or {}
     for name in schema.get("required") or []:
         if name not in properties:
             return (f"Invalid schema for function '{where}': In context=(), 'required' is "
                     f"present but '{name}' is not in 'properties'.")
+    for sub in properties.values():
+        if (problem := _schema_problem(sub, where, top=False)) is not None:
+            return problem
     return None
 
 
