@@ -1,4 +1,6 @@
-"""A fake OpenAI-compatible server on loopback, in a thread, for tests of real HTTP providers.
+"""A fake model provider on loopback, in a thread, for tests of real HTTP providers.
+
+It speaks OpenAI's chat completions and Anthropic's messages API (``POST /v1/messages``).
 
 It follows the public API where a client can tell: ``POST /v1/chat/completions`` with the
 request rules a real endpoint enforces (function names, description length, ``required``
@@ -137,7 +139,8 @@ class FakeOpenAI:
         self._ids = 0
         self._stop = threading.Event()
         self.port = _free_port()
-        app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
+        app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                                Route("/v1/messages", self._messages, methods=["POST"])])
         self._server = uvicorn.Server(uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning",
             timeout_graceful_shutdown=1))
@@ -146,6 +149,11 @@ class FakeOpenAI:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """The base URL of the Anthropic messages API (its client adds ``/v1/messages``)."""
+        return f"http://127.0.0.1:{self.port}"
 
     def script(self, *replies: Any) -> None:
         with self._lock:
@@ -243,6 +251,108 @@ class FakeOpenAI:
                     "model": model, "choices": [], "usage": self._usage()}
             yield f"data: {json.dumps(data)}\n\n"
         yield "data: [DONE]\n\n"
+
+
+    async def _messages(self, request: Request) -> Response:
+        """Anthropic's ``POST /v1/messages``, streamed or not, with its request rules."""
+        # The SDK sends the key as x-api-key or (newer versions) as a bearer token.
+        if API_KEY not in (request.headers.get("x-api-key"),
+                           request.headers.get("authorization", "").removeprefix("Bearer ")):
+            return _anthropic_error(401, "invalid x-api-key", "authentication_error")
+        body = await request.json()
+        self.requests.append(body)
+        refused = check_anthropic_request(body)
+        if refused is not None:
+            return refused
+        step = self._next()
+        if isinstance(step, Status):
+            return _anthropic_error(step.code, step.message, "rate_limit_error"
+                                    if step.code == 429 else "api_error")
+        if isinstance(step, Hang):
+            while not self._stop.is_set():
+                await asyncio.sleep(0.05)
+            return Response(status_code=503)
+        model = body.get("model", "")
+        if body.get("stream"):
+            return StreamingResponse(self._events(step, model), media_type="text/event-stream")
+        if isinstance(step, Cut):
+            return Response(status_code=500)
+        content: list[dict[str, Any]] = [{"type": "text", "text": step.text}] if step.text else []
+        content += [{"type": "tool_use", "id": self._call_id(c).replace("call", "toolu"),
+                     "name": c.name, "input": c.args or {}} for c in step.calls]
+        return JSONResponse({"id": "msg_fake", "type": "message", "role": "assistant",
+                             "model": model, "content": content,
+                             "stop_reason": "tool_use" if step.calls else "end_turn",
+                             "stop_sequence": None,
+                             "usage": {"input_tokens": 11, "output_tokens": 7}})
+
+    async def _events(self, step: Reply | Cut, model: str) -> AsyncIterator[str]:
+        def event(kind: str, **data: Any) -> str:
+            return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
+
+        yield event("message_start", message={
+            "id": "msg_fake", "type": "message", "role": "assistant", "content": [],
+            "model": model, "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 11, "output_tokens": 1}})
+        index = 0
+        if step.text:
+            yield event("content_block_start", index=0,
+                        content_block={"type": "text", "text": ""})
+            for word in re.findall(r"\S+\s*", step.text):
+                yield event("content_block_delta", index=0,
+                            delta={"type": "text_delta", "text": word})
+                await asyncio.sleep(0.01)
+            if isinstance(step, Cut):
+                raise ConnectionAbortedError("the fake cuts this stream")
+            yield event("content_block_stop", index=0)
+            index = 1
+        calls = [] if isinstance(step, Cut) else step.calls
+        for call in calls:
+            yield event("content_block_start", index=index, content_block={
+                "type": "tool_use", "id": self._call_id(call).replace("call", "toolu"),
+                "name": call.name, "input": {}})
+            args = _args(call)
+            for piece in (args[i:i + 5] for i in range(0, len(args), 5)):
+                yield event("content_block_delta", index=index,
+                            delta={"type": "input_json_delta", "partial_json": piece})
+            yield event("content_block_stop", index=index)
+            index += 1
+        yield event("message_delta", delta={"stop_reason": "tool_use" if calls else "end_turn",
+                                            "stop_sequence": None},
+                    usage={"output_tokens": 7})
+        yield event("message_stop")
+
+
+def _anthropic_error(status: int, message: str,
+                     kind: str = "invalid_request_error") -> JSONResponse:
+    return JSONResponse({"type": "error", "error": {"type": kind, "message": message}},
+                        status_code=status)
+
+
+def check_anthropic_request(body: dict[str, Any]) -> JSONResponse | None:
+    """The 400 Anthropic's messages API answers this request with, or None."""
+    if not isinstance(body.get("max_tokens"), int):
+        return _anthropic_error(400, "max_tokens: Field required")
+    for i, tool in enumerate(body.get("tools") or []):
+        if not NAME.fullmatch(tool.get("name", "")):
+            return _anthropic_error(400, f"tools.{i}.custom.name: String should match "
+                                         "pattern '^[a-zA-Z0-9_-]{1,64}$'")
+        problem = _schema_problem(tool.get("input_schema"), tool.get("name", ""))
+        if problem:
+            return _anthropic_error(400, f"tools.{i}.custom.input_schema: {problem}")
+    pending: list[str] = []
+    for i, message in enumerate(body.get("messages") or []):
+        blocks = message.get("content")
+        blocks = blocks if isinstance(blocks, list) else []
+        answered = {b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"}
+        if pending and (message.get("role") != "user" or set(pending) - answered):
+            return _anthropic_error(400, f"messages.{i}: `tool_use` ids were found without "
+                                         "`tool_result` blocks immediately after: "
+                                         f"{', '.join(sorted(set(pending) - answered))}. Each "
+                                         "`tool_use` block must have a corresponding "
+                                         "`tool_result` block in the next message.")
+        pending = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+    return None
 
 
 def _args(call: Call) -> str:

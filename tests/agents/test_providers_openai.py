@@ -7,22 +7,18 @@ stream, a hang). Every test talks to a real shokunin server as a browser would.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import websockets
 
+from tests.agents.provider_ws import ask, connect, of_type
 from tests.fake_openai import API_KEY, Call, Cut, FakeOpenAI, Hang, Reply, Status
 from tests.live_server import LiveServer, free_port
 
-TIMEOUT = 60.0
 MODEL = "fake-gpt"
 MODEL_TIMEOUT_SEC = 3
 
@@ -48,29 +44,6 @@ def clean(fake: FakeOpenAI) -> Iterator[None]:
     fake.requests.clear()
     yield
     fake._script.clear()
-
-
-async def recv(ws: websockets.ClientConnection) -> dict[str, Any]:
-    return json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
-
-
-async def ask(ws: websockets.ClientConnection, text: str) -> list[dict[str, Any]]:
-    """Send one message; the messages up to the run's closing ``debug`` with ``done``."""
-    await ws.send(json.dumps({"message": text}))
-    out = []
-    while not (out and out[-1].get("done")):
-        out.append(await recv(ws))
-    return out
-
-
-async def connect(server: LiveServer) -> websockets.ClientConnection:
-    ws = await websockets.connect(server.ws_url, max_size=None)
-    assert (await recv(ws))["type"] == "map_definition"
-    return ws
-
-
-def of_type(messages: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [m for m in messages if m["type"] == kind]
 
 
 async def test_answer_streams_as_it_grows_then_comes_whole(fake: FakeOpenAI,
