@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 TIMEOUT_SETTING = "SHOKUNIN_MODEL_TIMEOUT_SEC"
 
 
@@ -32,27 +30,39 @@ def _timeout(model: Any) -> float | None:
     return value if isinstance(value, int | float) else None
 
 
-def _is(exc: BaseException, names: tuple[str, ...]) -> bool:
-    """``exc`` is one of the provider SDKs' exception classes named ``names`` (checked by
-    name so that neither SDK must be installed)."""
-    return any(cls.__name__ in names and cls.__module__.split(".")[0] in ("openai", "anthropic")
-               for cls in type(exc).__mro__)
+def _chain(exc: BaseException) -> list[str]:
+    """The class names of ``exc`` and of every exception behind it (``__cause__``,
+    ``__context__``): the SDKs wrap their HTTP client's errors (httpx or httpx2) once or
+    twice, so errors are told apart by name, with neither SDK imported."""
+    names: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        names += [cls.__name__ for cls in type(current).__mro__]
+        current = current.__cause__ or current.__context__
+    return names
+
+
+_TIMEOUTS = {"APITimeoutError", "TimeoutException", "TimeoutError"}
+_CUT = {"RemoteProtocolError", "ReadError"}
+_UNREACHABLE = {"ConnectError", "APIConnectionError"}
 
 
 def explain(exc: BaseException, model: Any) -> BaseException:
     """A ``ModelCallError`` for a timeout, an unreachable provider or a cut stream;
     ``exc`` itself for anything else (the provider's own message says enough)."""
     url = model_url(model)
-    if _is(exc, ("APITimeoutError",)) or isinstance(exc, httpx.TimeoutException):
+    names = set(_chain(exc))
+    if names & _TIMEOUTS:
         limit = _timeout(model)
         within = f" within {limit:g} s" if limit else ""
         return ModelCallError(f"the model at {url} did not answer{within} (raise "
                               f"{TIMEOUT_SETTING} if it is only slow)")
-    if _is(exc, ("APIConnectionError",)):
-        cause = exc.__cause__ or exc.__context__
-        detail = f": {cause}" if cause and str(cause) else ""
-        return ModelCallError(f"cannot reach the model at {url}{detail}")
-    if isinstance(exc, httpx.TransportError):
-        detail = str(exc) or "the connection closed"
-        return ModelCallError(f"the model at {url} broke off its answer ({detail}); try again")
+    if names & _CUT:  # it answered, then the connection broke before the answer's end
+        return ModelCallError(f"the model at {url} broke off its answer (the connection "
+                              "closed early); try again")
+    if names & _UNREACHABLE:
+        return ModelCallError(f"cannot reach the model at {url} (connection refused or "
+                              "no route: is the server running and the URL right?)")
     return exc
