@@ -132,7 +132,8 @@ def check_request(body: dict[str, Any]) -> JSONResponse | None:
 class FakeOpenAI:
     """The server; ``with FakeOpenAI() as fake:`` serves on ``fake.base_url``."""
 
-    def __init__(self) -> None:
+    def __init__(self, api_key: str | None = API_KEY) -> None:
+        self.api_key = api_key  # None: any key will do, as on Ollama, llama.cpp, LM Studio
         self.requests: list[dict[str, Any]] = []
         self._script: list[Any] = []
         self._lock = threading.Lock()
@@ -178,7 +179,7 @@ class FakeOpenAI:
             return self._script.pop(0) if self._script else Reply("(the fake has no script)")
 
     async def _chat(self, request: Request) -> Response:
-        if request.headers.get("authorization") != f"Bearer {API_KEY}":
+        if self.api_key and request.headers.get("authorization") != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided.", kind="invalid_request_error",
                           code="invalid_api_key")
         body = await request.json()
@@ -256,7 +257,7 @@ class FakeOpenAI:
     async def _messages(self, request: Request) -> Response:
         """Anthropic's ``POST /v1/messages``, streamed or not, with its request rules."""
         # The SDK sends the key as x-api-key or (newer versions) as a bearer token.
-        if API_KEY not in (request.headers.get("x-api-key"),
+        if self.api_key not in (request.headers.get("x-api-key"),
                            request.headers.get("authorization", "").removeprefix("Bearer ")):
             return _anthropic_error(401, "invalid x-api-key", "authentication_error")
         body = await request.json()
@@ -319,7 +320,7 @@ class FakeOpenAI:
             index += 1
         yield event("message_delta", delta={"stop_reason": "tool_use" if calls else "end_turn",
                                             "stop_sequence": None},
-                    usage={"output_tokens": 7})
+                    usage={"input_tokens": 11, "output_tokens": 7})
         yield event("message_stop")
 
 
