@@ -128,3 +128,22 @@ def test_plugins_a_provider_would_refuse_are_listed_as_errors(tmp_path: Path) ->
     assert "undeclared properties: word" in (listed["dangling"].error or "")
     assert listed["fallback"].status == "error"
     assert "description is 1500 characters" in (listed["fallback"].error or "")
+
+
+def test_sql_engine_passes_the_rules_for_a_large_database(tmp_path: Path) -> None:
+    import sqlite3
+
+    from shokunin.agents.workbench.tools.sql_engine import run_query, sql_engine_tool
+
+    db = tmp_path / "big.db"
+    with sqlite3.connect(db) as con:
+        for i in range(60):
+            con.execute(f"CREATE TABLE sensor_readings_{i} (id INTEGER PRIMARY KEY, "
+                        "room_name TEXT, measured_at TEXT, value REAL)")
+    tool = sql_engine_tool(db)
+    check_tool(tool)
+    assert "sqlite_master" in tool.description
+    # What the description tells the model to run works.
+    columns, rows, _ = run_query(db, "SELECT name, sql FROM sqlite_master WHERE "
+                                     "type = 'table'")
+    assert columns == ["name", "sql"] and len(rows) == 60

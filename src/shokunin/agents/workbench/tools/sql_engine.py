@@ -16,6 +16,7 @@ from pathlib import Path
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin.agents.workbench.tools.schemas import SqlArgs
+from shokunin.models import MAX_DESCRIPTION
 
 MAX_ROWS = 200
 _MAX_STEPS = 5_000_000  # VM instructions before a query is stopped (runaway joins)
@@ -98,9 +99,18 @@ def sql_engine_tool(db: Path) -> BaseTool:
             raise ToolException(f"query failed: {exc}") from None
         return as_markdown(columns, rows, truncated)
 
-    description = (
-        "Allows you to perform read-only SQL queries on the building database (SQLite). "
-        "Returns a markdown table of the result.\n\nArgs:\n    query: one SELECT statement."
-        f"\n\nTables:\n{schema_of(db)}")
     return StructuredTool.from_function(coroutine=sql_engine, name="sql_engine",
-                                        args_schema=SqlArgs, description=description)
+                                        args_schema=SqlArgs, description=_description(db))
+
+
+def _description(db: Path) -> str:
+    """The tables' CREATE statements when they fit in what providers accept (1,024
+    characters), else how to read them."""
+    base = ("Allows you to perform read-only SQL queries on the building database (SQLite). "
+            "Returns a markdown table of the result.\n\nArgs:\n    query: one SELECT "
+            "statement.")
+    full = f"{base}\n\nTables:\n{schema_of(db)}"
+    if len(full) <= MAX_DESCRIPTION:
+        return full
+    return (f"{base}\n\nRead the tables first: SELECT name, sql FROM sqlite_master WHERE "
+            "type = 'table'")
