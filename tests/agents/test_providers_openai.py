@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.agents.provider_ws import ask, connect, of_type
@@ -21,6 +22,20 @@ from tests.live_server import LiveServer, free_port
 
 MODEL = "fake-gpt"
 MODEL_TIMEOUT_SEC = 3
+WORDY_TOOL = f"""
+TOOL_NAME = "wordy"
+TOOL_DESCRIPTION = "A tool that says too much."
+TOOL_ICON = "x"
+
+
+def get_function_declaration():
+    return {{"name": "wordy", "description": {"w" * 1100!r},
+            "parameters": {{"type": "object", "properties": {{}}}}}}
+
+
+def execute(args, context):
+    return {{"success": True, "result": "ok"}}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +46,11 @@ def fake() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture(scope="module")
 def server(fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = LiveServer(tmp_path_factory.mktemp("providers"), env={
+    data = tmp_path_factory.mktemp("providers")
+    wordy = data / "tool" / "wordy"  # a plugin whose description no provider accepts
+    wordy.mkdir(parents=True)
+    (wordy / "wordy_tool.py").write_text(WORDY_TOOL)
+    live = LiveServer(data, env={
         "SHOKUNIN_MODEL": f"openai:{MODEL}", "SHOKUNIN_MODEL_BASE_URL": fake.base_url,
         "SHOKUNIN_MODEL_API_KEY": API_KEY,
         "SHOKUNIN_MODEL_TIMEOUT_SEC": str(MODEL_TIMEOUT_SEC)}).start()
@@ -91,6 +110,19 @@ async def test_every_tool_declaration_is_accepted_and_split_tool_calls_run(
     assert {"show_map", "draw_arrow", "highlight_room", "sql_engine", "run_python"} <= sent
     answers = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
     assert [a["content"] for a in answers][0] == "Drew a left arrow in Kitchen."
+
+
+async def test_a_plugin_a_provider_would_refuse_is_listed_and_left_out(
+        fake: FakeOpenAI, server: LiveServer) -> None:
+    listed = {t["name"]: t for t in httpx.get(f"{server.url}/api/tools").json()["tools"]}
+    assert listed["wordy"]["status"] == "error"
+    assert "description is 1100 characters" in listed["wordy"]["error"]
+    fake.script(Reply("Runs still work."))
+    ws = await connect(server)
+    messages = await ask(ws, "hello")
+    await ws.close()
+    assert of_type(messages, "text")[-1]["content"] == "Runs still work."
+    assert "wordy" not in {t["function"]["name"] for t in fake.requests[0]["tools"]}
 
 
 async def test_broken_tool_arguments_are_answered_and_the_thread_goes_on(
