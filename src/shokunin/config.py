@@ -52,6 +52,11 @@ class Settings(BaseSettings):
     model_api_key: SecretStr | None = Field(
         None, description="API key for the model provider (else the provider's own env var)."
     )
+    model_timeout_sec: float = Field(
+        120.0, gt=0,
+        description="Seconds one model request may take (connect, or wait for the next bytes) "
+        "before it fails; 429 and 5xx answers are retried.",
+    )
     tools_dirs: list[Path] = Field(
         default_factory=lambda: [Path("./tool")],
         description="User tool folders (JSON list); the builtin folder is always loaded first.",

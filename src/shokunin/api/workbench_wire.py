@@ -28,6 +28,10 @@ def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
     match event:
         case ev.RunStarted(input=data):
             return [{"type": "user_message", "content": str(data.get("message", ""))}]
+        case ev.TextDelta(delta=delta):
+            # The answer as it grows; the whole ``text`` still follows it (seed 000 clients
+            # ignore this type and read that).
+            return [{"type": "text_delta", "content": delta}]
         case ev.Text(text=text):
             return [{"type": "text", "content": text}]
         case ev.Code(code=code, language=language, step=step):

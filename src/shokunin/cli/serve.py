@@ -44,6 +44,7 @@ def serve(
 ) -> None:
     """Start the server: Workbench UI at /, API docs at /docs."""
     from shokunin.api import create_app
+    from shokunin.models import ModelConfigError, model_from_settings
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
@@ -52,6 +53,11 @@ def serve(
             typer.echo(REFUSAL.format(host=settings.host), err=True)
             raise typer.Exit(2)
         typer.echo(f"warning: listening on {settings.host} without auth (--insecure)", err=True)
+    try:  # a model that cannot be made stops here with one line, not a startup traceback
+        model_from_settings(settings)
+    except ModelConfigError as exc:
+        typer.echo(f"shokunin: {exc}", err=True)
+        raise typer.Exit(2) from None
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings)
     _tune_gc()

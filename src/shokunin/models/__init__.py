@@ -1,7 +1,17 @@
-"""Chat models: ``resolve(spec)``, the offline marker, the scripted model, usage recording."""
+"""Chat models: ``resolve(spec)``, the offline marker, the scripted model, usage recording,
+the providers' rules for tool declarations, and errors that name the provider."""
 
+from shokunin.models.declarations import (
+    MAX_DESCRIPTION,
+    DeclarationError,
+    check_function,
+    check_tool,
+    function_problems,
+    usable_tools,
+)
+from shokunin.models.errors import ModelCallError, explain, model_url
 from shokunin.models.offline import OfflineChatModel, is_offline
-from shokunin.models.resolve import ModelConfigError, resolve
+from shokunin.models.resolve import ModelConfigError, model_from_settings, resolve
 from shokunin.models.scripted import (
     ScriptedChatModel,
     register_script,
@@ -11,6 +21,8 @@ from shokunin.models.scripted import (
 from shokunin.models.usage import UsageRecorder
 
 __all__ = [
-    "ModelConfigError", "OfflineChatModel", "ScriptedChatModel", "UsageRecorder", "is_offline",
-    "register_script", "resolve", "scripted_model", "unregister_script",
+    "MAX_DESCRIPTION", "DeclarationError", "ModelCallError", "ModelConfigError",
+    "OfflineChatModel", "ScriptedChatModel", "UsageRecorder", "check_function", "check_tool",
+    "explain", "function_problems", "is_offline", "model_from_settings", "model_url",
+    "register_script", "resolve", "scripted_model", "unregister_script", "usable_tools",
 ]

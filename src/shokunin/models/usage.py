@@ -10,6 +10,14 @@ from langchain_core.outputs import LLMResult
 from shokunin.runs import Usage
 
 
+def _model_name(message: Any, llm_output: dict[str, Any]) -> str | None:
+    """The model that answered, as the provider names it (OpenAI ``model_name``,
+    Anthropic ``model``)."""
+    meta = getattr(message, "response_metadata", None) or {}
+    name = meta.get("model_name") or meta.get("model") or llm_output.get("model_name")
+    return str(name) if name else None
+
+
 class UsageRecorder(BaseCallbackHandler):
     """Pass as a callback to any LangChain call; adds each call's tokens to ``usage``."""
 
@@ -25,15 +33,17 @@ class UsageRecorder(BaseCallbackHandler):
         self.usage = usage
 
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        llm_output = response.llm_output or {}
         for generations in response.generations:
             for gen in generations:
-                meta = getattr(getattr(gen, "message", None), "usage_metadata", None)
+                message = getattr(gen, "message", None)
+                meta = getattr(message, "usage_metadata", None)
                 if meta:
                     self.usage.add(meta.get("input_tokens", 0), meta.get("output_tokens", 0),
-                                   meta.get("total_tokens"))
+                                   meta.get("total_tokens"), _model_name(message, llm_output))
                     return
-        token_usage = (response.llm_output or {}).get("token_usage") or {}
+        token_usage = llm_output.get("token_usage") or {}
         if token_usage:
             self.usage.add(token_usage.get("prompt_tokens", 0),
                            token_usage.get("completion_tokens", 0),
-                           token_usage.get("total_tokens"))
+                           token_usage.get("total_tokens"), _model_name(None, llm_output))

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from shokunin.models.declarations import DeclarationError, check_function
 from shokunin.tools import venv
 from shokunin.tools.child import describe
 from shokunin.tools.discovery import Candidate
@@ -61,6 +62,11 @@ def load(candidate: Candidate) -> LoadedTool:
             exports = _read(tool.module)
         check_exports(exports)
         declaration = check_declaration(exports["get_function_declaration"])
+        try:  # as sent to the model, whose description falls back to TOOL_DESCRIPTION
+            check_function({**declaration, "description": declaration.get("description")
+                            or exports["TOOL_DESCRIPTION"]})
+        except DeclarationError as exc:
+            raise ToolLoadError(str(exc)) from None
         if "get_settings_schema" in exports:
             tool.settings_schema = check_settings_schema(exports["get_settings_schema"])
         if "get_ui_info" in exports:

@@ -12,6 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 
 from shokunin.agents.workbench.deps import RunDeps
+from shokunin.models import explain
 
 
 class Brain(Protocol):
@@ -21,11 +22,12 @@ class Brain(Protocol):
 
 
 def answered_only(messages: list[AnyMessage]) -> list[AnyMessage]:
-    """Drop tool calls left unanswered by a cancelled run: providers reject them."""
+    """Drop tool calls left unanswered (by a cancelled run, or broken calls of older
+    versions that never answered them): providers reject them."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     return [m for m in messages if not (
-        isinstance(m, AIMessage) and m.tool_calls
-        and any(c["id"] not in answered for c in m.tool_calls))]
+        isinstance(m, AIMessage)
+        and any(c["id"] not in answered for c in [*m.tool_calls, *m.invalid_tool_calls]))]
 
 
 class LLMBrain:
@@ -39,6 +41,12 @@ class LLMBrain:
         bound = self.model.bind_tools(list(deps.tools.values()))
         # No callbacks of our own here: they would replace the graph's, which stream the
         # reply's tokens and record its usage (see shokunin.agents.driver).
-        reply = await bound.ainvoke([SystemMessage(self.system_prompt),
-                                     *answered_only(messages)])
+        try:
+            reply = await bound.ainvoke([SystemMessage(self.system_prompt),
+                                         *answered_only(messages)])
+        except Exception as exc:
+            explained = explain(exc, self.model)
+            if explained is exc:
+                raise
+            raise explained from exc
         return reply if isinstance(reply, AIMessage) else AIMessage(content=str(reply))

@@ -12,7 +12,7 @@ from shokunin.agents.workbench.offline_brain import OfflineBrain
 from shokunin.agents.workbench.prompt import system_prompt
 from shokunin.config import Settings
 from shokunin.maps import MapError, MapPackage
-from shokunin.models import is_offline, resolve
+from shokunin.models import is_offline, model_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +33,7 @@ def workbench_agent(
     """The Workbench; without a checkpointer its threads forget earlier turns."""
     brain: Brain | None = None
     if isinstance(pkg, MapPackage):
-        api_key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
-        model = resolve(settings.model, base_url=settings.model_base_url, api_key=api_key)
+        model = model_from_settings(settings)
         brain = OfflineBrain(pkg, settings.sample_db) if is_offline(model) else LLMBrain(
             model, system_prompt(pkg))
     return WorkbenchAgent(brain, pkg, settings.sample_db, checkpointer)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, InvalidToolCall, ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -58,6 +58,20 @@ async def _call(deps: RunDeps, call: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=content, tool_call_id=call["id"], name=name)
 
 
+async def _refuse(deps: RunDeps, call: InvalidToolCall) -> ToolMessage:
+    """Answer a call whose arguments did not parse: the model reads why and can call again,
+    and the provider gets the answer every call needs before the conversation goes on."""
+    name = call.get("name") or "(no name)"
+    reason = call.get("error") or "its arguments are not a JSON object"
+    args = call.get("args") or ""
+    await deps.ctx.emit(ev.Error(message=f"{name}: the model sent arguments that are not "
+                                         f"valid JSON: {args[:200]}", code="invalid_tool_call"))
+    return ToolMessage(
+        content=f"Error: the arguments of this call are not valid JSON ({reason}): {args}\n"
+                "Call the tool again with a JSON object as its arguments.",
+        tool_call_id=call["id"] or "", name=name, status="error")
+
+
 def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:
     async def decide(state: WorkbenchState, runtime: Runtime[RunDeps]) -> dict[str, Any]:
         deps = runtime.context
@@ -69,11 +83,15 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
         # One after another: the map events of a step must arrive in the order asked for.
-        return {"messages": [await _call(runtime.context, c) for c in last.tool_calls]}
+        answers = [await _call(runtime.context, c) for c in last.tool_calls]
+        answers += [await _refuse(runtime.context, c) for c in last.invalid_tool_calls
+                    if c.get("id")]
+        return {"messages": answers}
 
     def route(state: WorkbenchState) -> str:
         last = state["messages"][-1]
-        return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+        return "tools" if isinstance(last, AIMessage) and (
+            last.tool_calls or any(c.get("id") for c in last.invalid_tool_calls)) else END
 
     graph = StateGraph(WorkbenchState, context_schema=RunDeps)
     graph.add_node("brain", decide)

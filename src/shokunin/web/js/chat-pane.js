@@ -89,7 +89,16 @@ export class ChatPane {
   handle(message) {
     switch (message.type) {
       case "user_message":
+        this.growing = null;
         this.add("user", el("div", "bubble-text", message.content));
+        return true;
+      case "text_delta":
+        // The answer as the model writes it, as plain text; the whole `text` replaces it.
+        if (!this.growing) {
+          this.growing = el("div", "bubble-text growing", "");
+          this.add("agent", this.growing);
+        }
+        this.growing.textContent += message.content;
         return true;
       case "text": {
         const body = el("div", "markdown");
@@ -97,13 +106,16 @@ export class ChatPane {
         for (const pre of body.querySelectorAll("pre")) {
           pre.replaceWith(codeBlock(pre.textContent, pre.dataset.lang));
         }
-        this.add("agent", body);
+        if (this.growing) this.growing.replaceWith(body);
+        else this.add("agent", body);
+        this.growing = null;
         return true;
       }
       case "code":
         this.add("agent code", codeBlock(message.content, message.language || "python", message.step));
         return true;
       case "error":
+        this.growing = null;
         this.addError(message.content, message.code);
         return true;
       default:
@@ -113,6 +125,7 @@ export class ChatPane {
 
   /** Empty the log for another thread; `note` is the i18n key of what the empty log says. */
   clear(note = "chat.empty") {
+    this.growing = null;
     const empty = el("p", "chat-empty muted", t(note));
     empty.dataset.i18n = note;
     this.log.replaceChildren(empty);

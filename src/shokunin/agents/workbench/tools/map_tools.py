@@ -31,8 +31,6 @@ from shokunin.runs import RunContext
 
 def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
     rooms = ", ".join(pkg.room_names)
-    floors = ", ".join(pkg.floor_ids)
-    bitmaps = ", ".join(pkg.bitmap_ids)
 
     async def show_map(floor_id: str, highlight_rooms: str = "", room_colors: str = "",
                        show_names: bool = True, bitmap_overlays: str = "",
@@ -83,37 +81,24 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
         await ctx.emit(ev.MapShow(content={"points": clean, "description": description}))
         return f"Plotted {len(clean)} points."
 
+    # Room, floor and bitmap names are in the system prompt, not here: a large building
+    # would push a description past the 1,024 characters providers accept.
     specs: list[tuple[Any, type[BaseModel], str]] = [
-        (show_map, ShowMapArgs, f"""Display a floor plan with optional highlighted rooms and \
-overlays (bitmaps/text).
-
-Args:
-    floor_id: ID of the floor to display; one of: {floors}
-    highlight_rooms: Comma-separated list of room names to highlight (rooms on that floor)
-    room_colors: Comma-separated list of colors in hex format for each room (or one for all)
-    show_names: Whether to show room names on highlighted rooms (default True)
-    bitmap_overlays: Bitmap overlays as semicolon-separated entries
-                     Format: "bitmap_id:room_name" or "bitmap_id:x,y"
-                     Example: "arrow_up:Room1;person:50.5,30.2". Bitmaps: {bitmaps}
-    text_overlays: Text overlays as semicolon-separated entries
-                   Format: "text:room_name" or "text:x,y"
-                   Example: "Exit:Room1;Warning:45.0,60.0"
-
-Examples:
-    show_map(floor_id="1F", highlight_rooms="Room1", room_colors="#FF0000")
-    show_map(floor_id="1F", highlight_rooms="Room1", room_colors="#FFD700",
-             bitmap_overlays="person:Room1", text_overlays="John:Room1")"""),
+        (show_map, ShowMapArgs,
+         "Display a floor plan, optionally highlighting rooms and adding bitmap or text "
+         "overlays. Floors, rooms and bitmaps are listed in the system prompt.\n"
+         "Examples: show_map(floor_id=\"1F\", highlight_rooms=\"Room1\", "
+         "room_colors=\"#FF0000\"); show_map(floor_id=\"1F\", highlight_rooms=\"Room1\", "
+         "room_colors=\"#FFD700\", bitmap_overlays=\"person:Room1;arrow_up:50.5,30.2\", "
+         "text_overlays=\"Exit:Room1;Warning:45.0,60.0\")"),
         (clear_map, NoArgs, "Clears all highlights and overlays from the floor plan map, returning "
                     "to the default view."),
-        (draw_arrow, DrawArrowArgs, f"""Draws an arrow in the specified room on the floor plan map.
-
-Args:
-    room_name: Name of the room where the arrow should be displayed; one of: {rooms}
-    direction: Direction of the arrow - must be one of: 'up', 'down', 'left', 'right'"""),
+        (draw_arrow, DrawArrowArgs,
+         "Draws an arrow in a room of the floor plan (rooms are listed in the system prompt)."),
         (clear_arrows, NoArgs, "Clears all arrows from the floor plan map."),
         (highlight_room, HighlightRoomArgs,
-         f"Highlights rooms on the floor plan in blue (legacy view). room_names: "
-         f"comma-separated room names; valid rooms: {rooms}"),
+         "Highlights rooms on the floor plan in blue (legacy view); rooms are listed in the "
+         "system prompt."),
         (show_points, ShowPointsArgs,
          "Plots coordinates on the map (legacy view). points: a list of "
          "{'lat': float, 'lon': float}; description: what they are."),

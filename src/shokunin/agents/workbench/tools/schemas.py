@@ -13,8 +13,10 @@ from pydantic import BaseModel, Field
 
 class ShowMapArgs(BaseModel):
     floor_id: str = Field(description="ID of the floor to display (e.g. '1F')")
-    highlight_rooms: str = Field("", description="Comma-separated room names to highlight")
-    room_colors: str = Field("", description="Comma-separated hex colours, one per room")
+    highlight_rooms: str = Field(
+        "", description="Comma-separated names of rooms on that floor to highlight")
+    room_colors: str = Field(
+        "", description="Comma-separated hex colours, one per room (or one for all)")
     show_names: bool = Field(True, description="Show room names on highlighted rooms")
     bitmap_overlays: str = Field(
         "", description="'bitmap_id:room_name' or 'bitmap_id:x,y' entries separated by ';'")

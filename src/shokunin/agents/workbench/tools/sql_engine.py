@@ -26,6 +26,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin.agents.workbench.tools.schemas import SqlArgs
+from shokunin.models import MAX_DESCRIPTION
 
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
             sqlite3.SQLITE_RECURSIVE}
@@ -166,9 +167,18 @@ def sql_engine_tool(db: Path, limits: SqlLimits = SqlLimits()) -> BaseTool:
             raise ToolException(f"query failed: {exc}") from None
         return as_markdown(columns, rows, truncated)
 
-    description = (
-        "Allows you to perform read-only SQL queries on the building database (SQLite). "
-        "Returns a markdown table of the result.\n\nArgs:\n    query: one SELECT statement."
-        f"\n\nTables:\n{schema_of(db)}")
     return StructuredTool.from_function(coroutine=sql_engine, name="sql_engine",
-                                        args_schema=SqlArgs, description=description)
+                                        args_schema=SqlArgs, description=_description(db))
+
+
+def _description(db: Path) -> str:
+    """The tables' CREATE statements when they fit in what providers accept (1,024
+    characters), else how to read them."""
+    base = ("Allows you to perform read-only SQL queries on the building database (SQLite). "
+            "Returns a markdown table of the result.\n\nArgs:\n    query: one SELECT "
+            "statement.")
+    full = f"{base}\n\nTables:\n{schema_of(db)}"
+    if len(full) <= MAX_DESCRIPTION:
+        return full
+    return (f"{base}\n\nRead the tables first: SELECT name, sql FROM sqlite_master WHERE "
+            "type = 'table'")

@@ -12,6 +12,7 @@ from shokunin.agents.workbench.tools.run_python import ImageHold, run_python_too
 from shokunin.agents.workbench.tools.save_data import save_data_tool
 from shokunin.agents.workbench.tools.sql_engine import SqlLimits, sql_engine_tool
 from shokunin.maps import MapPackage
+from shokunin.models import usable_tools
 from shokunin.runs import RunContext
 
 
@@ -22,7 +23,8 @@ def build_toolbox(ctx: RunContext, pkg: MapPackage, sample_db: Path, hold: Image
              save_data_tool(ctx.workspace), run_python_tool(ctx, hold, step)]
     own = {t.name for t in tools}
     tools += _plugins(ctx, own)
-    return {t.name: t for t in tools}
+    # A declaration a provider would refuse fails the whole request: leave that tool out.
+    return {t.name: t for t in usable_tools(tools)}
 
 
 def _plugins(ctx: RunContext, exclude: set[str]) -> list[BaseTool]:
