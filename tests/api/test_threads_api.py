@@ -14,6 +14,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from langgraph.checkpoint.memory import InMemorySaver
+from starlette.middleware import Middleware
 
 from shokunin import events as ev
 from shokunin.api import create_app
@@ -74,7 +75,8 @@ class PrincipalFromHeader:
 def api(tmp_path: Path) -> Iterator[Api]:
     app = create_app(Settings(data_dir=tmp_path / "data", sandbox_pool_size=0,
                               tools_dirs=[], tool_settings_file=tmp_path / "s.json"))
-    app.add_middleware(PrincipalFromHeader)
+    # Innermost, after the perimeter's auth middleware (which sets no principal: auth is off).
+    app.user_middleware.append(Middleware(PrincipalFromHeader))
     with TestClient(app) as client:
         client.app.state.services.runner.register(Scripted())  # type: ignore[attr-defined]
         yield Api(client)
@@ -218,7 +220,7 @@ def test_resume_a_waiting_run(api: Api) -> None:
 
 @pytest.mark.parametrize(("body", "code"), [
     (b"{", "bad_json"), (b"", "bad_json"), (b'{"value": NaN}', "bad_json"),
-    (b'{"value": "\\ud800"}', "bad_json"), (b"[" * 100_000, "bad_json"),
+    (b'{"value": "\\ud800"}', "bad_json"), (b"[" * 100_000, "too_deep"),
     (b'["value"]', "bad_request"), (b"{}", "bad_request"), (b'{"value": 1, "x": 2}',
                                                              "bad_request"),
 ])

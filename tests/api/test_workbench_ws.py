@@ -15,6 +15,7 @@ import httpx
 import pytest
 import websockets
 from fastapi.testclient import TestClient
+from starlette.middleware import Middleware
 
 from shokunin import events as ev
 from shokunin.api import create_app
@@ -380,15 +381,24 @@ def _settings(tmp_path: Path) -> Settings:
                     tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0)
 
 
-def with_principal(app: Any) -> Any:
-    async def wrapped(scope: dict, receive: Any, send: Any) -> None:
+class _PrincipalFromQuery:
+    """Stands in for the auth middleware on /ws: the principal is the ``as`` parameter."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "websocket":
             who = parse_qs(scope["query_string"].decode()).get("as")
             if who:
                 scope.setdefault("state", {})["principal"] = who[0]
-        await app(scope, receive, send)
+        await self.app(scope, receive, send)
 
-    return wrapped
+
+def with_principal(app: Any) -> Any:
+    # Innermost, after the perimeter's auth middleware (which sets no principal: auth is off).
+    app.user_middleware.append(Middleware(_PrincipalFromQuery))
+    return app
 
 
 def until_done(ws: Any) -> list[dict[str, Any]]:

@@ -156,7 +156,9 @@ def test_svg_icons_render_and_hostile_ones_are_neutralised(make_page, contract_s
             assert banned not in markup, (banned, markup)
     assert page.evaluate("window.__pwned") is None
     ui.screenshot("tools-svg-icons")
-    assert ui.errors == []
+    # Parsing the hostile text (inert, in a DOMParser document) makes the UI's CSP report its
+    # inline handlers as blocked: a second wall, not a fault. Nothing else may go wrong.
+    assert [e for e in ui.errors if "Content Security Policy" not in e] == []
 
 
 def test_settings_form_renders_every_setting_type(make_page, contract_server) -> None:

@@ -132,7 +132,9 @@ async def json_object(request: Request, expected: str) -> dict[str, Any]:
     try:
         body = json.loads(raw, parse_constant=_no_constant)
         json.dumps(body, ensure_ascii=False).encode()  # lone surrogates ("\ud800") fail here
-    except (ValueError, RecursionError, UnicodeError):  # deep nesting: RecursionError
+    except RecursionError:
+        raise ApiError(400, "the JSON body is nested too deeply", "too_deep") from None
+    except (ValueError, UnicodeError):
         raise ApiError(400, f"the body must be JSON: send {expected}", "bad_json") from None
     if not isinstance(body, dict):
         raise ApiError(400, f"the body must be a JSON object: send {expected}", "bad_request")

@@ -145,8 +145,10 @@ async def execution_request(request: Request, name: str) -> tuple[str, dict[str,
     if (await request.body()).strip():
         try:
             body = await json_object(request, EXECUTE_BODY)
-        except ApiError as exc:  # this face answers a bad body with 422
-            raise ApiError(422, exc.message, exc.code) from None
+        except ApiError as exc:  # this face answers a bad body with 422, as the app
+            # answers deep nesting everywhere with 400 too_deep
+            raise ApiError(exc.status if exc.code == "too_deep" else 422, exc.message,
+                           exc.code) from None
     unknown = sorted(set(body) - {"args", "timeout", "thread_id"})
     if unknown:
         raise ApiError(422, f"unknown field(s) {', '.join(unknown)}; expected {EXECUTE_BODY}",

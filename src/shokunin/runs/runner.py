@@ -200,6 +200,11 @@ class Runner:
                 if not stored and run is not None and run["status"] == "interrupted":
                     return
             if not self.is_live(run_id) and not await self._running(run_id):
+                # It ended after the read above: its last events are in the store now.
+                for event in await self.store.events_after(run_id, last):
+                    yield event
+                    if ev.is_terminal(event):
+                        break
                 return
             while True:
                 live_here = self.is_live(run_id)
