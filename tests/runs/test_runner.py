@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
 
 import pytest
 
 from shokunin.runs import (
     InvalidRunInput,
     InvalidThreadId,
+    RunContext,
     Runner,
     RunNotFound,
     RunStateError,
@@ -251,3 +253,22 @@ async def test_replay_from_zero_of_a_resumed_run_goes_past_the_interrupt(runner:
     assert [e.kind for e in whole] == ["run_started", "run_interrupted", "text",
                                        "run_completed"]
     assert [e.seq for e in whole] == [1, 2, 3, 4] and whole[1] == asked[-1]
+
+
+class _OwnerProbe:
+    name = "owner_probe"
+
+    def __init__(self) -> None:
+        self.seen: list[str | None] = []
+
+    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
+        self.seen.append(ctx.owner)
+        return {}
+
+
+async def test_the_starting_principal_is_the_runs_owner_for_sandbox_caps(runner: Runner) -> None:
+    probe = _OwnerProbe()
+    runner.register(probe)
+    await runner.wait(await runner.start("owner_probe", "capped", {}, owner="key:alice"))
+    await runner.wait(await runner.start("owner_probe", None, {}))
+    assert probe.seen == ["key:alice", None]

@@ -48,6 +48,7 @@ class RunContext:
     services: dict[str, Any] = field(default_factory=dict)
     # The human's answer when this is a resumed run (never None then: see Runner.resume).
     resume_value: Any = None
+    owner: str | None = None  # the principal that started it (sandbox kernel caps)
     abort: threading.Event = field(default_factory=threading.Event)
     usage: Usage = field(default_factory=Usage)
     # Events of this process's life of the run, so a local subscriber replays without a query.

@@ -81,7 +81,8 @@ class Runner:
         run_id: str | None = None, owner: str | None = None,
     ) -> str:
         """Start a run of ``agent`` on the thread (a new one when None); return its id.
-        ``owner`` (the caller's principal) is recorded on a thread this run creates."""
+        ``owner`` (the caller's principal) is recorded on a thread this run creates, and is
+        the run's ``ctx.owner``: whose sandbox kernel cap the run counts against."""
         if agent not in self.agents:
             raise UnknownAgent(f"no agent named {agent!r}; known: {sorted(self.agents)}")
         thread_id = new_thread_id() if thread_id is None else check_thread_id(thread_id)
@@ -101,7 +102,7 @@ class Runner:
                                            owner=owner)
             self._known_threads.add(thread_id)
         await self.store.create_run(run_id, thread_id, agent, input)
-        ctx = self._context(run_id, thread_id, agent)
+        ctx = self._context(run_id, thread_id, agent, owner=owner)
         try:
             await ctx.emit(started)
             self._launch(ctx, input)
@@ -125,7 +126,9 @@ class Runner:
             raise RunNotFound(run_id)
         if not await self.store.claim_interrupted(run_id):  # atomic: one resume wins
             raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
-        ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value)
+        thread = await self.store.get_thread(run["thread_id"])
+        ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value,
+                            owner=thread.get("owner") if thread else None)
         ctx._seq = await self.store.last_seq(run_id)
         before = run["usage"] or {}  # one run: its usage goes on adding up
         ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
@@ -298,12 +301,13 @@ class Runner:
                 await self.cancel(run_id)
 
     def _context(
-        self, run_id: str, thread_id: str, agent: str, resume_value: Any = None
+        self, run_id: str, thread_id: str, agent: str, resume_value: Any = None,
+        owner: str | None = None,
     ) -> RunContext:
         ctx = RunContext(
             run_id=run_id, thread_id=thread_id, agent=agent, store=self.store, bus=self.bus,
             workspace=self.workspace(thread_id), services=self.services,
-            resume_value=resume_value,
+            resume_value=resume_value, owner=owner,
         )
         self._contexts[run_id] = ctx
         return ctx

@@ -373,7 +373,7 @@ class Sandbox:
         """Execute for a run: emit the code, the result, then each plot and table."""
         await ctx.emit(events.Code(code=inp.code, language="python", step=step))
         result = await self.execute(ctx.thread_id, inp, workspace=ctx.workspace,
-                                    abort=ctx.abort, owner=getattr(ctx, "owner", None))
+                                    abort=ctx.abort, owner=ctx.owner)
         await ctx.emit(events.CodeResult(
             ok=result.ok, stdout=result.stdout, stderr=result.stderr,
             error_type=result.error_type, error_message=result.error_message, step=step))
