@@ -57,3 +57,18 @@ def test_login_page_refuses_a_wrong_token_and_opens_the_ui_with_the_right_one(
     page.wait_for_timeout(300)
     ui.screenshot("login-tools-view")
     assert ui.errors == [], "CSP violations or other errors in the console"
+
+
+def test_a_socket_refused_by_auth_sends_the_browser_to_the_login_page(
+        make_page: Any, auth_server: LiveServer) -> None:
+    ui = make_page(auth_server)
+    page = ui.page
+    page.goto(f"{auth_server.url}/login")
+    page.fill("#token", TOKEN)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{auth_server.url}/")
+    ui.wait_connected()
+    ui.context.clear_cookies()  # as after a logout elsewhere, or a revoked key
+    page.click('.nav a[data-view="tools"]')  # hiding the Workbench closes its socket
+    page.click('.nav a[data-view="workbench"]')  # its reconnect is refused with 1008
+    page.wait_for_url(f"{auth_server.url}/login")

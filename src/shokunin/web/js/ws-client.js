@@ -112,9 +112,14 @@ export class WsClient extends EventTarget {
       }
       this.receive(data);
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      // 1008: refused by auth (logged out, or the key was revoked): reconnecting cannot help.
+      if (event.code === 1008) {
+        location.assign("/login");
+        return;
+      }
       if (this.paused) {
         this.setStatus("paused");
         return;
