@@ -8,6 +8,7 @@ the policy had a hole. The OS wall alone is checked with a kernel started with t
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -56,7 +57,8 @@ async def test_every_native_escape_is_stopped_or_reviewed() -> None:
     found = native_entry_points()
     if not found:
         pytest.skip("nm (binutils) is not installed")
-    assert "_posixsubprocess" in found, "the survey no longer finds the known one: broken"
+    if "_posixsubprocess" not in sys.builtin_module_names:  # Debian's python builds it in
+        assert "_posixsubprocess" in found, "the survey no longer finds the known one: broken"
     assert set(found) - set(STOPPED_BY_HOOK) - set(REVIEWED_NATIVE) == set()
     assert set(STOPPED_BY_HOOK.values()) <= set(HOOKED)
 

@@ -34,10 +34,12 @@ MAX_DEPTH = 128  # deeper folders of a workspace keep their owner (and an fd per
 class KernelFolder:
     """The folder of one kernel process (see the module docstring)."""
 
-    def __init__(self, root: Path, uid: int, generation: int) -> None:
+    def __init__(self, root: Path, uid: int, generation: int, serial: int = 0) -> None:
         self.uid = uid
-        self.path = root / f"k{uid}-{generation}"
-        self.stash = root / f"k{uid}-{generation}.stash"
+        # An unprivileged server runs every kernel as its own uid: the serial keeps their
+        # folders (and so their connection files) apart.
+        self.path = root / f"k{uid}-{serial}-{generation}"
+        self.stash = root / f"k{uid}-{serial}-{generation}.stash"
         self.connection = self.path / "connection.json"
         self.context = self.path / "context.json"
         self.work = self.path / "work"

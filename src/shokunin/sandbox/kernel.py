@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import itertools
 import json
 import logging
 import os
@@ -30,6 +31,7 @@ from shokunin.sandbox.contracts import ExecResult
 from shokunin.sandbox.folders import KernelFolder, hand_over
 
 log = logging.getLogger(__name__)
+_SERIALS = itertools.count()  # one per Kernel object of this process
 HERE = Path(__file__).resolve().parent
 INTERRUPT_GRACE_SEC = 3.0
 POLL_SEC = 0.1
@@ -101,12 +103,13 @@ class Kernel:
         self.workspace: Path | None = None
         self.state = KernelState.NEW
         self.generation = 0  # how many times a fresh process replaced the first one
+        self.serial = next(_SERIALS)
         self.last_used = time.monotonic()
         self.lock = asyncio.Lock()
         self._km: AsyncKernelManager | None = None
         self._kc: Any = None
         self._settling: asyncio.Future[None] | None = None
-        self.folder = KernelFolder(root, uid, self.generation)
+        self.folder = KernelFolder(root, uid, self.generation, self.serial)
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
@@ -142,7 +145,7 @@ class Kernel:
 
     def _walled(self, argv: list[str], *, connection: bool = True) -> list[str]:
         """The launcher's command line that walls the process in, then execs ``argv``."""
-        folder = self.folder = KernelFolder(self.root, self.uid, self.generation)
+        folder = self.folder = KernelFolder(self.root, self.uid, self.generation, self.serial)
         folder.create()
         config = {"uid": self.uid, "gid": self.uid, "parent": os.getpid(),
                   "limits": self.walls.limits(), "stash": str(folder.stash),

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 UID_BASE = 620_000  # kernels run as uids from here on (root only); no passwd entry needed
 UID_SPAN = 60_000
 PREFIX = "shokunin-sandbox-"
-_KERNEL_FOLDER = re.compile(r"k(\d+)(?:-\d+)?")
+_KERNEL_FOLDER = re.compile(r"k(\d+)(?:-\d+)*")
 
 
 def claim_uid(uid: int) -> socket.socket | None:
