@@ -24,8 +24,7 @@ async def delete_thread(runner: Runner, thread_id: str) -> bool:
                                 "cancel it first")
     if not await runner.store.delete_thread(thread_id):
         return False
-    # The Runner remembers threads it created; a new run on this id must create it again.
-    runner._known_threads.discard(thread_id)
+    runner.forget_thread(thread_id)
     checkpointer = runner.services.get("checkpointer")
     if checkpointer is not None:
         await checkpointer.adelete_thread(thread_id)

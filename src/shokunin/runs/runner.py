@@ -70,6 +70,10 @@ class Runner:
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
 
+    def forget_thread(self, thread_id: str) -> None:
+        """The thread was deleted: a new run with its id must create it again."""
+        self._known_threads.discard(thread_id)
+
     def workspace(self, thread_id: str) -> Path:
         """The thread's working folder (created): derived here only, from a valid id."""
         path = self.workspace_root / check_thread_id(thread_id)
