@@ -55,6 +55,8 @@ class Rectangle(_Model):
     name: str = Field(min_length=1)
     topLeft: Point  # noqa: N815
     bottomRight: Point  # noqa: N815
+    # The names people use for the room ("階段", "the stairs"); shokunin's extension.
+    aliases: list[str] = Field(default_factory=list)
 
     @property
     def center(self) -> Point:

@@ -83,12 +83,19 @@ class MapPackage:
         return next((f for f in self.definition.floors if f.floorId.lower() == wanted), None)
 
     def room(self, name: str) -> tuple[Floor, Rectangle] | None:
-        """The room named ``name`` (case-insensitive) and the floor it is on."""
+        """The room named ``name`` or one of its aliases (case-insensitive), and its floor."""
         found = self._rooms.get(name.strip())
         if found:
             return found
         wanted = name.strip().lower()
-        return next((v for k, v in self._rooms.items() if k.lower() == wanted), None)
+        return next((v for k, v in self._rooms.items() if k.lower() == wanted), None) or next(
+            (v for v in self._rooms.values() if wanted in (a.lower() for a in v[1].aliases)),
+            None)
+
+    @property
+    def room_aliases(self) -> dict[str, str]:
+        """Every alias of every room, mapped to the room's name."""
+        return {a: r.name for _f, r in self._rooms.values() for a in r.aliases}
 
     def bitmap(self, bitmap_id: str) -> Bitmap | None:
         wanted = bitmap_id.strip().lower()
@@ -105,6 +112,7 @@ def _check(folder: Path, d: MapDefinition) -> list[str]:
     problems: list[str] = []
     seen_floors: set[str] = set()
     seen_rooms: dict[str, str] = {}
+    seen_aliases: dict[str, str] = {}
     for i, floor in enumerate(d.floors):
         where = f"floors[{i}]"
         if floor.floorId in seen_floors:
@@ -118,6 +126,13 @@ def _check(folder: Path, d: MapDefinition) -> list[str]:
                 problems.append(f"{rwhere}.name: duplicate room name {rect.name!r} (also on "
                                 f"{seen_rooms[rect.name]}; names must be unique in the building)")
             seen_rooms.setdefault(rect.name, floor.floorId)
+            for alias in rect.aliases:
+                if not alias.strip():
+                    problems.append(f"{rwhere}.aliases: an alias must not be blank")
+                elif alias.lower() in seen_aliases and seen_aliases[alias.lower()] != rect.name:
+                    problems.append(f"{rwhere}.aliases: {alias!r} already names "
+                                    f"{seen_aliases[alias.lower()]!r}")
+                seen_aliases.setdefault(alias.lower(), rect.name)
             for corner in ("topLeft", "bottomRight"):
                 if not cs.contains(getattr(rect, corner)):
                     problems.append(f"{rwhere}.{corner}: outside the floor's coordinateSystem")
