@@ -177,19 +177,37 @@ async def test_input_that_cannot_be_stored_is_refused_before_any_row(runner: Run
     assert await runner.store.get_thread("t-new") is None
 
 
-async def test_a_run_whose_first_event_fails_is_recorded_failed(
+async def test_a_run_whose_first_write_fails_leaves_no_run_behind(
     runner: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def disk_full(event: object) -> None:
+    # The run row and its run_started event are one write: a failed write leaves neither,
+    # so no run is ever stuck 'running' without events.
+    async def disk_full(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(runner.store, "append_event", disk_full)
+    monkeypatch.setattr(runner.store, "create_run", disk_full)
     with pytest.raises(OSError):
         await runner.start("counter", "t1", {"n": 1}, run_id="r1")
-    run = await runner.store.get_run("r1")
-    assert run["status"] == "failed" and "disk full" in run["error"]
-    events = await asyncio.wait_for(collect(runner, "r1"), 5)  # ends: never stuck running
-    assert [(e.kind, e.seq) for e in events] == [("run_failed", 1)]
+    assert await runner.store.get_run("r1") is None
+    assert not runner.is_live("r1")
+    monkeypatch.undo()
+    run_id = await runner.start("counter", "t1", {"n": 1})  # the thread still works
+    await runner.wait(run_id)
+    assert (await runner.store.get_run(run_id))["status"] == "completed"
+
+
+async def test_a_run_starts_with_its_row_and_first_event_in_one_write(runner: Runner) -> None:
+    writes: list[list[str]] = []
+    real = runner.store._writer._submit
+
+    async def spy(what: list) -> None:
+        writes.append([getattr(stmt, "table", None).name for stmt, _ in what])
+        await real(what)
+
+    runner.store._writer._submit = spy  # type: ignore[method-assign]
+    run_id = await runner.start("counter", "t1", {"n": 1})
+    await runner.wait(run_id)
+    assert writes[0] == ["runs", "events"]
 
 
 async def test_start_validates_the_thread_id_and_records_the_owner(runner: Runner) -> None:

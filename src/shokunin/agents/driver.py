@@ -28,7 +28,10 @@ from shokunin import events as ev
 from shokunin.models import UsageRecorder
 from shokunin.runs import Interrupted, RunContext
 
-STREAM_MODES = ["updates", "messages", "custom", "values"]
+STREAM_MODES = ["updates", "custom", "values"]
+# "messages" puts a callback handler on every node and runnable of the graph: asked for only
+# when the graph calls a model, as is the usage recorder.
+MODEL_STREAM_MODES = ["updates", "messages", "custom", "values"]
 # Checkpoint when the graph stops (done, or waiting at an interrupt), not after every step:
 # our store already holds every event a user sees, and a run cut short by a crash is marked
 # failed on restart, so per-step checkpoints would buy nothing visible and cost a write per
@@ -44,16 +47,18 @@ class CustomEventError(TypeError):
 async def drive(
     graph: CompiledStateGraph, ctx: RunContext, input: Any, *,
     config: RunnableConfig | None = None, context: Any = None,
-    durability: Durability = DURABILITY,
+    durability: Durability = DURABILITY, models: bool = True,
 ) -> dict[str, Any]:
     """Run ``graph`` for this run on ``ctx.thread_id``, emitting its stream as Events;
     return the graph's final state. Raise ``Interrupted`` (payload ``{"value", "interrupts":
-    [{"id", "value"}]}``) when it stops at ``interrupt()``."""
+    [{"id", "value"}]}``) when it stops at ``interrupt()``. ``models=False`` says the graph
+    calls no chat model: no token stream and no usage to record, so none is listened for."""
     run_config: RunnableConfig = {**(config or {})}
     run_config["configurable"] = {**run_config.get("configurable", {}),
                                   "thread_id": ctx.thread_id}
-    # Every model call in the graph adds its tokens to the run's usage (its metrics event).
-    run_config["callbacks"] = [*(run_config.get("callbacks") or []), UsageRecorder(ctx.usage)]
+    if models:  # every model call adds its tokens to the run's usage (its metrics event)
+        run_config["callbacks"] = [*(run_config.get("callbacks") or []),
+                                   UsageRecorder(ctx.usage)]
     resuming = ctx.resume_value is not None
     kwargs: dict[str, Any] = {}
     if isinstance(graph.checkpointer, BaseCheckpointSaver):  # else LangGraph warns
@@ -61,7 +66,8 @@ async def drive(
     translator = _Translator(ctx)
     async for part in graph.astream(
         Command(resume=ctx.resume_value) if resuming else input, run_config,
-        context=context, stream_mode=STREAM_MODES, subgraphs=True, version="v2", **kwargs,
+        context=context, stream_mode=MODEL_STREAM_MODES if models else STREAM_MODES,
+        subgraphs=True, version="v2", **kwargs,
     ):
         await translator.take(part)
     if translator.interrupts:

@@ -10,9 +10,10 @@ the reason, as a tool folder that fails to load is.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from langchain_core.tools import BaseTool
@@ -86,14 +87,42 @@ def check_tool(tool: BaseTool) -> None:
     check_function(convert_to_openai_tool(tool)["function"])
 
 
+def _declaration_key(tool: BaseTool) -> Hashable:
+    """What a tool's declaration is made of: its name, description and argument schema
+    (a pydantic class, or a JSON schema dict)."""
+    schema = tool.args_schema
+    if isinstance(schema, dict):
+        schema = json.dumps(schema, sort_keys=True, default=str)
+    return tool.name, tool.description, schema
+
+
+# Declaration key -> the checker's verdict (None: accepted). Runs build their tools anew
+# each time, from a handful of declarations: converting one costs a pydantic model build
+# and a JSON schema, more than the rest of an offline run, so each is checked once.
+_verdicts: dict[Hashable, str | None] = {}
+_MAX_VERDICTS = 4096
+
+
+def _verdict(tool: BaseTool) -> str | None:
+    key = _declaration_key(tool)
+    if key not in _verdicts:
+        if len(_verdicts) >= _MAX_VERDICTS:  # plugins reloaded many times: start over
+            _verdicts.clear()
+        try:
+            check_tool(tool)
+        except DeclarationError as exc:
+            _verdicts[key] = str(exc)
+        else:
+            _verdicts[key] = None
+    return _verdicts[key]
+
+
 def usable_tools(tools: Iterable[BaseTool]) -> list[BaseTool]:
     """The tools a provider would accept; each one left out is logged with its reasons."""
     usable = []
     for tool in tools:
-        try:
-            check_tool(tool)
-        except DeclarationError as exc:
-            log.warning("tool %s is unavailable: %s", tool.name, exc)
+        if (problem := _verdict(tool)) is not None:
+            log.warning("tool %s is unavailable: %s", tool.name, problem)
             continue
         usable.append(tool)
     return usable

@@ -61,23 +61,45 @@ class RunContext:
     async def emit(self, event: BaseEvent, *, status: dict[str, Any] | None = None) -> BaseEvent:
         """Number, store, then publish the event; return it as sent. ``status`` (the
         arguments of ``Store.finish_run``) is stored in the same transaction as the event."""
+        return (await self._emit([event], status))[0]
+
+    async def emit_all(self, events: list[BaseEvent]) -> list[BaseEvent]:
+        """``emit`` for several events in order, stored in one transaction: one wait for the
+        database instead of one per event."""
+        return await self._emit(events) if events else []
+
+    async def open(self, started: BaseEvent, input: dict[str, Any]) -> BaseEvent:
+        """Emit the run's first event, stored with the run's row (``Store.create_run``)."""
+        return (await self._emit([started], create=input))[0]
+
+    async def _emit(
+        self, events: list[BaseEvent], status: dict[str, Any] | None = None,
+        create: dict[str, Any] | None = None,
+    ) -> list[BaseEvent]:
         async with self._lock:
             self._loop = self._loop or asyncio.get_running_loop()
-            event = event.model_copy(update={
-                "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq + 1})
+            numbered = [event.model_copy(update={
+                "run_id": self.run_id, "thread_id": self.thread_id, "seq": self._seq + i})
+                for i, event in enumerate(events, start=1)]
             try:
-                if status is None:
-                    await self.store.append_event(event)
+                if create is not None:
+                    await self.store.create_run(self.run_id, self.thread_id, self.agent,
+                                                create, first=numbered[0])
+                elif status is not None:
+                    await self.store.finish_run(self.run_id, final=numbered[0], **status)
+                elif len(numbered) == 1:
+                    await self.store.append_event(numbered[0])
                 else:
-                    await self.store.finish_run(self.run_id, final=event, **status)
+                    await self.store.append_events(numbered)
             except asyncio.CancelledError:
-                self._seq = event.seq  # the write was queued and goes on without us
+                self._seq = numbered[-1].seq  # the write was queued and goes on without us
                 raise
             # A write that failed (an event that cannot be stored) leaves no gap in seq.
-            self._seq = event.seq
-            self.history.append(event)
-            await self.bus.publish(event)
-            return event
+            self._seq = numbered[-1].seq
+            self.history.extend(numbered)
+            for event in numbered:
+                await self.bus.publish(event)
+            return numbered
 
     def emit_threadsafe(self, event: BaseEvent) -> None:
         """Emit from a worker thread (a tool's message_callback), without waiting."""

@@ -105,10 +105,13 @@ class Runner:
             await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
                                            owner=owner)
             self._known_threads.add(thread_id)
-        await self.store.create_run(run_id, thread_id, agent, input)
         ctx = self._context(run_id, thread_id, agent, owner=owner)
         try:
-            await ctx.emit(started)
+            await ctx.open(started, input)
+        except BaseException:
+            self._forget(ctx)  # no run row: nothing to finish
+            raise
+        try:
             self._launch(ctx, input)
         except BaseException as exc:
             # The run row exists: never leave it 'running' with nobody to finish it.
@@ -216,7 +219,9 @@ class Runner:
             while True:
                 live_here = self.is_live(run_id)
                 try:
-                    event = await asyncio.wait_for(sub.get(), timeout=5.0 if live_here else 1.0)
+                    # asyncio.timeout, not wait_for: no task per event (Python 3.11)
+                    async with asyncio.timeout(5.0 if live_here else 1.0):
+                        event = await sub.get()
                 except TimeoutError:
                     if live_here:
                         continue

@@ -5,10 +5,12 @@ always replay from the database; batching keeps that affordable with hundreds of
 Run rows (create, finish) go through the same queue, so they stay ordered with the run's
 events and cost no transaction of their own.
 
-A batch runs its statements first, in the order queued, then inserts all its event rows
-in one ``executemany`` (an event's run row is then always in place before it). On a SQLite
-file the batch is written by a sync connection in the writer's own thread: one thread hop
-per batch instead of several per statement through the async driver.
+Writes are prepared statements with their parameters, so nothing is built per write. A
+batch runs each statement once, as an ``executemany`` of all its rows: first the new run
+rows, then the event rows (an event's run row is then always in place before it), then the
+updates of runs (their rows exist by then). On a SQLite file the batch is written by a sync
+connection in the writer's own thread: one thread hop per batch instead of several per
+statement through the async driver.
 """
 
 from __future__ import annotations
@@ -26,11 +28,15 @@ from shokunin.store import schema
 from shokunin.store.database import sqlite_writer_engine
 
 _MAX_BATCH = 500
-_INSERT_EVENTS = schema.events.insert()
+INSERT_RUN = schema.runs.insert()
+INSERT_EVENTS = schema.events.insert()
+_RANK = {INSERT_RUN: 0, INSERT_EVENTS: 1}  # anything else (run updates) comes last
 
-# An item is a list of event rows (dicts) and statements, written in one transaction,
-# with the future its writer waits on.
-_Item = tuple[list[dict[str, Any] | Executable], asyncio.Future[None]]
+# One write: a prepared statement and the parameters of one row.
+Write = tuple[Executable, dict[str, Any]]
+# An item is the writes of one caller, committed in one transaction, with the future its
+# caller waits on.
+_Item = tuple[list[Write], asyncio.Future[None]]
 
 
 def event_row(event: BaseEvent) -> dict[str, Any]:
@@ -44,15 +50,13 @@ def event_row(event: BaseEvent) -> dict[str, Any]:
     }
 
 
-def _plan(items: list[_Item]) -> list[tuple[Executable, list[dict[str, Any]] | None]]:
-    """The executions of a batch: its statements in order, then all event rows at once."""
-    parts = [w for what, _ in items for w in what]
-    plan: list[tuple[Executable, list[dict[str, Any]] | None]] = [
-        (w, None) for w in parts if not isinstance(w, dict)]
-    rows = [w for w in parts if isinstance(w, dict)]
-    if rows:
-        plan.append((_INSERT_EVENTS, rows))
-    return plan
+def _plan(items: list[_Item]) -> list[tuple[Executable, list[dict[str, Any]]]]:
+    """The executions of a batch: each statement once with all its rows, in rank order."""
+    groups: dict[Executable, list[dict[str, Any]]] = {}
+    for writes, _ in items:
+        for statement, params in writes:
+            groups.setdefault(statement, []).append(params)
+    return sorted(groups.items(), key=lambda group: _RANK.get(group[0], 2))
 
 
 class EventWriter:
@@ -91,15 +95,19 @@ class EventWriter:
             self._thread.shutdown()
             self._thread = None
 
-    async def append(self, event: BaseEvent, *statements: Executable) -> None:
-        """Return once the event (and any statements, in the same transaction) is stored."""
-        await self._submit([*statements, event_row(event)])
+    async def append(self, event: BaseEvent, *writes: Write) -> None:
+        """Return once the event (and any writes, in the same transaction) is stored."""
+        await self._submit([*writes, (INSERT_EVENTS, event_row(event))])
 
-    async def execute(self, statement: Executable) -> None:
-        """Run a statement in the next batch; return once it is committed."""
-        await self._submit([statement])
+    async def append_all(self, events: list[BaseEvent]) -> None:
+        """Return once every event is stored (one transaction)."""
+        await self._submit([(INSERT_EVENTS, event_row(e)) for e in events])
 
-    async def _submit(self, what: list[dict[str, Any] | Executable]) -> None:
+    async def execute(self, write: Write) -> None:
+        """Run a write in the next batch; return once it is committed."""
+        await self._submit([write])
+
+    async def _submit(self, what: list[Write]) -> None:
         self.start()
         # A waiter cancelled meanwhile cancels only its future: the write still happens.
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -114,6 +122,9 @@ class EventWriter:
                     return
                 self._wake.clear()
                 await self._wake.wait()
+                # Let every task that is ready now queue its write too: under load that
+                # turns one commit per write into one per round of the event loop.
+                await asyncio.sleep(0)
                 continue
             batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
             try:

@@ -5,19 +5,31 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select, update
+from sqlalchemy import ColumnElement, bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.events import BaseEvent, Event, RunFailed, parse_event
 from shokunin.store import schema
 from shokunin.store.database import create_engine
-from shokunin.store.event_writer import EventWriter, event_row
+from shokunin.store.event_writer import INSERT_RUN, EventWriter, event_row
 from shokunin.store.migrations import migrate
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _finish(with_usage: bool):  # noqa: ANN202 - a prepared UPDATE
+    values = {"status": bindparam("status_"), "error": bindparam("error_"),
+              "finished_at": bindparam("finished_at_")}
+    if with_usage:
+        values["usage"] = bindparam("usage_", type_=schema.runs.c.usage.type)
+    return update(schema.runs).where(schema.runs.c.id == bindparam("run_id_")).values(values)
+
+
+# Prepared once: a run's end is written the same way every time.
+_FINISH = {True: _finish(True), False: _finish(False)}
 
 
 def _dialect_insert(dialect: str):  # noqa: ANN202 - a dialect's insert() constructor
@@ -59,11 +71,19 @@ class Store:
 
     # runs
     async def create_run(
-        self, run_id: str, thread_id: str, agent: str, input: dict[str, Any]
+        self, run_id: str, thread_id: str, agent: str, input: dict[str, Any],
+        first: BaseEvent | None = None,
     ) -> None:
-        await self._writer.execute(schema.runs.insert().values(
-            id=run_id, thread_id=thread_id, agent=agent, status="running", input=input,
-            usage={}, created_at=_now()))
+        """Record a new running run; with ``first`` (its ``run_started``) in the same
+        transaction, so the run is never seen without its first event."""
+        write = (INSERT_RUN, {
+            "id": run_id, "thread_id": thread_id, "agent": agent, "status": "running",
+            "input": input, "usage": {}, "created_at": _now(), "error": None,
+            "finished_at": None})
+        if first is None:
+            await self._writer.execute(write)
+        else:
+            await self._writer.append(first, write)
 
     async def finish_run(
         self, run_id: str, status: str, error: str | None = None,
@@ -71,14 +91,15 @@ class Store:
     ) -> None:
         """Record the run's end; with ``final`` (its terminal event) in the same transaction,
         so no reader sees the status without the event or the event without the status."""
-        values: dict[str, Any] = {"status": status, "error": error, "finished_at": _now()}
+        params: dict[str, Any] = {"run_id_": run_id, "status_": status, "error_": error,
+                                  "finished_at_": _now()}
         if usage is not None:
-            values["usage"] = usage
-        statement = update(schema.runs).where(schema.runs.c.id == run_id).values(**values)
+            params["usage_"] = usage
+        write = (_FINISH[usage is not None], params)
         if final is None:
-            await self._writer.execute(statement)
+            await self._writer.execute(write)
         else:
-            await self._writer.append(final, statement)
+            await self._writer.append(final, write)
 
     async def claim_interrupted(self, run_id: str) -> bool:
         """Set an interrupted run running again; False if it was not interrupted (any more)."""
@@ -130,6 +151,10 @@ class Store:
     # events
     async def append_event(self, event: BaseEvent) -> None:
         await self._writer.append(event)
+
+    async def append_events(self, events: list[BaseEvent]) -> None:
+        """Store several events of a run in one transaction."""
+        await self._writer.append_all(events)
 
     async def events_after(self, run_id: str, after_seq: int = 0) -> list[Event]:
         async with self.engine.connect() as conn:

@@ -37,12 +37,13 @@ class WorkbenchAgent:
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         if isinstance(self.pkg, MapError):
             raise self.pkg
-        assert self.graph is not None  # a loaded map always gets a brain (factory.py)
+        assert self.graph is not None and self.brain is not None  # see factory.py
         hold = ImageHold(ctx)
         deps = RunDeps(ctx=ctx, hold=hold)
         deps.tools = build_toolbox(ctx, self.pkg, self.sample_db, hold, lambda: deps.step)
         state = await drive(
             self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
-            config={"recursion_limit": RECURSION_LIMIT}, context=deps)
+            config={"recursion_limit": RECURSION_LIMIT}, context=deps,
+            models=self.brain.calls_model)
         await hold.release()  # a run that ended without an answer still shows its plots
         return {"text": text_of(state["messages"][-1])}

@@ -17,6 +17,7 @@ from shokunin.models import explain
 
 class Brain(Protocol):
     name: str
+    calls_model: bool  # False: no tokens to stream, no usage to record
 
     async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage: ...
 
@@ -32,6 +33,7 @@ def answered_only(messages: list[AnyMessage]) -> list[AnyMessage]:
 
 class LLMBrain:
     name = "llm"
+    calls_model = True
 
     def __init__(self, model: BaseChatModel, system_prompt: str) -> None:
         self.model = model

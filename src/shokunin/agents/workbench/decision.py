@@ -67,14 +67,15 @@ async def report(deps: RunDeps, message: AIMessage, step: int, brain: str) -> No
         for s in code_steps]
     if not calls and text:
         parsed.append({"type": "text", "content": text})
-    await deps.ctx.emit(ev.Debug(content={
+    events: list[ev.BaseEvent] = [ev.Debug(content={
         "agent_response": {"text": text, "raw_output": "", "code_steps": code_steps,
                            "logs": [{"step_number": step,
                                      "tool_calls": [c["name"] for c in calls]}]},
-        "parsed_outputs": parsed, "output_count": len(parsed), "brain": brain}))
+        "parsed_outputs": parsed, "output_count": len(parsed), "brain": brain})]
     if code:
-        await deps.ctx.emit(ev.Code(code=code, language="python", step=label))
+        events.append(ev.Code(code=code, language="python", step=label))
+    if not calls and text:
+        events.append(ev.Text(text=text))
+    await deps.ctx.emit_all(events)
     if not calls:
-        if text:
-            await deps.ctx.emit(ev.Text(text=text))
         await deps.hold.release()

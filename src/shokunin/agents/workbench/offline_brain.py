@@ -34,6 +34,7 @@ print(f"{{len(rooms)}} rooms, {{sum(areas):.0f}} m2 in total")"""
 
 class OfflineBrain:
     name = "offline"
+    calls_model = False
 
     def __init__(self, pkg: MapPackage, sample_db: Path) -> None:
         self.pkg = pkg
