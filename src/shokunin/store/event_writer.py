@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -28,6 +29,10 @@ from shokunin.store import schema
 from shokunin.store.database import sqlite_writer_engine
 
 _MAX_BATCH = 500
+# A commit within the last _BUSY_WITHIN seconds means sustained load: the next waits
+# _LINGER for company. An idle server commits at once.
+_BUSY_WITHIN = 0.005
+_LINGER = 0.003
 INSERT_RUN = schema.runs.insert()
 INSERT_EVENTS = schema.events.insert()
 _RANK = {INSERT_RUN: 0, INSERT_EVENTS: 1}  # anything else (run updates) comes last
@@ -69,6 +74,7 @@ class EventWriter:
         self._sync_engine = sqlite_writer_engine(engine)
         self._thread: ThreadPoolExecutor | None = None
         self._sync_conn: Connection | None = None  # used only in self._thread
+        self._last_commit = 0.0
 
     def start(self) -> None:
         if self._task is None:
@@ -122,19 +128,24 @@ class EventWriter:
                     return
                 self._wake.clear()
                 await self._wake.wait()
-                # Let every task that is ready now queue its write too: under load that
-                # turns one commit per write into one per round of the event loop.
-                await asyncio.sleep(0)
+                if self._busy():
+                    # Under sustained load, linger a moment so that the writes of other
+                    # runs join this commit: one commit for many instead of one each.
+                    await asyncio.sleep(_LINGER)
                 continue
             batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
             try:
                 await self._commit(batch)
+                self._last_commit = time.monotonic()
             except Exception:  # noqa: BLE001 - retried one by one below
                 await self._one_by_one(batch)
             else:
                 for _, fut in batch:
                     if not fut.done():
                         fut.set_result(None)
+
+    def _busy(self) -> bool:
+        return time.monotonic() - self._last_commit < _BUSY_WITHIN
 
     async def _commit(self, items: list[_Item]) -> None:
         if self._thread is not None:
