@@ -41,9 +41,15 @@ class WorkbenchAgent:
         hold = ImageHold(ctx)
         deps = RunDeps(ctx=ctx, hold=hold)
         deps.tools = build_toolbox(ctx, self.pkg, self.sample_db, hold, lambda: deps.step)
-        state = await drive(
-            self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
-            config={"recursion_limit": RECURSION_LIMIT}, context=deps,
-            models=self.brain.calls_model)
-        await hold.release()  # a run that ended without an answer still shows its plots
+        try:
+            state = await drive(
+                self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
+                config={"recursion_limit": RECURSION_LIMIT}, context=deps,
+                models=self.brain.calls_model)
+            await hold.release()  # a run that ended without an answer still shows its plots
+        finally:
+            # The tools hold the run (deps -> tools -> closures -> deps): break the cycle so
+            # the run is freed when it ends, not by a full collection of the oldest objects
+            # (under load, a pause of a second for hundreds of thousands of them).
+            deps.tools = {}
         return {"text": text_of(state["messages"][-1])}
