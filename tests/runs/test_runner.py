@@ -207,7 +207,7 @@ async def test_a_run_starts_with_its_row_and_first_event_in_one_write(runner: Ru
     runner.store._writer._submit = spy  # type: ignore[method-assign]
     run_id = await runner.start("counter", "t1", {"n": 1})
     await runner.wait(run_id)
-    assert writes[0] == ["runs", "events"]
+    assert writes[:2] == [["threads"], ["runs", "events"]]
 
 
 async def test_start_validates_the_thread_id_and_records_the_owner(runner: Runner) -> None:

@@ -1,23 +1,27 @@
 """The driver: runs a compiled LangGraph graph under the Runner, its stream turned into Events.
 
-    "messages" AI chunks (a model streaming)   -> TextDelta (and every model call's tokens
+    a model's tokens, as they arrive            -> TextDelta (and every model call's usage
                                                    -> the run's usage, its metrics event)
     "updates"  AI tool calls, tool messages     -> ToolCall, ToolResult (once per call id)
     "updates"  __interrupt__ of the root graph  -> Interrupted (the run waits for a human)
     "custom"   get_stream_writer()(event)       -> that Event (an Event, or a dict with "kind")
 
-Events a node emits itself (``ctx.emit``) are stored at once; the ones above are stored as
-the driver reads the stream, so they may interleave with a node's own a little later than
-produced. A resumed run (``ctx.resume_value``) sends ``Command(resume=value)`` on the same
-thread; LangGraph then re-runs the interrupted node from its start, so whatever a node does
-before ``interrupt()`` must be safe to repeat.
+Tokens are emitted by a callback inside the model call, so they come before whatever the
+node emits after it (its answer's ``text``); the "messages" stream mode is asked for only
+because it makes LangChain models stream. Events a node emits itself (``ctx.emit``) are
+stored at once; tool calls and results are stored as the driver reads the stream, so they
+may come a little after a node's own events. A resumed run (``ctx.resume_value``) sends
+``Command(resume=value)`` on the same thread; LangGraph then re-runs the interrupted node
+from its start, so whatever a node does before ``interrupt()`` must be safe to repeat.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
@@ -29,8 +33,8 @@ from shokunin.models import UsageRecorder
 from shokunin.runs import Interrupted, RunContext
 
 STREAM_MODES = ["updates", "custom", "values"]
-# "messages" puts a callback handler on every node and runnable of the graph: asked for only
-# when the graph calls a model, as is the usage recorder.
+# "messages" puts a callback handler on every node and runnable of the graph (and makes
+# models stream): asked for only when the graph calls a model, as are our callbacks.
 MODEL_STREAM_MODES = ["updates", "messages", "custom", "values"]
 # Checkpoint when the graph stops (done, or waiting at an interrupt), not after every step:
 # our store already holds every event a user sees, and a run cut short by a crash is marked
@@ -58,7 +62,7 @@ async def drive(
                                   "thread_id": ctx.thread_id}
     if models:  # every model call adds its tokens to the run's usage (its metrics event)
         run_config["callbacks"] = [*(run_config.get("callbacks") or []),
-                                   UsageRecorder(ctx.usage)]
+                                   UsageRecorder(ctx.usage), _Tokens(ctx)]
     resuming = ctx.resume_value is not None
     kwargs: dict[str, Any] = {}
     if isinstance(graph.checkpointer, BaseCheckpointSaver):  # else LangGraph warns
@@ -75,6 +79,27 @@ async def drive(
     return translator.state
 
 
+class _Tokens(AsyncCallbackHandler):
+    """Emits a streaming model's text as TextDelta events, awaited inside the model call."""
+
+    ignore_chain = True
+    ignore_agent = True
+    ignore_retriever = True
+    ignore_custom_event = True
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+
+    async def on_llm_new_token(
+        self, token: str, *, chunk: GenerationChunk | ChatGenerationChunk | None = None,
+        **kwargs: Any,
+    ) -> None:
+        message = getattr(chunk, "message", None)
+        delta = _text(message.content) if isinstance(message, AIMessageChunk) else token
+        if delta:
+            await self.ctx.emit(ev.TextDelta(delta=delta))
+
+
 class _Translator:
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
@@ -85,11 +110,7 @@ class _Translator:
 
     async def take(self, part: dict[str, Any]) -> None:
         kind, ns, data = part["type"], part["ns"], part["data"]
-        if kind == "messages":
-            message, _meta = data
-            if isinstance(message, AIMessageChunk) and (delta := _text(message.content)):
-                await self.ctx.emit(ev.TextDelta(delta=delta))
-        elif kind == "updates":
+        if kind == "updates":
             for node, update in data.items():
                 if node == _INTERRUPT:
                     if not ns:  # a subgraph's interrupt also reaches the root: count it once

@@ -21,7 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, Executable
+from sqlalchemy import Connection, Dialect, Executable, Insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.events import BaseEvent
@@ -35,7 +35,15 @@ _BUSY_WITHIN = 0.005
 _LINGER = 0.003
 INSERT_RUN = schema.runs.insert()
 INSERT_EVENTS = schema.events.insert()
-_RANK = {INSERT_RUN: 0, INSERT_EVENTS: 1}  # anything else (run updates) comes last
+# Inserts go parents first (threads, runs, events: each row's foreign key is then in
+# place); updates come last, when the rows they touch exist.
+_TABLE_RANK = {"threads": 0, "runs": 1, "events": 2}
+
+
+def _rank(statement: Executable) -> int:
+    if isinstance(statement, Insert):
+        return _TABLE_RANK.get(statement.table.name, 3)  # type: ignore[attr-defined]
+    return 4
 
 # One write: a prepared statement and the parameters of one row.
 Write = tuple[Executable, dict[str, Any]]
@@ -61,7 +69,7 @@ def _plan(items: list[_Item]) -> list[tuple[Executable, list[dict[str, Any]]]]:
     for writes, _ in items:
         for statement, params in writes:
             groups.setdefault(statement, []).append(params)
-    return sorted(groups.items(), key=lambda group: _RANK.get(group[0], 2))
+    return sorted(groups.items(), key=lambda group: _rank(group[0]))
 
 
 class _Prepared:

@@ -40,6 +40,8 @@ class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self._writer = EventWriter(engine)
+        self._upsert_thread = _dialect_insert(engine.dialect.name)(
+            schema.threads).on_conflict_do_nothing(index_elements=["id"])
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -56,12 +58,12 @@ class Store:
         self, thread_id: str, agent: str, title: str = "", owner: str | None = None
     ) -> None:
         """Create the thread unless it exists; safe when two clients race to create it.
-        ``owner`` is recorded only by the call that creates it."""
-        insert = _dialect_insert(self.engine.dialect.name)(schema.threads).values(
-            id=thread_id, agent=agent, title=title[:200], meta={}, created_at=_now(),
-            owner=owner)
-        async with self.engine.begin() as conn:
-            await conn.execute(insert.on_conflict_do_nothing(index_elements=["id"]))
+        ``owner`` is recorded only by the call that creates it. Written by the event
+        writer, so a burst of new threads shares its commits instead of queueing for
+        SQLite's lock."""
+        await self._writer.execute((self._upsert_thread, {
+            "id": thread_id, "agent": agent, "title": title[:200], "meta": {},
+            "created_at": _now(), "owner": owner}))
 
     async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
