@@ -69,7 +69,10 @@ def _file_name(original_name: str, format: Format) -> str:
 def _record(row: dict[str, Any]) -> DatasetRecord:
     database = (f"{FOLDER}/{row['id']}/{DATABASE_FILE}" if row["engine"] == "duckdb"
                 else None)
-    return DatasetRecord(**{**row, "database_path": database,
+    created = row["created_at"]
+    if created.tzinfo is None:  # SQLite keeps no zone: stored values are UTC
+        created = created.replace(tzinfo=UTC)
+    return DatasetRecord(**{**row, "database_path": database, "created_at": created,
                             "profile": DatasetProfile.model_validate(row["profile"])})
 
 

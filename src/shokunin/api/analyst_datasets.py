@@ -16,6 +16,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from shokunin.analyst import DatasetError, DatasetRecord, DatasetStorage, ReadOptions
 from shokunin.api.access import may_see, principal
+from shokunin.api.content_type import check as check_content_type
 from shokunin.api.declared_body import MULTIPART
 from shokunin.api.errors import ApiError
 from shokunin.runs import InvalidThreadId, check_thread_id, new_thread_id
@@ -105,6 +106,7 @@ async def _thread_for_upload(request: Request, raw: str | None) -> str:
 
 @router.post("/datasets", status_code=201, openapi_extra=_UPLOAD_BODY)
 async def upload_dataset(request: Request) -> dict[str, Any]:
+    check_content_type(request.scope)  # the parser reads the boundary before the body
     limit = _limit(request)
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit + 64 * 1024:  # room for the form's parts
