@@ -58,7 +58,7 @@ def test_upload_detects_cp932_and_returns_the_record_and_profile(client: TestCli
                                                                           1200)
     assert profile["sample_rows"][0]["店舗"] == "㈱髙島屋①号店"
     thread = client.get(f"/api/threads/{record['thread_id']}").json()
-    assert thread["agent"] == "analyst"
+    assert (thread["agent"], thread["title"]) == ("analyst", "売上.csv")
     assert client.get(f"/api/analyst/datasets/{record['id']}").json() == record
 
 

@@ -80,9 +80,9 @@ def _options(form: Any) -> ReadOptions:
                        header=None if header is None else header in ("true", "1"))
 
 
-async def _thread_for_upload(request: Request, raw: str | None) -> str:
+async def _thread_for_upload(request: Request, raw: str | None, title: str) -> str:
     """The Analyst thread the upload goes to: the one named (the caller must see it), or a
-    new one."""
+    new one titled ``title``."""
     store = request.app.state.services.store
     who = principal(request)
     if not raw:
@@ -100,7 +100,7 @@ async def _thread_for_upload(request: Request, raw: str | None) -> str:
                 raise ApiError(409, f"thread {thread_id!r} belongs to the {thread['agent']} "
                                "face, not the analyst", "conflict")
             return thread_id
-    await store.ensure_thread(thread_id, AGENT, owner=None if who is None else who)
+    await store.ensure_thread(thread_id, AGENT, title=title, owner=who)
     return thread_id
 
 
@@ -124,8 +124,8 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
         if upload.size is not None and upload.size > limit:
             raise _too_large(limit)
         options = _options(form)
-        thread_id = await _thread_for_upload(request, str(form.get("thread_id") or ""))
         name = (upload.filename or "upload.csv")[:255]
+        thread_id = await _thread_for_upload(request, str(form.get("thread_id") or ""), name)
         try:
             record = await storage_of(request).add(thread_id, name, upload.file, options)
         except DatasetError as exc:
