@@ -51,7 +51,7 @@ async def small(tmp_path: Path) -> AsyncIterator[DatasetStorage]:
 async def test_a_file_above_the_threshold_is_converted_and_profiled_by_duckdb(
         tmp_path: Path) -> None:
     data, mean, missing = _sensor_csv()
-    store, storage = await _open(tmp_path, pandas_max_bytes=len(data))  # 3x estimate > it
+    store, storage = await _open(tmp_path, pandas_max_bytes=len(data))  # the estimate is 6x
     await store.ensure_thread("t1", "analyst")
     seen: list[tuple[str, int, int]] = []
     record = await storage.add("t1", "sensor.csv", io.BytesIO(data),
