@@ -134,3 +134,28 @@ async def test_deleting_the_thread_deletes_its_dataset_rows(small: DatasetStorag
     record = await small.add("t1", "x.csv", io.BytesIO(b"a,b\n1,2\n"))
     assert await small.runner.store.delete_thread("t1") is True
     assert await small.get(record.id) is None
+
+
+async def test_a_column_that_turns_to_text_after_duckdbs_sample_is_text(tmp_path: Path) -> None:
+    data = ("id,code\n" + "".join(f"{i},{i}\n" for i in range(60000)) + "60000,X12\n").encode()
+    store, storage = await _open(tmp_path, pandas_max_bytes=1)
+    await store.ensure_thread("t1", "analyst")
+    record = await storage.add("t1", "late.csv", io.BytesIO(data))
+    await store.close()
+    code = record.profile.columns[1]
+    assert (record.engine, record.profile.rows, code.dtype, code.distinct_count) == (
+        "duckdb", 60001, "string", 60001)
+
+
+async def test_dates_read_the_same_through_either_engine(tmp_path: Path) -> None:
+    data = b"day,at,n\n2024-01-31,2024-01-31 10:30:00,1\n2024-02-29,2024-02-29 00:00:00,2\n"
+    store, big = await _open(tmp_path, pandas_max_bytes=1)
+    await store.ensure_thread("t1", "analyst")
+    small = DatasetStorage(big.runner, 10**9)
+    profiles = [(await s.add("t1", "d.csv", io.BytesIO(data))).profile for s in (big, small)]
+    await store.close()
+    for profile in profiles:
+        day, at = profile.columns[:2]
+        assert (day.dtype, day.min, day.max) == ("datetime", "2024-01-31", "2024-02-29")
+        assert (at.min, at.max) == ("2024-01-31T10:30:00", "2024-02-29")
+    assert profiles[0].sample_rows == profiles[1].sample_rows

@@ -165,3 +165,18 @@ def test_datasets_survive_a_server_restart(tmp_path: Path) -> None:
         assert client.get(f"/api/analyst/datasets/{record['id']}").json() == record
         rows = client.get(f"/api/analyst/datasets/{record['id']}/preview").json()["rows"]
     assert rows[2] == ["2024-03", "ﾃｽﾄ店", 1000]
+
+
+def test_a_large_upload_is_profiled_and_previewed_through_duckdb(tmp_path: Path) -> None:
+    rows = "".join(f"2024-01-{1 + i % 28:02d},店{i % 3},{i}\n" for i in range(2000))
+    content = ("日付,店舗,値\n" + rows).encode("cp932")
+    settings = _settings(tmp_path, analyst_pandas_max_mb=len(content) / 1024 / 1024 / 2)
+    with TestClient(create_app(settings)) as client:
+        record = _upload(client, content).json()
+        preview = client.get(f"/api/analyst/datasets/{record['id']}/preview",
+                             params={"rows": 2}).json()
+    assert (record["engine"], record["encoding"], record["profile"]["rows"]) == (
+        "duckdb", "cp932", 2000)
+    assert record["database_path"] == f"datasets/{record['id']}/data.duckdb"
+    assert record["profile"]["columns"][2]["mean"] == sum(range(2000)) / 2000
+    assert preview["rows"] == [["2024-01-01", "店0", 0], ["2024-01-02", "店1", 1]]

@@ -4,7 +4,7 @@ pandas DataFrame here and from DuckDB in ``large.py``, with the same fields eith
 from __future__ import annotations
 
 import math
-from datetime import date, datetime
+from datetime import date, datetime, time
 from typing import Any, Literal
 
 import pandas as pd
@@ -53,11 +53,13 @@ class DatasetProfile(BaseModel):
 
 
 def scalar(value: Any) -> Scalar:
-    """A JSON scalar for a cell: NaN/NaT become None, timestamps ISO text, numpy numbers
-    Python numbers."""
+    """A JSON scalar for a cell: NaN/NaT become None, dates and timestamps ISO text (a
+    timestamp at midnight as its date), numpy numbers Python numbers."""
     if value is None or value is pd.NaT:
         return None
-    if isinstance(value, (datetime, date, pd.Timestamp)):
+    if isinstance(value, datetime) and value.time() == time() and value.tzinfo is None:
+        return value.date().isoformat()  # a date read as a timestamp, as DuckDB shows it
+    if isinstance(value, (datetime, date)):
         return value.isoformat()
     if hasattr(value, "item"):  # numpy scalar
         value = value.item()
