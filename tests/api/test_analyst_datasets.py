@@ -102,6 +102,7 @@ def test_delete_removes_the_dataset(client: TestClient, tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_table_is_400(client: TestClient, content: bytes,
                                            code: str) -> None:
     _error(_upload(client, content), 400, code)
+    assert client.get("/api/threads", params={"agent": "analyst"}).json()["threads"] == []
 
 
 def test_an_upload_over_the_limit_is_413(client: TestClient) -> None:

@@ -20,6 +20,7 @@ from shokunin.api.content_type import check as check_content_type
 from shokunin.api.declared_body import MULTIPART
 from shokunin.api.errors import ApiError
 from shokunin.runs import InvalidThreadId, check_thread_id, new_thread_id
+from shokunin.runs.deletion import delete_thread
 
 router = APIRouter(prefix="/api/analyst", tags=["analyst"])
 
@@ -80,9 +81,10 @@ def _options(form: Any) -> ReadOptions:
                        header=None if header is None else header in ("true", "1"))
 
 
-async def _thread_for_upload(request: Request, raw: str | None, title: str) -> str:
-    """The Analyst thread the upload goes to: the one named (the caller must see it), or a
-    new one titled ``title``."""
+async def _thread_for_upload(request: Request, raw: str | None, title: str
+                             ) -> tuple[str, bool]:
+    """The Analyst thread the upload goes to, and whether this request created it: the one
+    named (the caller must see it), or a new one titled ``title``."""
     store = request.app.state.services.store
     who = principal(request)
     if not raw:
@@ -99,9 +101,9 @@ async def _thread_for_upload(request: Request, raw: str | None, title: str) -> s
             if thread["agent"] != AGENT:
                 raise ApiError(409, f"thread {thread_id!r} belongs to the {thread['agent']} "
                                "face, not the analyst", "conflict")
-            return thread_id
+            return thread_id, False
     await store.ensure_thread(thread_id, AGENT, title=title, owner=who)
-    return thread_id
+    return thread_id, True
 
 
 @router.post("/datasets", status_code=201, openapi_extra=_UPLOAD_BODY)
@@ -125,10 +127,13 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
             raise _too_large(limit)
         options = _options(form)
         name = (upload.filename or "upload.csv")[:255]
-        thread_id = await _thread_for_upload(request, str(form.get("thread_id") or ""), name)
+        thread_id, created = await _thread_for_upload(
+            request, str(form.get("thread_id") or ""), name)
         try:
             record = await storage_of(request).add(thread_id, name, upload.file, options)
         except DatasetError as exc:
+            if created:  # a refused file leaves no empty thread behind
+                await delete_thread(request.app.state.services.runner, thread_id)
             raise ApiError(400, str(exc), exc.code) from None
     finally:
         await form.close()
