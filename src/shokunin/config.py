@@ -131,6 +131,13 @@ class Settings(BaseSettings):
         description="Top-level modules model-written code may import.",
     )
 
+    analyst_max_upload_mb: float = Field(
+        200.0, gt=0, description="Largest file `POST /api/analyst/datasets` accepts, in MB "
+        "(413 beyond; `SHOKUNIN_MAX_UPLOAD_BYTES` still bounds every upload).")
+    analyst_pandas_max_mb: float = Field(
+        200.0, gt=0, description="Largest estimated in-memory size (MB, 6x the file) of a "
+        "CSV/TSV profiled with pandas; larger ones are converted to UTF-8 and go through DuckDB.")
+
     @field_validator("auth_token")
     @classmethod
     def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:

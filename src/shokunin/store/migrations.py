@@ -37,8 +37,14 @@ def _v3_api_keys(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
+def _v4_analyst_datasets(conn: Connection) -> None:
+    schema.analyst_datasets.create(conn, checkfirst=True)
+    for index in schema.analyst_datasets.indexes:
+        index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
-    (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys)]
+    (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets)]
 LATEST = MIGRATIONS[-1][0]
 
 

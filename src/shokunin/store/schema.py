@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
+    Boolean,
     Column,
     DateTime,
     ForeignKey,
@@ -80,3 +82,24 @@ api_keys = Table(
 Index("ux_api_keys_active_name", api_keys.c.name, unique=True,
       sqlite_where=api_keys.c.revoked_at.is_(None),
       postgresql_where=api_keys.c.revoked_at.is_(None))
+
+# Files uploaded to the Analyst (seed 004): the file lives in the thread's workspace under
+# ``path``; the row says how to read it and what it holds. Deleting the thread deletes them.
+analyst_datasets = Table(
+    "analyst_datasets",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("thread_id", String(64), ForeignKey("threads.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("original_name", Text, nullable=False),
+    Column("size_bytes", BigInteger, nullable=False),
+    Column("format", String(16), nullable=False),
+    Column("encoding", String(32)),
+    Column("encoding_method", String(32)),
+    Column("delimiter", String(4)),
+    Column("header", Boolean, nullable=False),
+    Column("engine", String(16), nullable=False),
+    Column("path", Text, nullable=False),
+    Column("profile", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

@@ -1,0 +1,153 @@
+"""Tables too large for pandas: converted to UTF-8 (DuckDB reads no CP932 offline), loaded
+into a DuckDB database file beside the upload, and profiled with SQL.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from shokunin.analyst.dataset import NotDecodable, Progress, TableSource, decode_attempts
+from shokunin.analyst.errors import NotATable, UnreadableTable
+from shokunin.analyst.profile import (
+    SAMPLE_ROWS,
+    ColumnProfile,
+    DatasetProfile,
+    LogicalType,
+    scalar,
+    top_values,
+)
+
+CHUNK = 1024 * 1024
+TABLE = "data"
+_TYPES: dict[str, LogicalType] = {
+    "TINYINT": "integer", "SMALLINT": "integer", "INTEGER": "integer", "BIGINT": "integer",
+    "HUGEINT": "integer", "UTINYINT": "integer", "USMALLINT": "integer",
+    "UINTEGER": "integer", "UBIGINT": "integer", "FLOAT": "float", "DOUBLE": "float",
+    "BOOLEAN": "boolean", "DATE": "datetime", "TIMESTAMP": "datetime",
+    "TIMESTAMP WITH TIME ZONE": "datetime", "TIME": "datetime",
+}
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def to_utf8(src: Path, dst: Path, encoding: str, progress: Progress | None = None) -> None:
+    """Stream ``src`` in ``encoding`` into ``dst`` as UTF-8 (without a BOM), reporting
+    ``("transcode", done, total)`` bytes. Raises ``NotDecodable`` at the first bad byte."""
+    total = src.stat().st_size
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    done = 0
+    try:
+        with src.open("rb") as fin, dst.open("w", encoding="utf-8", newline="") as fout:
+            while chunk := fin.read(CHUNK):
+                fout.write(decoder.decode(chunk).lstrip("\ufeff") if done == 0
+                           else decoder.decode(chunk))
+                done += len(chunk)
+                if progress is not None:
+                    progress("transcode", done, total)
+            fout.write(decoder.decode(b"", final=True))
+    except UnicodeDecodeError as exc:
+        dst.unlink(missing_ok=True)
+        raise NotDecodable(f"the file is not valid {encoding} text near byte "
+                           f"{done + exc.start}; pass encoding") from None
+
+
+def convert(src: Path, dst: Path, source: TableSource,
+            progress: Progress | None = None) -> TableSource:
+    """Write the UTF-8 copy with the first candidate encoding that decodes the whole file;
+    return the source naming it."""
+    attempts = decode_attempts(source)
+    for attempt in attempts:
+        assert attempt.encoding is not None
+        try:
+            to_utf8(src, dst, attempt.encoding.encoding, progress)
+            return attempt
+        except NotDecodable:
+            if attempt is attempts[-1]:
+                raise
+    raise AssertionError("unreachable")
+
+
+def load(utf8: Path, database: Path, source: TableSource,
+         progress: Progress | None = None) -> None:
+    """Load the UTF-8 table into ``database`` as table ``data``."""
+    options: dict[str, Any] = {"delim": source.delimiter, "header": source.header,
+                               "quote": '"', "escape": '"'}
+    if progress is not None:
+        progress("load", 0, 1)
+    database.unlink(missing_ok=True)
+    with duckdb.connect(str(database)) as con:
+        con.execute("SET preserve_insertion_order = true")
+        query = f"CREATE TABLE {TABLE} AS SELECT * FROM read_csv(?, " + ", ".join(
+            f"{key} = ?" for key in options) + "{})"
+        try:
+            try:
+                con.execute(query.format(""), [str(utf8), *options.values()])
+            except duckdb.ConversionException:  # a type guessed from the first rows broke
+                con.execute(query.format(", sample_size = -1"),
+                            [str(utf8), *options.values()])
+        except duckdb.Error as exc:
+            raise UnreadableTable(f"the table is malformed: {exc}") from None
+        if not source.header:
+            for i, (name,) in enumerate(con.execute(
+                    f"SELECT column_name FROM (DESCRIBE {TABLE})").fetchall()):
+                con.execute(f"ALTER TABLE {TABLE} RENAME {_ident(name)} TO column_{i + 1}")
+    if progress is not None:
+        progress("load", 1, 1)
+
+
+def _column(con: duckdb.DuckDBPyConnection, name: str, type_: str, rows: int) -> ColumnProfile:
+    kind = _TYPES.get(type_.split("(")[0], "float" if type_.startswith("DECIMAL") else "string")
+    col = _ident(name)
+    numeric = kind in ("integer", "float")
+    ranged = numeric or kind == "datetime"
+    nulls, distinct, low, high, mean = con.execute(
+        f"SELECT count(*) - count({col}), count(DISTINCT {col}), "
+        f"{f'min({col}), max({col})' if ranged else 'NULL, NULL'}, "
+        f"{f'avg({col})' if numeric else 'NULL'} FROM {TABLE}").fetchone()
+    pairs = con.execute(
+        f"SELECT {col}, count(*) AS n FROM {TABLE} WHERE {col} IS NOT NULL GROUP BY {col} "
+        f"ORDER BY n DESC, CAST({col} AS VARCHAR) LIMIT 50").fetchall()
+    return ColumnProfile(
+        name=name, dtype=kind, storage_type=type_, null_count=nulls,
+        null_share=nulls / rows if rows else 0.0, distinct_count=distinct,
+        min=scalar(low), max=scalar(high), mean=None if mean is None else float(mean),
+        top_values=top_values(pairs))
+
+
+def profile_database(database: Path, source: TableSource,
+                     progress: Progress | None = None) -> DatasetProfile:
+    """The profile of table ``data`` in ``database``, one column at a time."""
+    with duckdb.connect(str(database), read_only=True) as con:
+        rows = con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
+        if rows == 0:
+            raise NotATable("the table has no rows")
+        described = con.execute(
+            f"SELECT column_name, column_type FROM (DESCRIBE {TABLE})").fetchall()
+        columns = []
+        for i, (name, type_) in enumerate(described):
+            columns.append(_column(con, name, type_, rows))
+            if progress is not None:
+                progress("profile", i + 1, len(described))
+        head = con.execute(f"SELECT * FROM {TABLE} LIMIT {SAMPLE_ROWS}").fetchall()
+    names = [name for name, _ in described]
+    assert source.encoding is not None
+    return DatasetProfile(
+        rows=rows, column_count=len(names), columns=columns,
+        sample_rows=[{n: scalar(v) for n, v in zip(names, row, strict=True)} for row in head],
+        format="csv", engine="duckdb", encoding=source.encoding.encoding,
+        encoding_method=source.encoding.method, delimiter=source.delimiter,
+        header=source.header)
+
+
+def head_rows(database: Path, rows: int) -> tuple[list[str], list[list[Any]]]:
+    """The column names and first ``rows`` rows of table ``data``."""
+    with duckdb.connect(str(database), read_only=True) as con:
+        result = con.execute(f"SELECT * FROM {TABLE} LIMIT ?", [rows])
+        names = [d[0] for d in result.description]
+        return names, [[scalar(v) for v in row] for row in result.fetchall()]

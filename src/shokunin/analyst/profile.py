@@ -1,0 +1,116 @@
+"""What the Analyst knows of a table before any code runs: ``DatasetProfile``, built from a
+pandas DataFrame here and from DuckDB in ``large.py``, with the same fields either way."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, time
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+Scalar = str | int | float | bool | None
+LogicalType = Literal["integer", "float", "boolean", "datetime", "string"]
+TOP_VALUES = 5
+SAMPLE_ROWS = 5
+
+
+class ValueCount(BaseModel):
+    value: Scalar
+    count: int
+
+
+class ColumnProfile(BaseModel):
+    """One column: its type, how full it is and its range. ``min``/``max``/``mean`` are
+    given for numbers (and ``min``/``max`` for dates, as ISO text)."""
+
+    name: str
+    dtype: LogicalType
+    storage_type: str = Field(description="The engine's own type: pandas dtype or DuckDB type.")
+    null_count: int
+    null_share: float
+    distinct_count: int
+    min: Scalar = None
+    max: Scalar = None
+    mean: float | None = None
+    top_values: list[ValueCount] = Field(default_factory=list)
+
+
+class DatasetProfile(BaseModel):
+    """A table's shape and columns, a few of its first rows, and how it was read."""
+
+    rows: int
+    column_count: int
+    columns: list[ColumnProfile]
+    sample_rows: list[dict[str, Scalar]]
+    format: Literal["csv", "xlsx"]
+    engine: Literal["pandas", "duckdb"]
+    encoding: str | None = None
+    encoding_method: str | None = None
+    delimiter: str | None = None
+    header: bool = True
+
+
+def scalar(value: Any) -> Scalar:
+    """A JSON scalar for a cell: NaN/NaT become None, dates and timestamps ISO text (a
+    timestamp at midnight as its date), numpy numbers Python numbers."""
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, datetime) and value.time() == time() and value.tzinfo is None:
+        return value.date().isoformat()  # a date read as a timestamp, as DuckDB shows it
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if hasattr(value, "item"):  # numpy scalar
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def logical_type(series: pd.Series) -> LogicalType:
+    if pd.api.types.is_bool_dtype(series):
+        return "boolean"
+    if pd.api.types.is_integer_dtype(series):
+        return "integer"
+    if pd.api.types.is_float_dtype(series):
+        return "float"
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return "datetime"
+    return "string"
+
+
+def top_values(pairs: list[tuple[Any, int]]) -> list[ValueCount]:
+    """The most frequent values, ties in the order of their text (so both engines agree)."""
+    ranked = sorted(pairs, key=lambda pair: (-pair[1], str(scalar(pair[0]))))
+    return [ValueCount(value=scalar(value), count=count) for value, count in ranked[:TOP_VALUES]]
+
+
+def column_profile(name: str, series: pd.Series) -> ColumnProfile:
+    rows = len(series)
+    kind = logical_type(series)
+    nulls = int(series.isna().sum())
+    present = series.dropna()
+    counts = present.value_counts(sort=False)
+    profile = ColumnProfile(
+        name=name, dtype=kind, storage_type=str(series.dtype), null_count=nulls,
+        null_share=nulls / rows if rows else 0.0, distinct_count=len(counts),
+        top_values=top_values([(value, int(count)) for value, count in counts.items()]))
+    if kind in ("integer", "float", "datetime") and len(present):
+        profile.min, profile.max = scalar(present.min()), scalar(present.max())
+        if kind != "datetime":
+            profile.mean = scalar(float(present.mean()))  # type: ignore[assignment]
+    return profile
+
+
+def frame_profile(df: pd.DataFrame, **how: Any) -> DatasetProfile:
+    """The profile of a loaded DataFrame; ``how`` gives format, engine, encoding, ..."""
+    head = df.head(SAMPLE_ROWS)
+    sample = [{str(col): scalar(value) for col, value in zip(head.columns, row, strict=True)}
+              for row in head.itertuples(index=False, name=None)]
+    return DatasetProfile(
+        rows=len(df), column_count=len(df.columns),
+        columns=[column_profile(str(col), df[col]) for col in df.columns],
+        sample_rows=sample, **how)
