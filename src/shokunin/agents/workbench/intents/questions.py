@@ -1,0 +1,106 @@
+"""Questions about the building, as one SELECT each on the sample database.
+
+Schema: floors(floor_id, floor_name, level), rooms(name, floor_id, kind, area_m2,
+capacity), occupancy(room, hour, people). Every name put into a query comes from the map
+(never from the user's text), and is quoted anyway.
+"""
+
+from __future__ import annotations
+
+Label = tuple[str, str]  # (English, Japanese)
+Question = tuple[str, Label]  # the SELECT, and what its answer is
+
+METRICS = {"area_m2": ("area (m²)", "面積（m²）"), "capacity": ("capacity", "定員")}
+
+
+def _q(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _names(rooms: list[str]) -> str:
+    return ", ".join(_q(r) for r in rooms)
+
+
+def _floor_where(floor: str | None, column: str = "floor_id") -> str:
+    return f" WHERE {column} = {_q(floor)}" if floor else ""
+
+
+def _on(floor: str | None) -> Label:
+    return (f" on {floor}", f"{floor}の") if floor else ("", "")
+
+
+def where(rooms: list[str]) -> Question:
+    return (f"SELECT r.name, r.floor_id, f.floor_name FROM rooms r JOIN floors f ON "
+            f"f.floor_id = r.floor_id WHERE r.name IN ({_names(rooms)}) ORDER BY r.name",
+            (f"Where {', '.join(rooms)} {'is' if len(rooms) == 1 else 'are'}",
+             f"{'、'.join(rooms)}の場所"))
+
+
+def attribute(metric: str, rooms: list[str]) -> Question:
+    en, ja = METRICS[metric]
+    return (f"SELECT name, {metric} FROM rooms WHERE name IN ({_names(rooms)}) ORDER BY name",
+            (f"The {en} of {', '.join(rooms)}", f"{'、'.join(rooms)}の{ja}"))
+
+
+def total(metric: str, floor: str | None, per_floor: bool = False) -> Question:
+    en, ja = METRICS[metric]
+    if per_floor:
+        return (f"SELECT floor_id, SUM({metric}) AS total_{metric} FROM rooms GROUP BY "
+                "floor_id ORDER BY floor_id", (f"Total {en} per floor", f"階ごとの{ja}の合計"))
+    on_en, on_ja = _on(floor)
+    return (f"SELECT SUM({metric}) AS total_{metric} FROM rooms{_floor_where(floor)}",
+            (f"Total {en}{on_en or ' of the building'}", f"{on_ja or '建物全体の'}{ja}の合計"))
+
+
+def rank(metric: str, descending: bool, top: int, floor: str | None) -> Question:
+    en, ja = METRICS[metric]
+    order = "DESC" if descending else "ASC"
+    on_en, on_ja = _on(floor)
+    word = ("largest" if metric == "area_m2" else "highest") if descending else (
+        "smallest" if metric == "area_m2" else "lowest")
+    ja_word = "大きい" if descending else "小さい"
+    return (f"SELECT name, floor_id, {metric} FROM rooms{_floor_where(floor)} ORDER BY "
+            f"{metric} {order}, name LIMIT {top}",
+            (f"The {top} room{'s' if top > 1 else ''} with the {word} {en}{on_en}",
+             f"{on_ja}{ja}が{ja_word}部屋（上位{top}）"))
+
+
+def count(floor: str | None) -> Question:
+    on_en, on_ja = _on(floor)
+    return (f"SELECT COUNT(*) AS rooms FROM rooms{_floor_where(floor)}",
+            (f"Rooms{on_en or ' in the building'}", f"{on_ja or '建物全体の'}部屋の数"))
+
+
+def rooms_of(floor: str | None) -> Question:
+    if floor:
+        return (f"SELECT name, kind, area_m2, capacity FROM rooms WHERE floor_id = {_q(floor)} "
+                "ORDER BY name", (f"Rooms on {floor}", f"{floor}の部屋"))
+    return ("SELECT name, floor_id, kind, area_m2, capacity FROM rooms ORDER BY floor_id, name",
+            ("Rooms of the building", "建物の部屋"))
+
+
+def occupancy(rooms: list[str], floor: str | None, hour: int | None, peak: bool) -> Question:
+    if rooms and hour is not None:
+        return (f"SELECT room, people FROM occupancy WHERE room IN ({_names(rooms)}) AND "
+                f"hour = {hour} ORDER BY room",
+                (f"People in {', '.join(rooms)} at {hour}:00",
+                 f"{hour}時の{'、'.join(rooms)}の人数"))
+    if rooms and peak:
+        return (f"SELECT room, hour, people FROM occupancy WHERE room = {_q(rooms[0])} ORDER BY "
+                "people DESC, hour LIMIT 1",
+                (f"The busiest hour of {rooms[0]}", f"{rooms[0]}が最も混む時間"))
+    if rooms:
+        return (f"SELECT hour, people FROM occupancy WHERE room = {_q(rooms[0])} ORDER BY hour",
+                (f"People in {rooms[0]} by hour", f"{rooms[0]}の時間ごとの人数"))
+    on_en, on_ja = _on(floor)
+    where_floor = f" WHERE r.floor_id = {_q(floor)}" if floor else ""
+    join = "FROM occupancy o JOIN rooms r ON r.name = o.room"
+    if hour is not None:
+        cond = f"{where_floor} AND o.hour = {hour}" if floor else f" WHERE o.hour = {hour}"
+        return (f"SELECT SUM(o.people) AS people {join}{cond}",
+                (f"People{on_en or ' in the building'} at {hour}:00",
+                 f"{hour}時の{on_ja or '建物全体の'}人数"))
+    return (f"SELECT o.hour, SUM(o.people) AS people {join}{where_floor} GROUP BY o.hour "
+            "ORDER BY people DESC, o.hour LIMIT 1",
+            (f"The busiest hour{on_en or ' of the building'}",
+             f"{on_ja or '建物全体で'}最も混む時間"))
