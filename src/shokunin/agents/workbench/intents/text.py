@@ -65,8 +65,8 @@ _ACTIONS = {"clear", "calc", "chart", "points", "arrow", "where", "rank", "total
 
 def clauses(text: str, names_something: Callable[[str], bool]) -> list[str]:
     """``text`` cut into clauses, one request each. A piece that asks for nothing by itself
-    but names something ("and Room2", "in red"), or a Japanese piece cut after a te-form,
-    stays with the clause before it; other pieces ("and order a pizza") stand alone, so
+    but names something ("and Room2", "in red") or is a few words, stays with the clause
+    before it; other pieces ("and order a pizza") stand alone, so
     the reply can say they were not understood."""
     pieces = [p.strip() for p in _cut(text)]
     out: list[str] = []
@@ -74,8 +74,8 @@ def clauses(text: str, names_something: Callable[[str], bool]) -> list[str]:
         if not piece:
             continue
         asks = bool(kinds_in(piece) & _ACTIONS)
-        belongs = not asks and (names_something(piece) or is_ja(piece)
-                                or len(piece.split()) <= 2)
+        short = len(piece) <= 4 if is_ja(piece) else len(piece.split()) <= 2
+        belongs = not asks and (names_something(piece) or short)
         if out and (belongs or not kinds_in(out[-1]) & _ACTIONS):
             out[-1] = _glue(out[-1], piece)
         else:
