@@ -25,7 +25,7 @@ async def test_answers_follow_the_users_language(make_runner: MakeRunner) -> Non
                          "debug", "text", "run_completed"]
     assert ja[2].code == 'draw_arrow(room_name="Kitchen", direction="left")'  # type: ignore
     assert ja[2].step == "Step 1"  # type: ignore[attr-defined]
-    assert ja[7].text == "Kitchenに左向きの矢印を描きました。"  # type: ignore[attr-defined]
+    assert ja[7].text == "左矢印がKitchenに描かれました。"  # type: ignore[attr-defined]
     en = await ask(runner, "what can you do?")
     assert kinds(en) == ["run_started", "debug", "text", "run_completed"]
     assert "Offline, I understand" in en[2].text  # type: ignore[attr-defined]
@@ -90,7 +90,16 @@ def test_identical_tool_failures_are_one_sentence() -> None:
     since = [AIMessage(content="", tool_calls=calls),
              *[ToolMessage(content=error, tool_call_id=c["id"], status="error") for c in calls]]
     assert brain._answer(plan, since) == (
-        "The map has no room “Garage” (valid: Lobby, Kitchen).")
+        "The map has no room “Garage” (valid rooms: Lobby, Kitchen).")
+
+
+async def test_a_room_the_map_lacks_is_named_once_in_the_users_language(
+        make_runner: MakeRunner) -> None:
+    runner = await make_runner()
+    [en] = texts(await ask(runner, "draw a left arrow in Garage"))
+    assert en.startswith("The map has no room “Garage” (valid rooms: Lobby, Kitchen,")
+    [ja] = texts(await ask(runner, "3階を表示して"))
+    assert ja == "地図に階「3階」はありません（階: 1F, 2F）。"
 
 
 async def test_a_percentage_keeps_its_percent_sign(make_runner: MakeRunner,

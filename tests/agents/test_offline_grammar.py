@@ -67,9 +67,11 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ]),
     ('draw an arrow in Kitchen', [
     ]),
-    ('draw a left arrow in Garage', [
+    ('draw a left arrow in Garage', [  # a name the user typed goes on: the tool's error
+        ('draw_arrow', {'room_name': 'Garage', 'direction': 'left'}),
     ]),
     ('ガレージに左矢印', [
+        ('draw_arrow', {'room_name': 'ガレージ', 'direction': 'left'}),
     ]),
     ('draw an arrow', [
     ]),
@@ -106,6 +108,7 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ('highlight Kitchen on 2F', [
     ]),
     ('highlight Room1 in magenta', [
+        ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Room1', 'room_colors': 'magenta'}),
     ]),
     ('highlight the stairs', [
         ('highlight_room', {'room_names': 'Level1,Level2'}),
@@ -126,10 +129,18 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
         ('show_map', {'floor_id': '1F'}),
     ]),
     ('show B1', [
+        ('show_map', {'floor_id': 'B1'}),
     ]),
     ('show 3F', [
+        ('show_map', {'floor_id': '3F'}),
     ]),
     ('3階を表示して', [
+        ('show_map', {'floor_id': '3階'}),
+    ]),
+    ('highlight Garage', [
+        ('highlight_room', {'room_names': 'Garage'}),
+    ]),
+    ('draw an arrow in Garage', [
     ]),
     ('show the top floor', [
         ('show_map', {'floor_id': '2F'}),
@@ -359,6 +370,25 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ('highlight Room1 and order a pizza', [
         ('highlight_room', {'room_names': 'Room1'}),
     ]),
+    # full-width forms (NFKC) and the sample map's extra aliases
+    ('ルーム１に右矢印を描いて', [
+        ('draw_arrow', {'room_name': 'Room1', 'direction': 'right'}),
+    ]),
+    ('２Ｆを表示', [
+        ('show_map', {'floor_id': '2F'}),
+    ]),
+    ('アトリエをハイライトして', [
+        ('highlight_room', {'room_names': 'Studio'}),
+    ]),
+    ('what is 50％ of 300', [
+        ('calculator', {'expression': '300 * 50%'}),
+    ]),
+    ('highlight the stairs on the second floor in green', [
+        ('show_map', {'floor_id': '2F', 'highlight_rooms': 'Level2', 'room_colors': 'green'}),
+    ]),
+    ('show the first floor stairs', [
+        ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Level1'}),
+    ]),
 ]
 
 
@@ -382,14 +412,11 @@ def test_each_request_plans_exactly_these_calls(text: str, expected: Any) -> Non
 
 @pytest.mark.parametrize(("text", "said"), [
     ("draw an arrow in Kitchen", "Which way should the arrow in Kitchen point"),
-    ("draw a left arrow in Garage", "no room “Garage”"),
-    ("ガレージに左矢印", "no room “ガレージ”"),
+    ("draw an arrow in Garage", "Which way should the arrow in Garage point"),
     ("draw an arrow", "Which room do you mean?"),
     ("highlight Kitchen on 2F", "Kitchen is on 1F, not on 2F."),
-    ("highlight Room1 in magenta", "colour “magenta”"),
-    ("show B1", "no floor “B1” (floors: 1F, 2F)"),
-    ("show 3F", "no floor “3F”"),
-    ("3階を表示して", "no floor “3階”"),
+    ("how many rooms are in B1?", "no floor “B1” (floors: 1F, 2F)"),
+    ("what is the total area of the third floor", "no floor “third floor”"),
     ("how many rooms are on that floor?", "which floor “that floor” is"),
     ("how many rooms are on 5F?", "no floor “5F”"),
     ("hello there", "did not understand “hello there”"),
@@ -452,7 +479,7 @@ def test_arrow_wording_uses_the_right_article() -> None:
                            "", True)
     assert (up, left) == ("Drew an up arrow in Room1.", "Drew a left arrow in Room1.")
     assert replies.outcome(True, "draw_arrow", {"room_name": "Room1", "direction": "up"}, "",
-                           True) == "Room1に上向きの矢印を描きました。"
+                           True) == "上矢印がRoom1に描かれました。"
 
 
 def test_room_lists_are_spaced_in_english_and_use_the_ja_comma() -> None:
@@ -465,9 +492,12 @@ def test_room_lists_are_spaced_in_english_and_use_the_ja_comma() -> None:
 def test_tool_errors_are_one_sentence_in_the_users_language() -> None:
     error = "Error: unknown room 'Garage'; valid rooms: Lobby, Kitchen"
     assert replies.outcome(True, "draw_arrow", {}, error, False) == (
-        "地図に部屋「Garage」はありません（使えるもの: Lobby, Kitchen）。")
+        "地図に部屋「Garage」はありません（部屋: Lobby, Kitchen）。")
     assert replies.outcome(False, "draw_arrow", {}, error, False) == (
-        "The map has no room “Garage” (valid: Lobby, Kitchen).")
+        "The map has no room “Garage” (valid rooms: Lobby, Kitchen).")
+    colour = "Error: unknown colour 'magenta'; use #RRGGBB, #RGB or one of: red, blue"
+    assert replies.outcome(False, "show_map", {}, colour, False) == (
+        "The map has no colour “magenta” (use #RRGGBB, #RGB or one of: red, blue).")
     calc = "Error: 0 で割ることはできません (division by zero)"
     assert replies.outcome(False, "calculator", {}, calc, False) == (
         "The calculator could not compute it: division by zero.")

@@ -39,7 +39,8 @@ def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool,
         return tool_error(ja, name, result.removeprefix("Error: "))
     if name == "draw_arrow":
         room, way = args.get("room_name", ""), str(args.get("direction", "")).lower()
-        return f"{room}に{_JA_WAYS.get(way, way)}向きの矢印を描きました。" if ja else \
+        # The seed's own words (seed 000's final_answer example).
+        return f"{_JA_WAYS.get(way, way)}矢印が{room}に描かれました。" if ja else \
             f"Drew {_article(way)} {way} arrow in {room}."
     if name == "clear_arrows":
         return "矢印をクリアしました。" if ja else "Cleared all arrows."
@@ -97,11 +98,12 @@ def tool_error(ja: bool, name: str, reason: str) -> str:
     choices) stays in the debug pane."""
     if hit := _UNKNOWN.search(reason):
         thing, value = hit.groups()
-        valid = reason.split("valid ", 1)[1].split(": ", 1)[-1] if "valid " in reason else ""
+        choices = reason.split("; ", 1)[1] if "; " in reason else ""
+        valid = choices.split(": ", 1)[-1]
         if ja:
             return f"地図に{_JA_THINGS[thing]}「{value}」はありません" + (
-                f"（使えるもの: {valid}）。" if valid else "。")
-        return f"The map has no {thing} “{value}”" + (f" (valid: {valid})." if valid else ".")
+                f"（{_JA_THINGS[thing]}: {valid}）。" if valid else "。")
+        return f"The map has no {thing} “{value}”" + (f" ({choices})." if choices else ".")
     if hit := _ELSEWHERE.search(reason):
         room, there, here = hit.groups()
         return f"{room}は{here}ではなく{there}にあります。" if ja else \

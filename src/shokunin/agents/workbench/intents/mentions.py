@@ -55,13 +55,15 @@ _HOUR_PATTERNS = [
 _HEX = re.compile(r"#(?:[0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])")
 _TOP_N = re.compile(r"(?:top|上位|トップ|best|first) ?(\d{1,2})|(\d{1,2}) ?(?:largest|biggest|"
                     r"smallest|rooms|部屋|つ|件|位)")
-_EN_NAME = re.compile(r"(?<![a-z])(?:in|on|at|to|of|for) (?:the )?([a-z][a-z0-9_-]{0,40})")
+_EN_NAME = re.compile(r"(?<![a-z])(?:in|on|at|to|of|for|highlight|show|mark) (?:me )?(?:the )?"
+                      r"([a-z][a-z0-9_-]{0,40})")
 _JA_NAME = re.compile(r"([a-z][a-z0-9_-]{0,40}|[ァ-ヶー]{2,20}) ?(?:に|へ|の|を|は)")
 _NOT_NAMES = {"the", "a", "an", "it", "them", "floor", "map", "room", "rooms", "each",
               "all", "every", "red", "blue", "green", "this", "that", "what", "which", "me",
               "up", "down", "left", "right", "arrow", "arrows", "first", "second", "third",
               "ground", "top", "area", "size", "capacity", "total", "building", "hour",
               "noon", "people", "person", "exit", "plan", "floors", "one", "there", "here",
+              "us", "everything", "where", "how", "my", "some", "your",
               "マップ", "グラフ", "ハイライト", "フロア", "ルーム", "トイレ"}
 
 

@@ -61,6 +61,7 @@ _POINTS = re.compile(r"(\d{1,3}) ?(?:random (?:coordinates|points|locations)|(?:
 _IN_COLOR = re.compile(r"(?<![a-z])in ([a-z]{3,20})(?![a-z0-9])")
 _REFERENCES = {"that floor", "this floor", "same floor", "その階", "そのフロア", "この階", "同じ階",
                "そこ"}
+_QUESTIONS = {"where", "rank", "total", "occupancy", "capacity", "area", "count", "list"}
 _ARTICLE_WORDS = {"the", "a", "an", "red", "this", "that", "one"}
 
 
@@ -109,7 +110,7 @@ class _Clause:
         if m.unknown_floors and not m.floors:
             return self._unknown_floor()
         if m.unknown_floors:
-            self._unknown_floor()
+            self._unknown_floor(said=True)
         if "clear" in k and ({"arrow", "map", "highlight"} & k or len(k) == 1):
             return self.call("clear_arrows" if "arrow" in k else "clear_map", {})
         if (expression := self._expression()) is not None:
@@ -131,16 +132,21 @@ class _Clause:
         if "show" in k and (m.floors or m.rooms or "map" in k):
             return self._show()
         if "show" in k and m.unknown_rooms:
-            return self._unknown_room()
+            return self.call("highlight_room", {"room_names": ",".join(m.unknown_rooms)})
         quoted = self.text if len(self.text) <= 60 else self.text[:57] + "…"
         self.note(f"I did not understand “{quoted}”.", f"「{quoted}」は理解できませんでした。",
                   understood=False)
         return None
 
-    def _unknown_floor(self) -> None:
+    def _unknown_floor(self, said: bool = False) -> None:
+        """A floor the map lacks: a request only to display it goes to show_map, whose
+        error names the floors (shown in the user's language); anything else is said."""
         floors = ", ".join(self.pkg.floor_ids)
         typed = self.m.unknown_floors[0]
-        if typed.lower() in _REFERENCES:
+        display = self.kinds & {"show", "highlight"} and not self.kinds & _QUESTIONS
+        if typed.lower() not in _REFERENCES and display and not self.m.rooms and not said:
+            self.call("show_map", {"floor_id": typed})
+        elif typed.lower() in _REFERENCES:
             self.note(f"I cannot tell which floor “{typed}” is (I keep no memory of earlier "
                       f"requests offline); name it: {floors}.",
                       f"「{typed}」がどの階か分かりません（オフラインでは前の依頼を"
@@ -205,13 +211,18 @@ class _Clause:
     # -- arrows -----------------------------------------------------------------------------
     def _arrows(self) -> None:
         m = self.m
-        if not m.rooms:
+        if not m.rooms and not m.unknown_rooms:
             return self._unknown_room()
         if not m.directions:
-            names = ", ".join(m.room_names)
+            names = ", ".join(m.room_names or m.unknown_rooms)
             return self.note(f"Which way should the arrow in {names} point: up, down, left or "
                              "right?",
-                             f"{'、'.join(m.room_names)}の矢印はどちら向きですか（上・下・左・右）？")
+                             f"{'、'.join(m.room_names or m.unknown_rooms)}の矢印はどちら向きですか"
+                             "（上・下・左・右）？")
+        if not m.rooms:  # names the map lacks: draw_arrow's error names the rooms it has
+            for name in m.unknown_rooms:
+                self.call("draw_arrow", {"room_name": name, "direction": m.directions[0][1]})
+            return None
         for pos, room in _unique(m.rooms):
             self.call("draw_arrow", {"room_name": room, "direction": _nearest(m.directions, pos)})
         return None
@@ -295,12 +306,11 @@ class _Clause:
     def _highlight(self) -> None:
         m = self.m
         if not m.rooms and not m.floors:
+            if m.unknown_rooms:  # highlight_room's error names the rooms the map has
+                return self.call("highlight_room", {"room_names": ",".join(m.unknown_rooms)})
             return self._unknown_room()
         if not m.colors and (bad := self._unknown_color()):
-            return self.note(f"I don't know the colour “{bad}” (colours: "
-                             f"{', '.join(NAMED_COLORS)} or #RRGGBB).",
-                             f"「{bad}」という色は分かりません（色: {', '.join(NAMED_COLORS)} "
-                             "または #RRGGBB）。")
+            m.colors.append((self.low.find(bad.lower()), bad))  # show_map names the colours
         rooms = self._rooms_here()
         if not rooms and m.rooms:
             return None  # every room was on another floor: said by _rooms_here
@@ -326,9 +336,14 @@ class _Clause:
 
     def _overlay(self) -> None:
         rooms = self._rooms_here()
+        bitmap = self.m.bitmaps[0][1]
+        if not rooms and self.m.unknown_rooms:  # show_map's error names the rooms
+            spots = ";".join(f"{bitmap}:{name}" for name in self.m.unknown_rooms)
+            return self.call("show_map", {"floor_id": self.m.floor or self.pkg.floor_ids[0],
+                                          "bitmap_overlays": spots})
         if not rooms:
             return self._unknown_room() if not self.m.rooms else None
-        return self._show_rooms(rooms, bitmap=self.m.bitmaps[0][1])
+        return self._show_rooms(rooms, bitmap=bitmap)
 
     def _show(self) -> None:
         rooms = self._rooms_here()

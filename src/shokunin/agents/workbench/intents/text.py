@@ -7,6 +7,7 @@ characters cost (the grammar reads no further, and the reply says so).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterator
 
 from shokunin.agents.workbench.intents.lexicon import (
@@ -22,9 +23,11 @@ MAX_CHARS = 1000  # of a request the grammar reads; a longer one is cut, and tol
 
 
 def bound(text: str) -> tuple[str, bool]:
-    """The part of ``text`` the grammar reads, and whether it was cut."""
+    """The part of ``text`` the grammar reads, and whether it was cut. Full-width letters,
+    digits and signs (２Ｆ, ルーム１, ５０％) are read as their ASCII forms (NFKC)."""
     text = text.strip()
-    return (text[:MAX_CHARS], True) if len(text) > MAX_CHARS else (text, False)
+    read = unicodedata.normalize("NFKC", text[:MAX_CHARS])[:MAX_CHARS]
+    return read, len(text) > MAX_CHARS
 
 
 def is_ja(text: str) -> bool:
