@@ -4,6 +4,7 @@ The grammar itself is pinned by the request table in test_offline_grammar.py."""
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from shokunin.agents.workbench import intents
@@ -100,6 +101,21 @@ async def test_a_room_the_map_lacks_is_named_once_in_the_users_language(
     assert en.startswith("The map has no room “Garage” (valid rooms: Lobby, Kitchen,")
     [ja] = texts(await ask(runner, "3階を表示して"))
     assert ja == "地図に階「3階」はありません（階: 1F, 2F）。"
+
+
+@pytest.mark.parametrize(("request_text", "title", "labels"), [
+    ("plot room areas on 2F", "Room areas on 2F", "['Bathroom', 'MeetingRoom', 'Lounge'"),
+    ("chart the capacity of each room", "Room capacities", "'Lobby', 'Office'"),
+    ("plot total area per floor", "Total room areas per floor", "['1F', '2F']"),
+    ("graph the occupancy of the lounge", "People in Lounge by hour", "['8:00', '9:00'"),
+    ("chart people by hour in the building", "People in the building by hour", "'8:00'"),
+])
+def test_charts_draw_what_was_asked(request_text: str, title: str, labels: str) -> None:
+    pkg = MapPackage.load(Settings().map_dir)
+    [(name, args)] = intents.plan(request_text, pkg, {"run_python"}).calls
+    code = OfflineBrain(pkg, Settings().sample_db)._fill(name, args)["code"]
+    assert f"ax.set_title({title!r})" in code and labels in code
+    compile(code, "chart", "exec")
 
 
 async def test_a_percentage_keeps_its_percent_sign(make_runner: MakeRunner,

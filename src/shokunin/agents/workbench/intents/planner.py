@@ -194,8 +194,10 @@ class _Clause:
     # -- charts -----------------------------------------------------------------------------
     def _chart(self) -> None:
         m, k = self.m, self.kinds
-        metric = "occupancy" if "occupancy" in k or m.hours else (
-            "capacity" if "capacity" in k else "area_m2")
+        hourly = has(self.low, ("by hour", "hourly", "per hour", "over the day", "people")) or (
+            has(self.low, ("時間ごと", "時間別", "時間帯", "人数")))
+        metric = "capacity" if "capacity" in k else (
+            "occupancy" if "occupancy" in k or m.hours or hourly else "area_m2")
         spec: dict[str, Any] = {"metric": metric}
         if metric == "occupancy" and m.rooms:
             spec["room"] = m.room_names[0]
