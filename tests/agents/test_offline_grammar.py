@@ -227,32 +227,43 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ]),
     ('when is the lounge busiest?', [
         ('sql_engine', {
-            'query': ("SELECT room, hour, people FROM occupancy WHERE room = 'Lounge' ORDER "
-                      'BY people DESC, hour LIMIT 1'),
+            'query': ("SELECT room, hour || ':00' AS hour, people FROM occupancy WHERE "
+                      "room = 'Lounge' ORDER BY people DESC, occupancy.hour LIMIT 1"),
+        }),
+    ]),
+    ('2Fが一番混むのはいつ？', [
+        ('sql_engine', {
+            'query': ("SELECT o.hour || ':00' AS hour, SUM(o.people) AS people FROM occupancy "
+                      "o JOIN rooms r ON r.name = o.room WHERE r.floor_id = '2F' GROUP BY "
+                      "o.hour ORDER BY people DESC, o.hour LIMIT 1"),
         }),
     ]),
     ('which room is the largest?', [
         ('sql_engine', {
-            'query': ('SELECT name, floor_id, area_m2 FROM rooms ORDER BY area_m2 DESC, name '
-                      'LIMIT 1'),
+            'query': ('SELECT name, floor_id, area_m2 FROM (SELECT name, floor_id, area_m2, '
+                      'RANK() OVER (ORDER BY area_m2 DESC) AS place FROM rooms) WHERE place '
+                      '<= 1 ORDER BY place, name'),
         }),
     ]),
     ('top 3 rooms by capacity', [
         ('sql_engine', {
-            'query': ('SELECT name, floor_id, capacity FROM rooms ORDER BY capacity DESC, '
-                      'name LIMIT 3'),
+            'query': ('SELECT name, floor_id, capacity FROM (SELECT name, floor_id, capacity, '
+                      'RANK() OVER (ORDER BY capacity DESC) AS place FROM rooms) WHERE place '
+                      '<= 3 ORDER BY place, name'),
         }),
     ]),
     ('2階で一番広い部屋は？', [
         ('sql_engine', {
-            'query': ("SELECT name, floor_id, area_m2 FROM rooms WHERE floor_id = '2F' ORDER "
-                      'BY area_m2 DESC, name LIMIT 1'),
+            'query': ('SELECT name, floor_id, area_m2 FROM (SELECT name, floor_id, area_m2, '
+                      'RANK() OVER (ORDER BY area_m2 DESC) AS place FROM rooms WHERE floor_id '
+                      "= '2F') WHERE place <= 1 ORDER BY place, name"),
         }),
     ]),
     ('what is the smallest room on 1F?', [
         ('sql_engine', {
-            'query': ("SELECT name, floor_id, area_m2 FROM rooms WHERE floor_id = '1F' ORDER "
-                      'BY area_m2 ASC, name LIMIT 1'),
+            'query': ('SELECT name, floor_id, area_m2 FROM (SELECT name, floor_id, area_m2, '
+                      'RANK() OVER (ORDER BY area_m2 ASC) AS place FROM rooms WHERE floor_id '
+                      "= '1F') WHERE place <= 1 ORDER BY place, name"),
         }),
     ]),
     ('total area of 2F', [

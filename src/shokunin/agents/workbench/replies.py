@@ -137,6 +137,11 @@ def _table_answer(ja: bool, table: str, about: tuple[str, str] | None) -> str:
         if label:
             return f"{label}: {value}。" if ja else f"{label}: {value}."
         return f"答えは {value} です。" if ja else f"The answer is {value}."
+    if label and len(lines) == 3:  # one row: its values after the label
+        cells = [c.strip() for c in lines[2].strip("|").split("|")]
+        if len(cells) > 1 and cells[0] in label:  # the row's name is in the label already
+            cells = cells[1:]
+        return f"{label}: {'、'.join(cells)}。" if ja else f"{label}: {', '.join(cells)}."
     if label:
         return f"{label}:\n\n{table}"
     return f"結果です:\n\n{table}" if ja else f"Here is the result:\n\n{table}"

@@ -53,16 +53,21 @@ def total(metric: str, floor: str | None, per_floor: bool = False) -> Question:
 
 
 def rank(metric: str, descending: bool, top: int, floor: str | None) -> Question:
+    """The ``top`` ranks by ``metric``, ties included (two rooms of the largest area are
+    both the largest)."""
     en, ja = METRICS[metric]
     order = "DESC" if descending else "ASC"
     on_en, on_ja = _on(floor)
     word = ("largest" if metric == "area_m2" else "highest") if descending else (
         "smallest" if metric == "area_m2" else "lowest")
     ja_word = "大きい" if descending else "小さい"
-    return (f"SELECT name, floor_id, {metric} FROM rooms{_floor_where(floor)} ORDER BY "
-            f"{metric} {order}, name LIMIT {top}",
-            (f"The {top} room{'s' if top > 1 else ''} with the {word} {en}{on_en}",
-             f"{on_ja}{ja}が{ja_word}部屋（上位{top}）"))
+    rooms_en = "The room" if top == 1 else f"The {top} rooms"
+    rooms_ja = "部屋" if top == 1 else f"部屋（上位{top}）"
+    return (f"SELECT name, floor_id, {metric} FROM (SELECT name, floor_id, {metric}, RANK() "
+            f"OVER (ORDER BY {metric} {order}) AS place FROM rooms{_floor_where(floor)}) "
+            f"WHERE place <= {top} ORDER BY place, name",
+            (f"{rooms_en} with the {word} {en}{on_en}",
+             f"{on_ja}{ja}が{'最も' if top == 1 else ''}{ja_word}{rooms_ja}"))
 
 
 def count(floor: str | None) -> Question:
@@ -86,9 +91,10 @@ def occupancy(rooms: list[str], floor: str | None, hour: int | None, peak: bool)
                 (f"People in {', '.join(rooms)} at {hour}:00",
                  f"{hour}時の{'、'.join(rooms)}の人数"))
     if rooms and peak:
-        return (f"SELECT room, hour, people FROM occupancy WHERE room = {_q(rooms[0])} ORDER BY "
-                "people DESC, hour LIMIT 1",
-                (f"The busiest hour of {rooms[0]}", f"{rooms[0]}が最も混む時間"))
+        return (f"SELECT room, hour || ':00' AS hour, people FROM occupancy WHERE room = "
+                f"{_q(rooms[0])} ORDER BY people DESC, occupancy.hour LIMIT 1",
+                (f"The busiest hour of {rooms[0]}, and the people then",
+                 f"{rooms[0]}が最も混む時間と人数"))
     if rooms:
         return (f"SELECT hour, people FROM occupancy WHERE room = {_q(rooms[0])} ORDER BY hour",
                 (f"People in {rooms[0]} by hour", f"{rooms[0]}の時間ごとの人数"))
@@ -100,7 +106,7 @@ def occupancy(rooms: list[str], floor: str | None, hour: int | None, peak: bool)
         return (f"SELECT SUM(o.people) AS people {join}{cond}",
                 (f"People{on_en or ' in the building'} at {hour}:00",
                  f"{hour}時の{on_ja or '建物全体の'}人数"))
-    return (f"SELECT o.hour, SUM(o.people) AS people {join}{where_floor} GROUP BY o.hour "
-            "ORDER BY people DESC, o.hour LIMIT 1",
-            (f"The busiest hour{on_en or ' of the building'}",
-             f"{on_ja or '建物全体で'}最も混む時間"))
+    return (f"SELECT o.hour || ':00' AS hour, SUM(o.people) AS people {join}{where_floor} "
+            "GROUP BY o.hour ORDER BY people DESC, o.hour LIMIT 1",
+            (f"The busiest hour{on_en or ' of the building'}, and the people then",
+             f"{on_ja or '建物全体で'}最も混む時間と人数"))
