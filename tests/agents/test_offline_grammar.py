@@ -400,6 +400,56 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ('show the first floor stairs', [
         ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Level1'}),
     ]),
+    # several floors in one question or display
+    ('1階と2階の部屋数', [
+        ('sql_engine', {
+            'query': ("SELECT floor_id, COUNT(*) AS rooms FROM rooms WHERE floor_id IN ('1F', "
+                      "'2F') GROUP BY floor_id ORDER BY floor_id"),
+        }),
+    ]),
+    ('list the rooms on 1F and 2F', [
+        ('sql_engine', {
+            'query': ('SELECT name, floor_id, kind, area_m2, capacity FROM rooms WHERE '
+                      "floor_id IN ('1F', '2F') ORDER BY floor_id, name"),
+        }),
+    ]),
+    ('show 1F and 2F', [
+        ('show_map', {'floor_id': '1F'}),
+        ('show_map', {'floor_id': '2F'}),
+    ]),
+    ('graph capacities on the first floor', [
+        ('run_python', {'chart': {'metric': 'capacity', 'floor': '1F'}}),
+    ]),
+    ('Could you show me where the restroom is?', [
+        ('sql_engine', {
+            'query': ('SELECT r.name, r.floor_id, f.floor_name FROM rooms r JOIN floors f ON '
+                      "f.floor_id = r.floor_id WHERE r.name IN ('Toilet') ORDER BY r.name"),
+        }),
+    ]),
+    ('How many people can the lobby hold?', [
+        ('sql_engine', {
+            'query': "SELECT name, capacity FROM rooms WHERE name IN ('Lobby') ORDER BY name",
+        }),
+    ]),
+    ('Put an arrow pointing right in the reception', [
+        ('draw_arrow', {'room_name': 'Lobby', 'direction': 'right'}),
+    ]),
+    ('ロビーとオフィスを緑でハイライトしてください', [
+        ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Lobby,Office', 'room_colors': 'green'}),
+    ]),
+    ('How many people are in the building at noon?', [
+        ('sql_engine', {
+            'query': ('SELECT SUM(o.people) AS people FROM occupancy o JOIN rooms r ON r.name '
+                      '= o.room WHERE o.hour = 12'),
+        }),
+    ]),
+    ('300の20%は？', [
+        ('calculator', {'expression': '300 * 20%'}),
+    ]),
+    ('矢印を全部消して、マップもクリアして', [
+        ('clear_arrows', {}),
+        ('clear_map', {}),
+    ]),
 ]
 
 

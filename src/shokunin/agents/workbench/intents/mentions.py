@@ -91,6 +91,10 @@ class Mentions:
         return list(dict.fromkeys(name for _pos, name in self.rooms))
 
     @property
+    def floor_ids(self) -> list[str]:
+        return list(dict.fromkeys(floor for _pos, floor in self.floors))
+
+    @property
     def floor(self) -> str | None:
         return self.floors[0][1] if self.floors else None
 

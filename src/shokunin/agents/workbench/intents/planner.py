@@ -203,7 +203,7 @@ class _Clause:
             spec["room"] = m.room_names[0]
         elif has(self.low, PER_FLOOR_WORDS[0]) or has(self.low, PER_FLOOR_WORDS[1]):
             spec["per_floor"] = True
-        if m.floor and "room" not in spec and "per_floor" not in spec:
+        if len(m.floor_ids) == 1 and "room" not in spec and "per_floor" not in spec:
             spec["floor"] = m.floor
         if "run_python" not in self.tools:
             return self.note("I understood a chart, but the Python sandbox is not available.",
@@ -232,30 +232,30 @@ class _Clause:
     # -- questions --------------------------------------------------------------------------
     def _question(self) -> bool:
         k, m = self.kinds, self.m
-        floor, rooms = m.floor, m.room_names
+        floors, rooms = m.floor_ids, m.room_names
         capacity = has(self.low, CAPACITY_RANK_WORDS[0]) or has(self.low, CAPACITY_RANK_WORDS[1])
         metric = "capacity" if "capacity" in k or capacity else "area_m2"
         per_floor = has(self.low, PER_FLOOR_WORDS[0]) or has(self.low, PER_FLOOR_WORDS[1])
         if ("rank" in k or m.top) and not rooms and not ("occupancy" in k and not capacity):
             smallest = has(self.low, SMALLEST_WORDS[0]) or has(self.low, SMALLEST_WORDS[1])
-            self.ask(questions.rank(metric, not smallest, m.top or 1, floor))
+            self.ask(questions.rank(metric, not smallest, m.top or 1, floors))
         elif "total" in k and not rooms and "occupancy" not in k:
-            self.ask(questions.total(metric, floor, per_floor))
+            self.ask(questions.total(metric, floors, per_floor))
         elif "occupancy" in k:
             peak = bool(k & {"rank"}) or has(self.low, ("busiest", "peak", "when")) or has(
                 self.low, ("ピーク", "一番", "最も", "いつ"))
-            self.ask(questions.occupancy(rooms, floor, m.hours[0] if m.hours else None, peak))
+            self.ask(questions.occupancy(rooms, floors, m.hours[0] if m.hours else None, peak))
         elif "where" in k and rooms:
             self.ask(questions.where(rooms))
         elif k & {"capacity", "area"} and rooms and not k & {"highlight", "show"} - {"area"}:
             self.ask(questions.attribute(metric, rooms))
-        elif k & {"capacity", "area"} and floor and not rooms:
-            self.ask(questions.total(metric, floor))
+        elif k & {"capacity", "area"} and floors and not rooms:
+            self.ask(questions.total(metric, floors))
         elif "count" in k and not rooms and (has(self.low, ("room", "rooms")) or "部屋" in
-                                             self.low or floor):
-            self.ask(questions.count(floor))
+                                             self.low or floors):
+            self.ask(questions.count(floors))
         elif "list" in k or ("show" in k and has(self.low, ("rooms",)) and not rooms):
-            self.ask(questions.rooms_of(floor))
+            self.ask(questions.rooms_of(floors))
         elif k & {"where", "capacity", "area"} and not rooms:
             self._unknown_room()
         else:
@@ -321,8 +321,10 @@ class _Clause:
         return self._show_rooms(rooms)
 
     def _show_rooms(self, rooms: list[str], bitmap: str | None = None) -> None:
-        if not rooms:
-            return self.call("show_map", {"floor_id": self.m.floor or self.pkg.floor_ids[0]})
+        if not rooms:  # one show_map per floor named: the last one stays on screen
+            for floor in self.m.floor_ids or self.pkg.floor_ids[:1]:
+                self.call("show_map", {"floor_id": floor})
+            return None
         colors = self._colors_for(rooms) or {}
         for floor, here in self._by_floor(rooms).items():
             args: dict[str, Any] = {"floor_id": floor}
