@@ -564,3 +564,9 @@ def test_tool_errors_are_one_sentence_in_the_users_language() -> None:
         "The calculator could not compute it: division by zero.")
     assert replies.outcome(True, "calculator", {}, calc, False) == (
         "計算できませんでした: 0 で割ることはできません。")
+
+
+def test_at_most_twenty_requests_are_read_from_one_message_and_the_rest_is_said() -> None:
+    p = plan("show 1F and " * 30)
+    assert p.calls == [("show_map", {"floor_id": "1F"})] * 20
+    assert p.notes[-1][0] == "I read only the first 20 requests of this message."

@@ -2,12 +2,13 @@
 
 First turn of a request: read it (intents) into tool calls, or say plainly what it cannot
 do. After the tools ran: answer from their results, plus what was not done. The graph
-cannot tell the difference. Reading is bounded (intents.MAX_CHARS) and linear, so it runs
-on the event loop without holding it.
+cannot tell the difference. Reading is bounded (intents.MAX_CHARS) and linear, and runs
+in a worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,10 @@ class OfflineBrain:
 
     async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage:
         start = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
-        plan = intents.plan(text_of(messages[start]), self.pkg, set(deps.tools))
+        # Bounded and linear, but a 1,000-character message of tiny clauses still takes
+        # some milliseconds: off the event loop, so no other client waits for it.
+        plan = await asyncio.to_thread(intents.plan, text_of(messages[start]), self.pkg,
+                                       set(deps.tools))
         since = messages[start + 1:]
         if since and isinstance(since[-1], ToolMessage):
             return AIMessage(content=self._answer(plan, since))

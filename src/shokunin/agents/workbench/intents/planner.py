@@ -24,6 +24,7 @@ from shokunin.agents.workbench.intents.text import bound, clauses, has, is_ja, k
 from shokunin.maps import NAMED_COLORS, MapPackage
 
 Call = tuple[str, dict[str, Any]]
+MAX_CLAUSES = 20  # requests read from one message; more are said to be left
 Label = tuple[str, str]  # (English, Japanese)
 
 
@@ -80,8 +81,12 @@ def plan(text: str, pkg: MapPackage, tools: set[str]) -> Plan:
         result.steps.append(Step("sql_engine", {"query": read}))
         result.understood = True
         return result
-    for clause in clauses(read, lambda piece: find(piece, pkg).any):
+    parts = clauses(read, lambda piece: find(piece, pkg).any)
+    for clause in parts[:MAX_CLAUSES]:
         _Clause(clause, pkg, tools, result).plan()
+    if len(parts) > MAX_CLAUSES:
+        result.notes.append((f"I read only the first {MAX_CLAUSES} requests of this message.",
+                             f"このメッセージの最初の{MAX_CLAUSES}件の依頼だけを読みました。"))
     return result
 
 

@@ -71,23 +71,27 @@ def clauses(text: str, names_something: Callable[[str], bool]) -> list[str]:
     but names something ("and Room2", "in red") or is a few words, stays with the clause
     before it; other pieces ("and order a pizza") stand alone, so
     the reply can say they were not understood."""
-    pieces = [p.strip() for p in _cut(text)]
-    out: list[str] = []
-    for piece in pieces:
+    out: list[list[str]] = []  # the pieces of each clause
+    asking: list[bool] = []  # whether each clause asks for something yet
+    for piece in (p.strip() for p in _cut(text)):
         if not piece:
             continue
         asks = bool(kinds_in(piece) & _ACTIONS)
         short = len(piece) <= 4 if is_ja(piece) else len(piece.split()) <= 2
-        belongs = not asks and (names_something(piece) or short)
-        if out and (belongs or not kinds_in(out[-1]) & _ACTIONS):
-            out[-1] = _glue(out[-1], piece)
+        if out and ((not asks and (short or names_something(piece))) or not asking[-1]):
+            out[-1].append(piece)
+            asking[-1] = asking[-1] or asks
         else:
-            out.append(piece)
+            out.append([piece])
+            asking.append(asks)
+    return [_glue(parts) for parts in out]
+
+
+def _glue(parts: list[str]) -> str:
+    out = parts[0]
+    for part in parts[1:]:
+        out += part if is_ja(out[-1:]) or is_ja(part[:1]) else f" {part}"
     return out
-
-
-def _glue(left: str, right: str) -> str:
-    return left + right if is_ja(left[-1:]) or is_ja(right[:1]) else f"{left} {right}"
 
 
 def _cut(text: str) -> Iterator[str]:
