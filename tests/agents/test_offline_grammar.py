@@ -450,6 +450,13 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
         ('clear_arrows', {}),
         ('clear_map', {}),
     ]),
+    # SQL typed as is, and a sentence that only starts like SQL
+    ('WITH big AS (SELECT * FROM rooms) SELECT name FROM big', [
+        ('sql_engine', {'query': 'WITH big AS (SELECT * FROM rooms) SELECT name FROM big'}),
+    ]),
+    ('with red, highlight Room1', [
+        ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Room1', 'room_colors': 'red'}),
+    ]),
 ]
 
 

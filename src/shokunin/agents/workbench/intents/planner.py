@@ -53,7 +53,8 @@ class Plan:
         return [(s.name, s.args) for s in self.steps]
 
 
-_SQL = re.compile(r"\s{0,20}(select|with)\b", re.IGNORECASE)
+_SQL = re.compile(r"\s{0,20}(?:select\b|with (?:recursive )?[a-z_][a-z0-9_]{0,60} as ?\()",
+                  re.IGNORECASE)
 _PERCENT_OF = re.compile(r"(\d{1,20}(?:\.\d{1,20})?) ?% ?of ?(\d{1,20}(?:\.\d{1,20})?)")
 _JA_PERCENT_OF = re.compile(r"(\d{1,20}(?:\.\d{1,20})?) ?の ?(\d{1,20}(?:\.\d{1,20})?) ?[%％]")
 _EXPR = re.compile(r"(?<![a-z_])[0-9.+\-*/%^()× ÷]+")
@@ -115,7 +116,7 @@ class _Clause:
         if m.unknown_floors and not m.floors:
             return self._unknown_floor()
         if m.unknown_floors:
-            self._unknown_floor(said=True)
+            self._unknown_floor(note_only=True)
         if "clear" in k and ({"arrow", "map", "highlight"} & k or len(k) == 1):
             return self.call("clear_arrows" if "arrow" in k else "clear_map", {})
         if (expression := self._expression()) is not None:
@@ -143,13 +144,13 @@ class _Clause:
                   understood=False)
         return None
 
-    def _unknown_floor(self, said: bool = False) -> None:
+    def _unknown_floor(self, note_only: bool = False) -> None:
         """A floor the map lacks: a request only to display it goes to show_map, whose
         error names the floors (shown in the user's language); anything else is said."""
         floors = ", ".join(self.pkg.floor_ids)
         typed = self.m.unknown_floors[0]
         display = self.kinds & {"show", "highlight"} and not self.kinds & _QUESTIONS
-        if typed.lower() not in _REFERENCES and display and not self.m.rooms and not said:
+        if typed.lower() not in _REFERENCES and display and not self.m.rooms and not note_only:
             self.call("show_map", {"floor_id": typed})
         elif typed.lower() in _REFERENCES:
             self.note(f"I cannot tell which floor “{typed}” is (I keep no memory of earlier "
