@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from shokunin.agents.workbench import intents, replies
+from shokunin.agents.workbench.charts import chart_code
+from shokunin.agents.workbench.tools import run_query
 from shokunin.config import Settings
 from shokunin.maps import MapPackage
 
@@ -520,6 +522,8 @@ ADVERSARIAL = ["calculate " + "1" * 100_000, "1+" * 50_000, "what is " + "9." * 
 _READ_ALL = """
 import sys
 from shokunin.agents.workbench import intents, replies
+from shokunin.agents.workbench.charts import chart_code
+from shokunin.agents.workbench.tools import run_query
 from shokunin.config import Settings
 from shokunin.maps import MapPackage
 from tests.agents.test_offline_grammar import ADVERSARIAL
@@ -577,3 +581,15 @@ def test_at_most_twenty_requests_are_read_from_one_message_and_the_rest_is_said(
     p = plan("show 1F and " * 30)
     assert p.calls == [("show_map", {"floor_id": "1F"})] * 20
     assert p.notes[-1][0] == "I read only the first 20 requests of this message."
+
+
+def test_every_query_and_chart_of_the_table_runs_on_the_sample_database() -> None:
+    db = Settings().sample_db
+    calls = [c for _text, expected in TABLE for c in expected]
+    queries = [a["query"] for n, a in calls if n == "sql_engine"]
+    charts = [a["chart"] for n, a in calls if n == "run_python"]
+    assert len(queries) > 30 and len(charts) > 5
+    for query in queries:
+        run_query(db, query)  # raises on a malformed query
+    for spec in charts:
+        compile(chart_code(spec, db), "chart", "exec")

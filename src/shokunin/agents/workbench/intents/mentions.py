@@ -63,7 +63,8 @@ _NOT_NAMES = {"the", "a", "an", "it", "them", "floor", "map", "room", "rooms", "
               "up", "down", "left", "right", "arrow", "arrows", "first", "second", "third",
               "ground", "top", "area", "size", "capacity", "total", "building", "hour",
               "noon", "people", "person", "exit", "plan", "floors", "one", "there", "here",
-              "us", "everything", "where", "how", "my", "some", "your",
+              "us", "everything", "where", "how", "my", "some", "your", "at", "in", "on",
+              "to", "of", "for", "and", "clear", "highlight", "show", "mark", "please",
               "マップ", "グラフ", "ハイライト", "フロア", "ルーム", "トイレ"}
 
 
@@ -183,8 +184,9 @@ def _resolve(pkg: MapPackage, meaning: str, hit: re.Match[str]) -> str | None:
     ids = {f.floorId.lower(): f.floorId for f in pkg.definition.floors}
     names = {f.floorName: f.floorId for f in pkg.definition.floors}
     word = hit.group(1) if hit.groups() else ""
-    if meaning == "kanji":
-        n = sum(KANJI_DIGITS.get(c, 0) for c in word) if word != "十" else 10
+    if meaning == "kanji":  # 二 -> 2, 十二 -> 12, 二十 -> 20
+        tens, _sep, ones = word.rpartition("十")
+        n = (KANJI_DIGITS.get(tens, 1) * 10 if _sep else 0) + KANJI_DIGITS.get(ones, 0)
         meaning, word = "level", str(n)
     if meaning == "ordinal":
         n = ORDINALS_EN.get(word) or int(word[:-2])
