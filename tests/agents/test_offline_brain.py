@@ -43,6 +43,8 @@ async def test_three_clauses_make_three_calls_with_their_own_arguments(
     assert [e.rooms for e in events if e.kind == "highlight_room"] == [["Lounge"]]  # type: ignore
     assert texts(events) == ["Drew an up arrow in Room1.\nDrew a left arrow in Kitchen.\n"
                              "Highlighted Lounge."]
+    results = [e.result for e in events if e.kind == "tool_result"]  # type: ignore[attr-defined]
+    assert results[0] == "Drew an up arrow in Room1."  # what a model reads, too
 
 
 async def test_a_partial_request_says_what_was_not_done(make_runner: MakeRunner) -> None:
