@@ -130,3 +130,12 @@ async def test_a_percentage_keeps_its_percent_sign(make_runner: MakeRunner,
     assert texts(await ask(runner, "2400の15%を計算して")) == ["2400 * 15% = 360"]
     [zero] = texts(await ask(runner, "1/0を計算して"))
     assert zero == "計算できませんでした: 0 で割ることはできません。"
+
+
+def test_a_chart_runs_and_says_what_it_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    pkg = MapPackage.load(Settings().map_dir)
+    [(name, args)] = intents.plan("ラウンジの人数をグラフにして", pkg, {"run_python"}).calls
+    exec(OfflineBrain(pkg, Settings().sample_db)._fill(name, args)["code"], {})  # noqa: S102
+    assert capsys.readouterr().out == "peak: 15 people at 13:00\n"

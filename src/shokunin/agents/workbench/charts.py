@@ -20,7 +20,9 @@ ax.set_title({title!r})
 plt.xticks(rotation=45, ha="right")
 plt.tight_layout()
 plt.show()
-print(f"{{len(values)}} values, {{sum(values):g}} in total")"""
+{summary}"""
+_TOTAL = 'print(f"{len(values)} values, {sum(values):g} in total")'
+_PEAK = 'print(f"peak: {max(values)} people at {labels[values.index(max(values))]}")'
 
 _UNITS = {"area_m2": "Area (m2)", "capacity": "Capacity (people)", "occupancy": "People"}
 
@@ -68,7 +70,8 @@ def chart_code(spec: dict[str, Any], db: Path) -> str:
         labels=[f"{r[0]}:00" if occupancy else str(r[0]) for r in rows],
         values=[r[1] for r in rows], plot="plot" if occupancy else "bar",
         xlabel="Hour" if occupancy else ("Floor" if spec.get("per_floor") else "Room"),
-        ylabel=_UNITS.get(spec.get("metric", "area_m2"), "Value"), title=title(spec))
+        ylabel=_UNITS.get(spec.get("metric", "area_m2"), "Value"), title=title(spec),
+        summary=_PEAK if occupancy else _TOTAL)
 
 
 def _inline(sql: str, params: tuple[Any, ...]) -> str:
