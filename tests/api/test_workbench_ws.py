@@ -123,7 +123,7 @@ async def test_legacy_points_map_and_sql(live_server: LiveServer) -> None:
     legacy = next(m for m in points if m["type"] == "map")["content"]
     assert len(legacy["points"]) == 5 and {"lat", "lon"} == set(legacy["points"][0])
     assert "description" in legacy
-    assert [m["content"] for m in sql if m["type"] == "text"] == ["The answer is 6."]
+    assert [m["content"] for m in sql if m["type"] == "text"] == ["Rooms on 2F: 6."]
 
 
 async def test_unknown_room_gives_error_and_text_naming_choices(live_server: LiveServer) -> None:

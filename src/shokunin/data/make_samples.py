@@ -42,8 +42,9 @@ FLOORS: dict[str, tuple[str, list[tuple[str, str, int, tuple[int, int, int, int]
         ("Archive", "storage", 0, (60, 38, 100, 60)),
     ]),
 }
-# The names people use for each room (Japanese and English); "the stairs" alone is
-# ambiguous between the floors, so each stair well is named with its floor.
+# The names people use for each room (Japanese and English). Each stair well is named with
+# its floor; "the stairs" / 「階段」 alone means both (the offline brain narrows it by a floor
+# named with it: 「2階の階段」, "the stairs on the first floor").
 ALIASES: dict[str, list[str]] = {
     "Lobby": ["ロビー", "エントランス", "受付", "玄関", "entrance", "reception", "lobby area"],
     "Kitchen": ["キッチン", "台所", "給湯室", "pantry", "kitchenette"],
@@ -52,15 +53,18 @@ ALIASES: dict[str, list[str]] = {
     "Toilet": ["トイレ", "お手洗い", "化粧室", "restroom", "wc", "lavatory"],
     "Office": ["オフィス", "事務所", "事務室", "執務室", "workspace"],
     "Level1": ["1階の階段", "1Fの階段", "1階階段", "stairs on 1F", "ground floor stairs",
-               "level 1"],
+               "first floor stairs", "level 1"],
     "Storage": ["倉庫", "物置", "収納", "store room", "storeroom", "stockroom"],
-    "MeetingRoom": ["会議室", "ミーティングルーム", "meeting room", "conference room"],
-    "Studio": ["スタジオ", "工房", "studio room"],
+    "MeetingRoom": ["会議室", "ミーティングルーム", "meeting room", "conference room",
+                    "meeting space"],
+    "Studio": ["スタジオ", "工房", "アトリエ", "studio room", "atelier"],
     "Bathroom": ["浴室", "風呂", "バスルーム", "シャワー室", "shower room", "bath"],
-    "Lounge": ["ラウンジ", "休憩室", "談話室", "lounge area", "break room", "common room"],
+    "Lounge": ["ラウンジ", "休憩室", "談話室", "休憩所", "lounge area", "break room",
+               "common room"],
     "Level2": ["2階の階段", "2Fの階段", "2階階段", "stairs on 2F", "upstairs stairs",
-               "level 2"],
-    "Archive": ["書庫", "資料室", "アーカイブ", "records room", "file room"],
+               "second floor stairs", "level 2"],
+    "Archive": ["書庫", "資料室", "書類庫", "アーカイブ", "archives", "records room",
+                "file room"],
 }
 BITMAPS = [("arrow_up", "上矢印"), ("arrow_down", "下矢印"), ("arrow_left", "左矢印"),
            ("arrow_right", "右矢印"), ("person", "人物"), ("exit", "非常口")]

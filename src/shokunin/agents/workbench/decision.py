@@ -58,6 +58,7 @@ async def report(deps: RunDeps, message: AIMessage, step: int, brain: str) -> No
     label = f"Step {step}"
     deps.step = label
     calls = message.tool_calls
+    broken = [c for c in message.invalid_tool_calls if c.get("id")]  # answered by the graph
     text = text_of(message)
     shown = [c for c in calls if c["name"] != PYTHON_TOOL]  # the sandbox shows its own code
     code = "\n".join(render_call(c["name"], c["args"]) for c in shown)
@@ -65,17 +66,18 @@ async def report(deps: RunDeps, message: AIMessage, step: int, brain: str) -> No
     parsed: list[dict[str, Any]] = [
         {"type": "code", "content": s["code"], "language": "python", "step": label}
         for s in code_steps]
-    if not calls and text:
+    if not calls and not broken and text:
         parsed.append({"type": "text", "content": text})
     events: list[ev.BaseEvent] = [ev.Debug(content={
         "agent_response": {"text": text, "raw_output": "", "code_steps": code_steps,
-                           "logs": [{"step_number": step,
-                                     "tool_calls": [c["name"] for c in calls]}]},
+                           "logs": [{"step_number": step, "tool_calls": [
+                               c["name"] or "" for c in [*calls, *broken]]}]},
         "parsed_outputs": parsed, "output_count": len(parsed), "brain": brain})]
     if code:
         events.append(ev.Code(code=code, language="python", step=label))
-    if not calls and text:
+    answer = not calls and not broken  # a step of broken calls is not an answer
+    if answer and text:
         events.append(ev.Text(text=text))
     await deps.ctx.emit_all(events)
-    if not calls:
+    if answer:
         await deps.hold.release()

@@ -1,11 +1,14 @@
-"""OfflineBrain: decides like a model would, with patterns instead of a model.
+"""OfflineBrain: decides like a model would, with a grammar instead of a model.
 
-First turn of a request: read it (intents.py) into tool calls, or answer with help.
-After the tools ran: answer from their results. The graph cannot tell the difference.
+First turn of a request: read it (intents) into tool calls, or say plainly what it cannot
+do. After the tools ran: answer from their results, plus what was not done. The graph
+cannot tell the difference. Reading is bounded (intents.MAX_CHARS) and linear, and runs
+in a worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -13,23 +16,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 
 from shokunin.agents.workbench import intents, replies
+from shokunin.agents.workbench.charts import chart_code
 from shokunin.agents.workbench.decision import text_of
 from shokunin.agents.workbench.deps import RunDeps
-from shokunin.agents.workbench.tools import run_query
 from shokunin.maps import MapPackage
 
-_PLOT = """import matplotlib.pyplot as plt
-
-rooms = {rooms!r}
-areas = {areas!r}
-fig, ax = plt.subplots(figsize=(8, 4))
-ax.bar(rooms, areas, color="#4C78A8")
-ax.set_ylabel("Area (m2)")
-ax.set_title("Room areas")
-plt.xticks(rotation=45, ha="right")
-plt.tight_layout()
-plt.show()
-print(f"{{len(rooms)}} rooms, {{sum(areas):.0f}} m2 in total")"""
+_INLINE_CHARS = 120
 
 
 class OfflineBrain:
@@ -42,30 +34,44 @@ class OfflineBrain:
 
     async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage:
         start = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
-        req = intents.read(text_of(messages[start]), self.pkg)
+        text, tools = text_of(messages[start]), set(deps.tools)
+        # Bounded and linear, but a 1,000-character message of tiny clauses still takes
+        # some milliseconds: off the event loop, so no other client waits for it. A short
+        # one (most) is read in place: a thread hop would cost more than reading it.
+        plan = (intents.plan(text, self.pkg, tools) if len(text) <= _INLINE_CHARS
+                else await asyncio.to_thread(intents.plan, text, self.pkg, tools))
         since = messages[start + 1:]
         if since and isinstance(since[-1], ToolMessage):
-            return AIMessage(content=self._answer(req, since))
-        calls = intents.plan(req, self.pkg, set(deps.tools))
-        if calls is None:
-            return AIMessage(content=replies.help_text(req.ja, self.pkg))
+            return AIMessage(content=self._answer(plan, since))
+        if not plan.steps:
+            return AIMessage(content=self._cannot(plan))
         return AIMessage(content="", tool_calls=[
-            {"name": name, "args": self._fill(name, args), "id": f"call_{uuid.uuid4().hex[:12]}",
-             "type": "tool_call"} for name, args in calls])
+            {"name": s.name, "args": self._fill(s.name, s.args),
+             "id": f"call_{uuid.uuid4().hex[:12]}", "type": "tool_call"} for s in plan.steps])
 
     def _fill(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        if name == "run_python":
-            _cols, rows, _more = run_query(
-                self.sample_db, "SELECT name, area_m2 FROM rooms ORDER BY area_m2 DESC")
-            return {"code": _PLOT.format(rooms=[r[0] for r in rows], areas=[r[1] for r in rows])}
+        if name == "run_python" and isinstance(args.get("chart"), dict):
+            return {"code": chart_code(args["chart"], self.sample_db)}
         return args
 
-    def _answer(self, req: intents.Request, since: list[AnyMessage]) -> str:
-        calls = {c["id"]: c for m in since if isinstance(m, AIMessage) for c in m.tool_calls}
-        lines = []
-        for m in since:
-            if isinstance(m, ToolMessage) and m.tool_call_id in calls:
-                call = calls[m.tool_call_id]
-                lines.append(replies.outcome(req.ja, call["name"], call["args"], text_of(m),
-                                             m.status != "error"))
-        return "\n".join(lines)
+    def _cannot(self, plan: intents.Plan) -> str:
+        lines = replies.notes(plan)
+        if not plan.understood:
+            lines = [*lines[:-1], replies.help_text(plan.ja, self.pkg)] if plan.notes else [
+                replies.help_text(plan.ja, self.pkg)]
+        return "\n\n".join(lines)
+
+    def _answer(self, plan: intents.Plan, since: list[AnyMessage]) -> str:
+        calls = [c for m in since if isinstance(m, AIMessage) for c in m.tool_calls]
+        results = {m.tool_call_id: m for m in since if isinstance(m, ToolMessage)}
+        lines: list[str] = []
+        for i, call in enumerate(calls):
+            answer = results.get(call["id"])
+            if answer is None:
+                continue
+            step = plan.steps[i] if i < len(plan.steps) else None
+            args = step.args if step is not None and step.name == call["name"] else call["args"]
+            lines.append(replies.outcome(plan.ja, call["name"], args, text_of(answer),
+                                         answer.status != "error",
+                                         step.about if step is not None else None))
+        return "\n".join(dict.fromkeys([*lines, *replies.notes(plan)]))

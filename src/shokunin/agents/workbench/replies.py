@@ -1,48 +1,121 @@
-"""The OfflineBrain's words: a sentence per tool outcome, and its help, in English or Japanese."""
+"""The offline brain's words, in the user's language: a sentence per tool outcome, one
+clear sentence per kind of failure, what it could not do, and its help."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from shokunin.agents.workbench import charts
+from shokunin.agents.workbench.intents import MAX_CHARS, Plan
 from shokunin.maps import MapPackage
 
 _JA_WAYS = {"left": "左", "right": "右", "up": "上", "down": "下"}
+_JA_BITMAPS = {"person": "人物", "exit": "非常口"}
+MODEL_HINT = ("To have free-form requests understood, configure a model: set SHOKUNIN_MODEL "
+              "(e.g. openai:gpt-4.1-mini or ollama:qwen2.5) and, if it needs one, "
+              "SHOKUNIN_MODEL_API_KEY (README, “Using a real model”).",
+              "自由な文章の依頼にはモデルの設定が必要です: SHOKUNIN_MODEL"
+              "（例: openai:gpt-4.1-mini、ollama:qwen2.5）と、必要なら "
+              "SHOKUNIN_MODEL_API_KEY を設定してください"
+              "（README「Using a real model」）。")
 
 
-def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool) -> str:
+def join(names: list[str] | str, ja: bool) -> str:
+    """``Room1, Room2`` (ja: ``Room1、Room2``) from a list or a comma-separated string."""
+    items = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
+    return ("、" if ja else ", ").join(n for n in items if n)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool,
+            about: tuple[str, str] | None = None) -> str:
+    """One sentence (or a table) saying what a tool call did, or why it failed."""
     if not ok:
-        reason = result.removeprefix("Error: ")
-        return f"実行できませんでした（{name}）: {reason}" if ja else \
-            f"I couldn't do that ({name}): {reason}"
+        return tool_error(ja, name, result.removeprefix("Error: "))
     if name == "draw_arrow":
         room, way = args.get("room_name", ""), str(args.get("direction", "")).lower()
+        # The seed's own words (seed 000's final_answer example).
         return f"{_JA_WAYS.get(way, way)}矢印が{room}に描かれました。" if ja else \
-            f"Drew a {way} arrow in {room}."
+            f"Drew {_article(way)} {way} arrow in {room}."
     if name == "clear_arrows":
         return "矢印をクリアしました。" if ja else "Cleared all arrows."
     if name == "clear_map":
         return "マップをクリアしました。" if ja else "Cleared the map."
     if name == "highlight_room":
-        return f"{args.get('room_names', '')}をハイライトしました。" if ja else \
-            f"Highlighted {args.get('room_names', '')}."
+        rooms = join(args.get("room_names", ""), ja)
+        return f"{rooms}をハイライトしました。" if ja else f"Highlighted {rooms}."
     if name == "show_map":
-        rooms = args.get("highlight_rooms", "")
-        floor = args.get("floor_id", "")
-        if ja:
-            return f"{floor}を表示しました" + (f"（{rooms}をハイライト）。" if rooms else "。")
-        return f"Showing floor {floor}" + (f" with {rooms} highlighted." if rooms else ".")
+        return _shown(ja, args)
     if name == "show_points":
         n = len(args.get("points", []))
         return f"{n}個の座標を地図に表示しました。" if ja else f"Plotted {n} points on the map."
     if name == "sql_engine":
-        return _table_answer(ja, result)
+        return _table_answer(ja, result, about)
     if name == "run_python":
-        return "部屋の面積のグラフを作成しました。" if ja else "Here is the chart of room areas."
+        spec = args.get("chart")
+        if isinstance(spec, dict):
+            what = charts.title(spec, ja)
+            return f"グラフを作成しました: {what}。" if ja else f"Drew a chart: {what}."
+        return "コードを実行しました。" if ja else "Ran the code."
     if name == "calculator":
-        expr = next(iter(args.values()), "")
-        return f"{expr} = {_plugin_result(result)}"
+        return f"{args.get('expression', '')} = {_plugin_result(result)}"
     return f"{name}: {result}"
+
+
+def _shown(ja: bool, args: dict[str, Any]) -> str:
+    floor = args.get("floor_id", "")
+    rooms = join(args.get("highlight_rooms", ""), ja)
+    colors = args.get("room_colors", "")
+    overlays = [e.split(":", 1) for e in str(args.get("bitmap_overlays", "")).split(";") if e]
+    if ja:
+        if overlays:
+            marks = "、".join(f"{r}に{_JA_BITMAPS.get(b, b)}" for b, r in overlays)
+            return f"{floor}を表示し、{marks}を置きました。"
+        color = f"（{colors}）" if colors else ""
+        return f"{floor}を表示しました" + (f"（{rooms}をハイライト{color}）。" if rooms else "。")
+    if overlays:
+        marks = ", ".join(f"{_article(b)} {b} sign in {r}" if b == "exit" else
+                          f"{_article(b)} {b} in {r}" for b, r in overlays)
+        return f"Showing {floor} with {marks}."
+    color = f" in {colors.replace(',', ', ')}" if colors else ""
+    return f"Showing {floor}" + (f" with {rooms} highlighted{color}." if rooms else ".")
+
+
+_UNKNOWN = re.compile(r"unknown (room|floor|direction|colour|bitmap) '([^']{0,200})'")
+_ELSEWHERE = re.compile(r"room '([^']{0,200})' is on floor (\S{1,40}), not (\S{1,40});")
+_BILINGUAL = re.compile(r"(.{1,300}) \(([^()]{1,300})\)$")
+_JA_THINGS = {"room": "部屋", "floor": "階", "direction": "向き", "colour": "色",
+              "bitmap": "アイコン"}
+
+
+def tool_error(ja: bool, name: str, reason: str) -> str:
+    """One sentence in the user's language for a tool's failure; the English detail (valid
+    choices) stays in the debug pane."""
+    if hit := _UNKNOWN.search(reason):
+        thing, value = hit.groups()
+        choices = reason.split("; ", 1)[1] if "; " in reason else ""
+        valid = choices.split(": ", 1)[-1]
+        if ja:
+            return f"地図に{_JA_THINGS[thing]}「{value}」はありません" + (
+                f"（{_JA_THINGS[thing]}: {valid}）。" if valid else "。")
+        return f"The map has no {thing} “{value}”" + (f" ({choices})." if choices else ".")
+    if hit := _ELSEWHERE.search(reason):
+        room, there, here = hit.groups()
+        return f"{room}は{here}ではなく{there}にあります。" if ja else \
+            f"{room} is on {there}, not on {here}."
+    if name == "calculator" and (hit := _BILINGUAL.match(reason)):
+        return f"計算できませんでした: {hit.group(1)}。" if ja else \
+            f"The calculator could not compute it: {hit.group(2)}."
+    if name == "sql_engine":
+        detail = reason.removeprefix("query failed: ")
+        return f"データベースの問い合わせに失敗しました（{detail}）。" if ja else \
+            f"The database query failed: {detail}."
+    return f"{name} は失敗しました（{reason}）。" if ja else f"{name} failed: {reason}."
 
 
 def _plugin_result(content: str) -> str:
@@ -56,29 +129,59 @@ def _plugin_result(content: str) -> str:
     return str(result.get("value", result)) if isinstance(result, dict) else str(result)
 
 
-def _table_answer(ja: bool, table: str) -> str:
+def _table_answer(ja: bool, table: str, about: tuple[str, str] | None) -> str:
     lines = table.splitlines()
+    label = (about[1] if ja else about[0]) if about else None
     if len(lines) == 3 and lines[2].count("|") == 2:  # one column, one row: a single value
-        value = lines[2].strip("| ")
+        value = lines[2].strip("| ") or ("なし" if ja else "none")
+        if label:
+            return f"{label}: {value}。" if ja else f"{label}: {value}."
         return f"答えは {value} です。" if ja else f"The answer is {value}."
+    if label and len(lines) == 3:  # one row: its values after the label
+        cells = [c.strip() for c in lines[2].strip("|").split("|")]
+        if len(cells) > 1 and cells[0] in label:  # the row's name is in the label already
+            cells = cells[1:]
+        return f"{label}: {'、'.join(cells)}。" if ja else f"{label}: {', '.join(cells)}."
+    if label:
+        return f"{label}:\n\n{table}"
     return f"結果です:\n\n{table}" if ja else f"Here is the result:\n\n{table}"
 
 
+def notes(plan: Plan) -> list[str]:
+    """What the reply adds to the outcomes: the cut, what cannot be done, how to do more."""
+    out = []
+    if plan.cut:
+        out.append(f"メッセージが長いため、最初の{MAX_CHARS}文字だけを読みました。" if plan.ja else
+                   f"The message is long: I read only its first {MAX_CHARS} characters.")
+    out += list(dict.fromkeys(ja if plan.ja else en for en, ja in plan.notes))
+    if plan.notes:
+        out.append(MODEL_HINT[1] if plan.ja else MODEL_HINT[0])
+    return out
+
+
 def help_text(ja: bool, pkg: MapPackage) -> str:
-    rooms = ", ".join(pkg.room_names)
-    floors = ", ".join(pkg.floor_ids)
+    rooms = join(pkg.room_names, ja)
+    floors = join(pkg.floor_ids, ja)
     if ja:
-        return ("オフラインモードでは次のことができます:\n"
-                "- 「Kitchenに左矢印を表示して」「矢印をクリアして」\n"
-                "- 「2Fを表示」「Room1を赤でハイライト」「マップをクリアして」\n"
-                "- 「部屋の一覧」「2Fに部屋はいくつ?」または SELECT 文\n"
-                "- 「部屋の面積をグラフにして」「1200*1.1を計算して」\n"
-                f"フロア: {floors}\n部屋: {rooms}")
-    return ("Offline, I can:\n"
-            "- draw arrows: \"draw a left arrow in Kitchen\", \"clear the arrows\"\n"
-            "- show the map: \"show 2F\", \"highlight Room1 and Room2 on 1F in red\", "
-            "\"clear the map\"\n"
-            "- answer from the database: \"list the rooms\", \"how many rooms are on 2F?\", "
-            "or a SELECT query\n"
-            "- \"plot room areas\", \"calculate 1200*1.1\"\n"
-            f"Floors: {floors}\nRooms: {rooms}")
+        return ("オフラインでは次のような依頼ができます"
+                "（「、」「そして」で複数まとめて可）:\n"
+                "- 「Kitchenに左矢印、Room1に上矢印を描いて」「矢印をクリアして」\n"
+                "- 「2階を表示」「書庫を赤でハイライト」「ロビーに人物を置いて」"
+                "「マップをクリアして」\n"
+                "- 「2Fの部屋の一覧」「2階に部屋はいくつ?」「一番広い部屋は?」"
+                "「ラウンジの定員は?」"
+                "「会議室の14時の人数」「2Fの面積の合計」または SELECT 文\n"
+                "- 「2Fの部屋の面積をグラフにして」「ラウンジの人数をグラフに」"
+                "「2400の15%を計算」\n"
+                f"階: {floors}\n部屋: {rooms}\n{MODEL_HINT[1]}")
+    return ("Offline, I understand requests like these (several at once, joined by \"and\", "
+            "\"then\" or commas):\n"
+            "- \"draw a left arrow in Kitchen and an up arrow in Room1\", \"clear the arrows\"\n"
+            "- \"show the second floor\", \"highlight the archive in red\", \"put a person in "
+            "the lobby\", \"clear the map\"\n"
+            "- \"list the rooms on 2F\", \"how many rooms are on 1F?\", \"which room is the "
+            "largest?\", \"what is the capacity of the lounge?\", \"how many people are in the "
+            "meeting room at 2pm?\", \"total area of 2F\", or a SELECT query\n"
+            "- \"plot room areas on 2F\", \"chart the lounge's occupancy\", \"what is 15% of "
+            "2400?\"\n"
+            f"Floors: {floors}\nRooms: {rooms}\n{MODEL_HINT[0]}")

@@ -57,7 +57,7 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
         except MapCommandError as exc:
             raise ToolException(str(exc)) from None
         await ctx.emit(ev.Arrow(room=room, direction=way))  # type: ignore[arg-type]
-        return f"Drew a {way} arrow in {room}."
+        return f"Drew {'an' if way == 'up' else 'a'} {way} arrow in {room}."
 
     async def clear_arrows() -> str:
         await ctx.emit(ev.ClearArrows())

@@ -1,0 +1,126 @@
+"""Reading user text in linear time: bounding it, finding words, cutting it into clauses.
+
+Nothing here uses a pattern with nested or overlapping repetition: each helper walks the
+text once per word it looks for, so a 100 kB message costs what its first ``MAX_CHARS``
+characters cost (the grammar reads no further, and the reply says so).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterator
+
+from shokunin.agents.workbench.intents.lexicon import (
+    KEYWORDS,
+    SEPARATOR_CHARS,
+    SEPARATORS_EN,
+    SEPARATORS_JA,
+    TE_ENDINGS,
+    TE_FORMS,
+)
+
+MAX_CHARS = 1000  # of a request the grammar reads; a longer one is cut, and told so
+
+
+def bound(text: str) -> tuple[str, bool]:
+    """The part of ``text`` the grammar reads, and whether it was cut. Full-width letters,
+    digits and signs (２Ｆ, ルーム１, ５０％) are read as their ASCII forms (NFKC)."""
+    text = text.strip()
+    read = unicodedata.normalize("NFKC", text[:MAX_CHARS])[:MAX_CHARS]
+    return read, len(text) > MAX_CHARS
+
+
+def is_ja(text: str) -> bool:
+    """Whether the text holds kana or kanji (the reply is then in Japanese)."""
+    return any("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" for c in text)
+
+
+def _wordish(c: str) -> bool:
+    return c.isascii() and (c.isalnum() or c == "_")
+
+
+def spans(low: str, word: str) -> Iterator[tuple[int, int]]:
+    """Where ``word`` (lower case) occurs in ``low``: whole words if it starts and ends
+    with an ASCII letter or digit, else anywhere."""
+    at = low.find(word)
+    if at < 0:
+        return
+    whole_start, whole_end = _wordish(word[0]), _wordish(word[-1])
+    while at >= 0:
+        end = at + len(word)
+        if not (whole_start and at > 0 and _wordish(low[at - 1])) and not (
+                whole_end and end < len(low) and _wordish(low[end])):
+            yield at, end
+        at = low.find(word, at + 1)
+
+
+def has(low: str, words: tuple[str, ...] | list[str]) -> bool:
+    # ``in`` first: most words are absent, and it answers that at C speed.
+    return any(w in low and next(spans(low, w), None) is not None for w in words)
+
+
+def kinds_in(text: str) -> set[str]:
+    """The kinds of request (``KEYWORDS``) whose words occur in ``text``."""
+    low = text.lower()
+    return {kind for kind, (en, ja) in KEYWORDS.items() if has(low, en) or has(low, ja)}
+
+
+_ACTIONS = {"clear", "calc", "chart", "points", "arrow", "where", "rank", "total",
+            "occupancy", "capacity", "area", "count", "list", "highlight", "place", "show"}
+
+
+def clauses(text: str, names_something: Callable[[str], bool]) -> list[str]:
+    """``text`` cut into clauses, one request each. A piece that asks for nothing by itself
+    but names something ("and Room2", "in red") or is a few words, stays with the clause
+    before it; other pieces ("and order a pizza") stand alone, so
+    the reply can say they were not understood."""
+    out: list[list[str]] = []  # the pieces of each clause
+    asking: list[bool] = []  # whether each clause asks for something yet
+    for piece in (p.strip() for p in _cut(text)):
+        if not piece:
+            continue
+        asks = bool(kinds_in(piece) & _ACTIONS)
+        short = len(piece) <= 4 if is_ja(piece) else len(piece.split()) <= 2
+        if out and ((not asks and (short or names_something(piece))) or not asking[-1]):
+            out[-1].append(piece)
+            asking[-1] = asking[-1] or asks
+        else:
+            out.append([piece])
+            asking.append(asks)
+    return [_glue(parts) for parts in out]
+
+
+def _glue(parts: list[str]) -> str:
+    out = parts[0]
+    for part in parts[1:]:
+        out += part if is_ja(out[-1:]) or is_ja(part[:1]) else f" {part}"
+    return out
+
+
+def _cut(text: str) -> Iterator[str]:
+    low = text.lower()
+    cuts: list[tuple[int, int]] = []  # (start, end) of each separator
+    for i, c in enumerate(text):
+        if c in SEPARATOR_CHARS:
+            between_digits = (c == "," and 0 < i < len(text) - 1 and text[i - 1].isdigit()
+                              and text[i + 1].isdigit())
+            if not between_digits:
+                cuts.append((i, i + 1))
+        elif c == "." and (i + 1 == len(text) or text[i + 1].isspace()):
+            cuts.append((i, i + 1))
+    for word in SEPARATORS_EN:
+        cuts += spans(low, word)
+    for word in SEPARATORS_JA:
+        cuts += spans(low, word)
+    for form in TE_FORMS:
+        for _start, end in spans(low, form):
+            rest = text[end:end + 4]
+            if rest and rest[0] not in SEPARATOR_CHARS and not rest.startswith(TE_ENDINGS):
+                cuts.append((end, end))
+    at = 0
+    for start, end in sorted(cuts):
+        if start < at:  # inside a separator already cut ("and then")
+            continue
+        yield text[at:start]
+        at = end
+    yield text[at:]
