@@ -319,6 +319,7 @@ HOOKED: dict[str, str] = {
         "importlib.util.module_from_spec(spec)"),
     "uvloop-spawn": "import uvloop",
     "libpq-connect": "import psycopg_binary",
+    "duckdb-extension": "import duckdb\nduckdb.connect(config={'allow_unsigned_extensions': True})",
     "sub-interpreter": "import _xxsubinterpreters as s\ns.run_string(s.create(), 'print(1)')",
     "own-memory": "open('/proc/self/mem', 'r+b')",
     "own-memory-path": "import pandas as pd\nopen(pd.io.common.Path('/proc/self/mem'), 'rb')",
