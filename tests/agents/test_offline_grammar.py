@@ -336,6 +336,22 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ('what is 12.5%', [
         ('calculator', {'expression': '12.5%'}),
     ]),
+    # found by trying requests the table did not have
+    ("what's 7% of 1530 plus 20", [
+        ('calculator', {'expression': '(1530 * 7%) + 20'}),
+    ]),
+    ('calculate 100 divided by 8', [
+        ('calculator', {'expression': '100 / 8'}),
+    ]),
+    ('計算して: 3 × (4 + 5)', [
+        ('calculator', {'expression': '3 * (4 + 5)'}),
+    ]),
+    ('put an exit sign in the lobby and a person in the office', [
+        ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'exit:Lobby;person:Office'}),
+    ]),
+    ('ロビーに非常口、オフィスに人を置いて', [
+        ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'exit:Lobby;person:Office'}),
+    ]),
     ('calculate 1200 * 8%', [
         ('calculator', {'expression': '1200 * 8%'}),
     ]),

@@ -57,6 +57,9 @@ _SQL = re.compile(r"\s{0,20}(?:select\b|with (?:recursive )?[a-z_][a-z0-9_]{0,60
                   re.IGNORECASE)
 _PERCENT_OF = re.compile(r"(\d{1,20}(?:\.\d{1,20})?) ?% ?of ?(\d{1,20}(?:\.\d{1,20})?)")
 _JA_PERCENT_OF = re.compile(r"(\d{1,20}(?:\.\d{1,20})?) ?の ?(\d{1,20}(?:\.\d{1,20})?) ?[%％]")
+_WORD_OPERATORS = (("足す", "+"), ("たす", "+"), ("引く", "-"), ("掛ける", "*"),
+                   ("かける", "*"), ("割る", "/"))
+_WHOLE_PRODUCT = re.compile(r"(?<![-+*/%^] )(?<![-+*/%^])\((\d[\d.]{0,40} \* [\d.]{1,40}%)\)(?![ ]?[-+*/%^])")
 _EXPR = re.compile(r"(?<![a-z_])[0-9.+\-*/%^()× ÷]+")
 _POINTS = re.compile(r"(\d{1,3}) ?(?:random (?:coordinates|points|locations)|(?:個|点|つ)?の?"
                      r"ランダムな?(?:座標|地点|点))")
@@ -173,11 +176,14 @@ class _Clause:
 
     # -- calculator -------------------------------------------------------------------------
     def _expression(self) -> str | None:
-        if hit := _PERCENT_OF.search(self.low):
-            return f"{hit.group(2)} * {hit.group(1)}%"
-        if hit := _JA_PERCENT_OF.search(self.low):
-            return f"{hit.group(1)} * {hit.group(2)}%"
         low = self.low.replace("％", "%")
+        for word, sign in _WORD_OPERATORS:
+            low = low.replace(word, sign)
+        # "7% of 1530" and 「1530の7%」 are products, whatever surrounds them
+        low = _PERCENT_OF.sub(lambda h: f"({h.group(2)} * {h.group(1)}%)", low)
+        low = _JA_PERCENT_OF.sub(lambda h: f"({h.group(1)} * {h.group(2)}%)", low)
+        if low.count("(") == 1 and (whole := _WHOLE_PRODUCT.search(low)):
+            low = low.replace(whole.group(0), whole.group(1))  # "(2400 * 15%)" alone
         runs = [r.group(0).strip() for r in _EXPR.finditer(low)  # not the "1" of "1f"
                 if not _ascii_letter(low[r.end():r.end() + 1])]
         runs = [r for r in runs if any(c.isdigit() for c in r)]
@@ -187,7 +193,7 @@ class _Clause:
         operator = any(c in expr for c in "+-*/%") and not expr.startswith("-")
         if "calc" in self.kinds and operator:
             return expr
-        rest = self.low.replace(max(runs, key=len).strip(), "", 1).strip(" =?？は")
+        rest = low.replace(max(runs, key=len).strip(), "", 1).strip(" =?？は:：")
         return expr if operator and not rest else None
 
     def _calculate(self, expression: str) -> None:
@@ -326,6 +332,17 @@ class _Clause:
             return self.call("highlight_room", {"room_names": ",".join(rooms)})
         return self._show_rooms(rooms)
 
+    def _bitmap_of(self, room: str) -> str:
+        """The bitmap asked for ``room`` when a clause places several ("an exit sign in the
+        lobby and a person in the office"): the bitmap word nearest before the room's name
+        (after it in Japanese: 「ロビーに非常口」), else the nearest on the other side."""
+        at = next(pos for pos, name in self.m.rooms if name == room)
+        before = [b for pos, b in self.m.bitmaps if pos < at]
+        after = [b for pos, b in self.m.bitmaps if pos > at]
+        first, second = (after[:1], before[-1:]) if is_ja(self.text) else (before[-1:],
+                                                                             after[:1])
+        return (first or second or [self.m.bitmaps[0][1]])[0]
+
     def _show_rooms(self, rooms: list[str], bitmap: str | None = None) -> None:
         if not rooms:  # one show_map per floor named: the last one stays on screen
             for floor in self.m.floor_ids or self.pkg.floor_ids[:1]:
@@ -335,7 +352,9 @@ class _Clause:
         for floor, here in self._by_floor(rooms).items():
             args: dict[str, Any] = {"floor_id": floor}
             if bitmap:
-                args["bitmap_overlays"] = ";".join(f"{bitmap}:{r}" for r in here)
+                args["bitmap_overlays"] = ";".join(
+                    f"{self._bitmap_of(r) if len(self.m.bitmaps) > 1 else bitmap}:{r}"
+                    for r in here)
             else:
                 args["highlight_rooms"] = ",".join(here)
                 if colors:

@@ -7,6 +7,7 @@ characters cost (the grammar reads no further, and the reply says so).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
@@ -20,6 +21,9 @@ from shokunin.agents.workbench.intents.lexicon import (
 )
 
 MAX_CHARS = 1000  # of a request the grammar reads; a longer one is cut, and told so
+_SIGNS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}
+_NUMBER_WORD_OP = re.compile(r"(\d%?) ?(plus|minus|times|multiplied by|divided by) ?(?=[\d(])",
+                             re.IGNORECASE)
 
 
 def bound(text: str) -> tuple[str, bool]:
@@ -27,6 +31,8 @@ def bound(text: str) -> tuple[str, bool]:
     digits and signs (２Ｆ, ルーム１, ５０％) are read as their ASCII forms (NFKC)."""
     text = text.strip()
     read = unicodedata.normalize("NFKC", text[:MAX_CHARS])[:MAX_CHARS]
+    # "1530 plus 20" is arithmetic, not two requests ("plus" also joins clauses)
+    read = _NUMBER_WORD_OP.sub(lambda m: f"{m.group(1)} {_SIGNS[m.group(2).lower()]} ", read)
     return read, len(text) > MAX_CHARS
 
 
@@ -87,7 +93,13 @@ def clauses(text: str, names_something: Callable[[str], bool]) -> list[str]:
         else:
             out.append([piece])
             asking.append(asks)
-    return [_glue(parts) for parts in out]
+    glued = [_glue(parts) for parts in out]
+    # 「計算して: 3 × (4 + 5)」: a bare "calculate" asks about the numbers that follow it
+    for i in range(len(glued) - 2, -1, -1):
+        if kinds_in(glued[i]) == {"calc"} and not any(c.isdigit() for c in glued[i]) and any(
+                c.isdigit() for c in glued[i + 1]):
+            glued[i:i + 2] = [_glue([glued[i], glued[i + 1]])]
+    return glued
 
 
 def _glue(parts: list[str]) -> str:
