@@ -59,7 +59,9 @@ _PERCENT_OF = re.compile(r"(\d{1,20}(?:\.\d{1,20})?) ?% ?of ?(\d{1,20}(?:\.\d{1,
 _JA_PERCENT_OF = re.compile(r"(\d{1,20}(?:\.\d{1,20})?) ?の ?(\d{1,20}(?:\.\d{1,20})?) ?[%％]")
 _WORD_OPERATORS = (("足す", "+"), ("たす", "+"), ("引く", "-"), ("掛ける", "*"),
                    ("かける", "*"), ("割る", "/"))
-_WHOLE_PRODUCT = re.compile(r"(?<![-+*/%^] )(?<![-+*/%^])\((\d[\d.]{0,40} \* [\d.]{1,40}%)\)(?![ ]?[-+*/%^])")
+# "(2400 * 15%)" with no operator on either side: the whole expression, shown bare
+_WHOLE_PRODUCT = re.compile(r"(?<![-+*/%^] )(?<![-+*/%^])\((\d[\d.]{0,40} \* [\d.]{1,40}%)\)"
+                            r"(?![ ]?[-+*/%^])")
 _EXPR = re.compile(r"(?<![a-z_])[0-9.+\-*/%^()× ÷]+")
 _POINTS = re.compile(r"(\d{1,3}) ?(?:random (?:coordinates|points|locations)|(?:個|点|つ)?の?"
                      r"ランダムな?(?:座標|地点|点))")
