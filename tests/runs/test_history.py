@@ -43,13 +43,15 @@ def test_each_shown_kind_becomes_a_message_with_its_own_fields() -> None:
         ("r1", 0, "user", "user_message"), ("r1", 2, "assistant", "text"),
         ("r1", 3, "assistant", "code"), ("r1", 4, "assistant", "code_result"),
         ("r1", 5, "assistant", "image"), ("r1", 6, "assistant", "table"),
-        ("r1", 7, "assistant", "tool_call"), ("r1", 11, "assistant", "tool_result")]
+        ("r1", 7, "assistant", "tool_call"), ("r1", 10, "assistant", "debug"),
+        ("r1", 11, "assistant", "tool_result")]
     assert messages[0]["data"] == {"text": "hi"} and messages[0]["ts"] == "2026-01-02T03:04:05Z"
     assert messages[2]["data"] == {"code": "1+1", "language": "python", "step": "s1"}
     assert messages[3]["data"] == {"ok": True, "stdout": "2\n", "stderr": "", "error_type": None,
                                    "error_message": None, "step": "s1"}
     assert messages[4]["data"] == {"data_base64": "aGk=", "format": "png", "path": "plot.png"}
-    assert messages[7]["data"] == {"call_id": "c1", "name": "calc", "success": True,
+    assert messages[7]["data"] == {"content": {"d": 1}}
+    assert messages[8]["data"] == {"call_id": "c1", "name": "calc", "success": True,
                                    "result": {"v": 2}, "error": None, "aborted": False}
 
 

@@ -2,9 +2,11 @@
 
 Each run gives its user message (the run's input, seq 0), then one message per shown
 event (text, code, code results, images, tables, tool calls and results, errors, a wait
-for a human). Text that came only as ``text_delta`` events is joined into one ``text``
-message per stretch of deltas; a failed or cancelled run ends with an ``error`` message
-unless it already has one. Progress, logs, debug and map commands are not messages.
+for a human, and what a face shows beside the chat: map commands and debug entries, so a
+reload restores the map and the debug pane too). Text that came only as ``text_delta``
+events is joined into one ``text`` message per stretch of deltas; a failed or cancelled
+run ends with an ``error`` message unless it already has one. Progress and logs are not
+messages.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 from shokunin import events as ev
 
 SHOWN_KINDS = frozenset({"text", "code", "code_result", "image", "table", "tool_call",
-                         "tool_result", "error", "run_interrupted"})
+                         "tool_result", "error", "run_interrupted", "debug", "map",
+                         "highlight_room", "arrow", "clear_arrows", "clear_map"})
 _ENVELOPE = {"run_id", "thread_id", "seq", "ts", "kind"}
 _ENDING_CODES = {"failed": "run_failed", "cancelled": "run_cancelled"}
 

@@ -47,9 +47,30 @@ export async function listThreads(agent) {
   return body.threads;
 }
 
-/** One history message (CONTRACTS.md) as the seed 000 message the socket would have sent,
- *  or null for kinds the Workbench does not show (tool calls and results, code results). */
+/** What a cell printed and how it failed, as the socket words it (api/workbench_wire.py). */
+function codeResult(data, tag) {
+  const out = [];
+  const output = `${data.stdout ?? ""}${data.stderr ?? ""}`;
+  if (output) {
+    const code = { type: "code", content: output, language: "text", output: true, ...tag };
+    out.push(data.step ? { ...code, step: data.step } : code);
+  }
+  if (data.ok === false) {
+    const what = [data.error_type, data.error_message].filter(Boolean).join(": ");
+    const code = data.error_type === "PolicyViolation" ? "code_refused" : "code_error";
+    out.push({ type: "error", content: what || "the code failed", code, ...tag });
+  }
+  return out;
+}
+
+/** One history message (CONTRACTS.md) as the seed 000 messages the socket would have sent:
+ *  none for kinds the Workbench does not show (tool calls and results). */
 export function toWire(message) {
+  const wire = toWireOne(message);
+  return Array.isArray(wire) ? wire : wire ? [wire] : [];
+}
+
+function toWireOne(message) {
   const data = message.data ?? {};
   const tag = { run_id: message.run_id, seq: message.seq };
   switch (message.type) {
@@ -63,6 +84,19 @@ export function toWire(message) {
       const code = { type: "code", content: String(data.code ?? ""), language: data.language, ...tag };
       return data.step ? { ...code, step: data.step } : code;
     }
+    case "code_result":
+      return codeResult(data, tag);
+    case "debug":
+      return { type: "debug", content: data.content ?? {}, ...tag };
+    case "map":
+      return { type: "map", content: data.content ?? {}, ...tag };
+    case "highlight_room":
+      return { type: "highlight_room", content: { rooms: data.rooms ?? [] }, ...tag };
+    case "arrow":
+      return { type: "arrow", content: { room: data.room, direction: data.direction }, ...tag };
+    case "clear_arrows":
+    case "clear_map":
+      return { type: message.type, content: {}, ...tag };
     case "image": {
       const image = { type: "image", content: data.data_base64, format: data.format, ...tag };
       return data.path ? { ...image, path: data.path } : image;
@@ -90,7 +124,7 @@ export async function loadHistory(threadId) {
     getJson(`/api/threads/${id}/messages`),
     getJson(`/api/threads/${id}/runs`),
   ]);
-  const messages = (history?.messages ?? []).map(toWire).filter(Boolean);
+  const messages = (history?.messages ?? []).flatMap(toWire);
   const running = (runs?.runs ?? []).filter((run) => run.status === "running").at(-1);
   let live = null;
   if (running) {
