@@ -93,6 +93,9 @@ class _Connection:
         self.queue: asyncio.Queue[_Ask | _Replay] = asyncio.Queue()
         self.current: str | None = None
         self.working = False  # the worker holds an item (a run starting, running, replaying)
+        # Echoes of queued messages wait here while the message ahead of them, which its run
+        # echoes, is still starting: the chat shows messages in the order they were sent.
+        self.held: list[dict[str, Any]] | None = None
         self.cancels = 0
         self._send_lock = asyncio.Lock()
 
@@ -155,11 +158,23 @@ class _Connection:
         """Queue a message; one that must wait is echoed now, marked ``queued``."""
         if self.working or not self.queue.empty():
             ask.queued = True
-            await self.send([{"type": "user_message", "content": ask.message, "id": ask.id,
-                              "queued": True}])
+            echo = {"type": "user_message", "content": ask.message, "id": ask.id,
+                    "queued": True}
+            if self.held is not None:
+                self.held.append(echo)
+            else:
+                await self.send([echo])
+        else:
+            self.held = []
         self.queue.put_nowait(ask)
 
+    async def release_echoes(self) -> None:
+        held, self.held = self.held, None
+        if held:
+            await self.send(held)
+
     async def cancel(self) -> None:
+        await self.release_echoes()  # the client marks the dropped ones: it must have them
         dropped: list[str] = []
         while not self.queue.empty():
             item = self.queue.get_nowait()
@@ -167,10 +182,10 @@ class _Connection:
                 dropped.append(item.id)
         self.cancels += 1
         if self.current is not None:
-            await self.runner.cancel(self.current)  # its end reaches the client via the stream
             if dropped:  # the client shows these as queued: they will never run
                 await self.send([{"type": "debug", "content": {
                     "cancel": "queue dropped", "dropped": len(dropped), "dropped_ids": dropped}}])
+            await self.runner.cancel(self.current)  # its end reaches the client via the stream
         else:  # idle, or replaying (a replay is not ours to cancel)
             await self.send([{"type": "debug", "content": {
                 "cancel": "nothing to cancel", "dropped": len(dropped),
@@ -194,6 +209,7 @@ class _Connection:
                 await self._report(self._log_failure(item))
             finally:
                 self.working = False
+                await self.release_echoes()
 
     def _log_failure(self, item: _Ask | _Replay) -> str:
         error_id = new_error_id()
@@ -212,6 +228,7 @@ class _Connection:
             run_id = await self.runner.start(AGENT, self.thread_id, {"message": ask.message},
                                              owner=self.principal)
         except RunError as exc:
+            await self.release_echoes()
             await self.send_event(_error(f"Error processing request: {exc}", "run_error"))
             return
         self.current = run_id
@@ -224,6 +241,8 @@ class _Connection:
                 if isinstance(event, ev.RunStarted):
                     messages = [_started(m, ask) for m in messages]
                 await self.send(messages)
+                if isinstance(event, ev.RunStarted):
+                    await self.release_echoes()
         finally:
             self.current = None
 
