@@ -107,3 +107,17 @@ def test_interrupted_run_shows_its_question_and_runs_keep_their_order() -> None:
 def test_iso_reads_naive_values_as_utc() -> None:
     assert iso(datetime(2026, 1, 2, 3, 4, 5)) == "2026-01-02T03:04:05Z"
     assert iso(None) is None
+
+
+def test_map_commands_and_debug_entries_are_messages_in_their_order() -> None:
+    """A reload restores the map and the debug pane, not only the chat."""
+    events = _events(
+        "r1", ev.Debug(content={"step": 1}), ev.MapShow(content={"floorId": "2F"}),
+        ev.HighlightRoom(rooms=["Kitchen"]), ev.Arrow(room="Kitchen", direction="left"),
+        ev.ClearArrows(), ev.ClearMap(), ev.RunCompleted())
+    messages = thread_messages([_run("r1")], events)
+    assert [(m["type"], m["data"]) for m in messages[1:]] == [
+        ("debug", {"content": {"step": 1}}), ("map", {"content": {"floorId": "2F"}}),
+        ("highlight_room", {"rooms": ["Kitchen"]}),
+        ("arrow", {"room": "Kitchen", "direction": "left"}), ("clear_arrows", {}),
+        ("clear_map", {})]

@@ -142,17 +142,18 @@ export class ChatPane {
   }
 
   addUser({ content, id, queued }) {
-    const item = this.add("user", el("div", "bubble-text", content));
-    if (id) item.dataset.askId = id;
+    const parts = [el("div", "bubble-text", content)];
     if (queued) {
-      item.classList.add("queued");
       const badge = el("span", "queued-badge", t("chat.queued"));
       badge.dataset.i18n = "chat.queued";
-      item.append(badge);
+      parts.push(badge);
     }
+    const item = this.add(queued ? "user queued" : "user", ...parts);
+    if (id) item.dataset.askId = id;
   }
 
-  /** A queued message's run started: it is no longer waiting. */
+  /** A queued message's run started: it is no longer waiting (and, the first one waiting,
+   *  it is already below the earlier run's replies). */
   markStarted(id) {
     const item = this.log.querySelector(`.msg.user[data-ask-id="${CSS.escape(String(id))}"]`);
     if (!item) return;
@@ -177,13 +178,16 @@ export class ChatPane {
     this.add(code === "cancelled" ? "error cancelled" : "error", body);
   }
 
-  add(kind, body) {
+  add(kind, ...parts) {
     this.log.querySelector(".chat-empty")?.remove();
     const item = el("div", `msg ${kind}`);
-    item.append(body);
+    item.append(...parts);
     // Keep the view pinned to the bottom only if the reader was already there.
     const atBottom = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
-    this.log.append(item);
+    // Messages waiting for their run stay at the end: the running run's replies go above.
+    const waiting = kind.includes("queued") ? null : this.log.querySelector(".msg.user.queued");
+    if (waiting) waiting.before(item);
+    else this.log.append(item);
     if (atBottom) this.log.scrollTop = this.log.scrollHeight;
     return item;
   }
