@@ -117,7 +117,8 @@ export class ChatPane {
       case "code":
         if (message.output) {
           // What the code printed, under the code it belongs to.
-          const block = codeBlock(message.content, t("chat.output"), message.step);
+          // Printed text ends with a newline: no empty last line in the block.
+          const block = codeBlock(message.content.replace(/\n$/, ""), t("chat.output"), message.step);
           block.classList.add("code-output");
           this.add("agent code output", block);
         } else {
