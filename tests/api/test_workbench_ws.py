@@ -140,7 +140,7 @@ async def test_a_tool_error_goes_to_debug_and_the_reply_says_it_once(
     assert text.count("Garage") == 1 and "valid rooms" in text
 
 
-async def test_a_tool_error_is_said_in_japanese_without_a_value_never_typed(
+async def test_a_tool_error_is_said_once_in_japanese_with_no_red_box(
         live_server: LiveServer) -> None:
     ws, _ = await connect(live_server)
     messages = await ask(ws, "Garageに左矢印を描いて")
