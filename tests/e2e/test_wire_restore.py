@@ -3,6 +3,7 @@ while a run is going shows at once as queued, then runs, and is shown once."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,11 @@ def step_debugs(page) -> list[str]:
             if "agent_response" in t]
 
 
+def closing_debugs(page) -> list[dict]:
+    """The debug pane's closing entries (each run's outputs)."""
+    return [json.loads(t) for t in page.locator(".debug-entry.done pre").all_inner_texts()]
+
+
 def test_reload_restores_the_map_and_the_debug_entries(ui) -> None:
     page = ui.open()
     ui.wait_connected()
@@ -35,6 +41,8 @@ def test_reload_restores_the_map_and_the_debug_entries(ui) -> None:
     assert before["arrows"] and before["highlighted"] == ["Room1"]
     debugs = step_debugs(page)
     assert len(debugs) == 6  # two steps per run
+    closing = closing_debugs(page)
+    assert [c["output_count"] for c in closing] == [3, 3, 3]
     shot(ui, "restore-1-before-reload")
     page.reload()
     page.wait_for_function("() => document.querySelectorAll('.msg.user').length === 3")
@@ -42,6 +50,7 @@ def test_reload_restores_the_map_and_the_debug_entries(ui) -> None:
     page.wait_for_function("() => window.shokunin.map.state()?.arrows.length === 1")
     assert ui.map_state() == before
     assert step_debugs(page) == debugs
+    assert closing_debugs(page) == closing
     shot(ui, "restore-2-after-reload")
     assert ui.errors == []
 

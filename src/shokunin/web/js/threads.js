@@ -2,6 +2,8 @@
 // (GET /api/threads, /api/threads/{id}/messages and /runs) with a thread's history turned
 // into the seed 000 messages the live socket sends, so one renderer shows both.
 
+import { closeRuns } from "./run-outputs.js";
+
 const THREAD_KEY = "shokunin.workbench.thread";
 const THREAD_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/; // as shokunin.runs.check_thread_id
 
@@ -63,6 +65,12 @@ function codeResult(data, tag) {
   return out;
 }
 
+/** A run's closing debug, as the socket words it; closeRuns adds the run's outputs. */
+function runEnd(message, run, extra) {
+  return { type: "debug", done: true, content: { run, run_id: message.run_id, ...extra },
+    run_id: message.run_id, seq: message.seq };
+}
+
 /** One history message (CONTRACTS.md) as the seed 000 messages the socket would have sent:
  *  none for kinds the Workbench does not show (tool calls and results). */
 export function toWire(message) {
@@ -86,6 +94,16 @@ function toWireOne(message) {
     }
     case "code_result":
       return codeResult(data, tag);
+    case "metrics": {
+      const { input_tokens, output_tokens, total_tokens, model } = data;
+      return { type: "debug", content: { usage: { input_tokens, output_tokens, total_tokens, model } }, ...tag };
+    }
+    case "run_completed":
+      return runEnd(message, "completed", { output: data.output ?? {} });
+    case "run_failed":
+      return runEnd(message, "failed", { error: data.error });
+    case "run_cancelled":
+      return runEnd(message, "cancelled", { reason: data.reason });
     case "debug":
       return { type: "debug", content: data.content ?? {}, ...tag };
     case "map":
@@ -124,7 +142,7 @@ export async function loadHistory(threadId) {
     getJson(`/api/threads/${id}/messages`),
     getJson(`/api/threads/${id}/runs`),
   ]);
-  const messages = (history?.messages ?? []).flatMap(toWire);
+  const messages = closeRuns((history?.messages ?? []).flatMap(toWire));
   const running = (runs?.runs ?? []).filter((run) => run.status === "running").at(-1);
   let live = null;
   if (running) {
