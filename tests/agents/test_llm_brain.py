@@ -55,9 +55,11 @@ async def test_scripted_model_drives_the_graph(make_runner: MakeRunner, script: 
     # Same thread: the model sees the earlier turn (checkpointer), and a tool error.
     events = [e for e in await ask(runner, "arrow in the attic")
               if e.kind != "text_delta"]  # type: ignore[attr-defined]
-    assert kinds(events) == ["run_started", "debug", "code", "tool_call", "error",
+    assert kinds(events) == ["run_started", "debug", "code", "tool_call", "debug",
                              "tool_result", "debug", "text", "metrics", "run_completed"]
-    assert "valid rooms" in events[4].message  # type: ignore[attr-defined]
+    # The error is the debug pane's; the model's reply says it to the user.
+    failure = events[4].content["tool_error"]  # type: ignore[attr-defined]
+    assert failure["tool"] == "draw_arrow" and "valid rooms" in failure["error"]
     assert events[5].success is False  # type: ignore[attr-defined]
     assert "unknown room 'Attic'" in events[5].error  # type: ignore[attr-defined]
     model = runner.agents["workbench"].brain.model  # type: ignore[attr-defined]

@@ -609,3 +609,14 @@ def test_every_query_and_chart_of_the_table_runs_on_the_sample_database() -> Non
         run_query(db, query)  # raises on a malformed query
     for spec in charts:
         compile(chart_code(spec, db), "chart", "exec")
+
+
+def test_a_tool_error_names_no_value_the_user_never_typed_and_no_english_in_japanese() -> None:
+    empty = "Error: unknown direction ''; valid directions: up, down, left, right"
+    assert replies.outcome(True, "draw_arrow", {}, empty, False) == (
+        "向きが指定されていません（向き: up, down, left, right）。")
+    assert replies.outcome(False, "draw_arrow", {}, empty, False) == (
+        "No direction was given (valid directions: up, down, left, right).")
+    other = "Error: the file system is read-only"
+    assert replies.outcome(True, "save_data", {}, other, False) == (
+        "save_data は失敗しました（詳細はデバッグ欄にあります）。")

@@ -147,11 +147,13 @@ def test_messages_as_the_user_saw_them(api: Api) -> None:
         (first, "user", "user_message", {"text": "hello"}),
         (first, "assistant", "text", {"text": "echo: hello"}),
         (first, "assistant", "code", {"code": "print(1)", "language": "python", "step": None}),
+        (first, "assistant", "run_completed", {"output": {}}),
         (second, "user", "user_message", {"text": "again"}),
         (second, "assistant", "text", {"text": "echo: again"}),
         (second, "assistant", "error", {"message": error, "code": "run_failed"}),
+        (second, "assistant", "run_failed", {"error": error}),
     ]
-    assert [m["seq"] for m in body["messages"]] == [0, 2, 3, 0, 2, 3]
+    assert [m["seq"] for m in body["messages"]] == [0, 2, 3, 4, 0, 2, 3, 3]
 
 
 @pytest.mark.parametrize("path", ["", "/runs", "/messages"])

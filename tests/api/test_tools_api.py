@@ -184,7 +184,8 @@ def test_execution_is_a_stored_run_of_the_tool_agent(client: TestClient) -> None
     assert run["input"] == {"tool": "calculator", "args": {"expression": "6*7"},
                             "timeout": None}
     messages = client.get("/api/threads/calc-1/messages").json()["messages"]
-    assert [m["type"] for m in messages] == ["user_message", "tool_call", "tool_result"]
+    assert [m["type"] for m in messages] == ["user_message", "tool_call", "tool_result",
+                                             "run_completed"]
     assert messages[1]["data"] == {"call_id": body["run_id"], "name": "calculator",
                                    "args": {"expression": "6*7"}}
     assert messages[2]["data"]["result"] == body["result"] and messages[2]["data"]["success"]

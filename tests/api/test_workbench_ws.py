@@ -126,14 +126,28 @@ async def test_legacy_points_map_and_sql(live_server: LiveServer) -> None:
     assert [m["content"] for m in sql if m["type"] == "text"] == ["Rooms on 2F: 6."]
 
 
-async def test_unknown_room_gives_error_and_text_naming_choices(live_server: LiveServer) -> None:
+async def test_a_tool_error_goes_to_debug_and_the_reply_says_it_once(
+        live_server: LiveServer) -> None:
     ws, _ = await connect(live_server)
-    messages = await ask(ws, "draw a left arrow in Garage")
+    messages = await ask(ws, "draw a left arrow in Garage and an up arrow in Garage")
     await ws.close()
-    assert types(messages) == ["user_message", "debug", "code", "error", "debug", "text",
-                               "debug"]
-    assert "valid rooms: Lobby" in messages[3]["content"]
-    assert "valid rooms" in messages[5]["content"]
+    assert "error" not in types(messages)  # no red box: the reply says it
+    failures = [m["content"]["tool_error"] for m in messages
+                if m["type"] == "debug" and "tool_error" in m["content"]]
+    assert [f["tool"] for f in failures] == ["draw_arrow", "draw_arrow"]
+    assert "valid rooms: Lobby" in failures[0]["error"]
+    [text] = [m["content"] for m in messages if m["type"] == "text"]
+    assert text.count("Garage") == 1 and "valid rooms" in text
+
+
+async def test_a_tool_error_is_said_once_in_japanese_with_no_red_box(
+        live_server: LiveServer) -> None:
+    ws, _ = await connect(live_server)
+    messages = await ask(ws, "Garageに左矢印を描いて")
+    await ws.close()
+    [text] = [m["content"] for m in messages if m["type"] == "text"]
+    assert text.startswith("地図に部屋「Garage」はありません（部屋: Lobby")
+    assert "error" not in types(messages)
 
 
 async def test_bad_input_gets_errors_and_the_connection_goes_on(live_server: LiveServer) -> None:
@@ -161,15 +175,31 @@ async def _error_for(ws: Conn, text: str) -> str:
     return message["content"]
 
 
-async def test_messages_queue_in_order(live_server: LiveServer) -> None:
+async def test_messages_sent_during_a_run_are_echoed_at_once_as_queued_then_run_in_order(
+        live_server: LiveServer) -> None:
     ws, _ = await connect(live_server)
     asks = ["2Fを表示", "clear the map", "highlight Kitchen"]
     for text in asks:
         await ws.send(json.dumps({"message": text}))
-    replies = [await reply(ws) for _ in asks]
+    messages = []
+    while sum(1 for m in messages if m.get("done")) < len(asks):
+        messages.append(await recv(ws))
     await ws.close()
-    assert [r[0]["content"] for r in replies] == asks
-    assert [r[3]["type"] for r in replies] == ["map", "clear_map", "highlight_room"]
+    echoes = [m for m in messages if m["type"] == "user_message"]
+    assert [m["content"] for m in echoes] == asks  # each message echoed once
+    first, *queued = echoes
+    assert "queued" not in first and first["run_id"]  # it started at once: its run echoes it
+    assert all(m["queued"] is True and "run_id" not in m for m in queued)
+    first_done = next(i for i, m in enumerate(messages) if m.get("done"))
+    assert all(messages.index(m) < first_done for m in queued)  # not held until the run ends
+    starts = [m for m in messages if m["type"] == "debug" and m["content"].get("run") ==
+              "started"]
+    assert [m["id"] for m in starts] == [m["id"] for m in queued]
+    assert [m["content"]["message"] for m in starts] == asks[1:]
+    runs = list(dict.fromkeys(m["run_id"] for m in messages if m.get("run_id")))
+    assert runs[0] == first["run_id"] and runs[1:] == [m["run_id"] for m in starts]
+    shown = [m["type"] for m in messages if m["type"] in ("map", "clear_map", "highlight_room")]
+    assert shown == ["map", "clear_map", "highlight_room"]
 
 
 async def test_replay_after_seq_and_leaving_mid_run(live_server: LiveServer) -> None:
@@ -200,6 +230,10 @@ async def test_cancel_stops_the_run_and_drops_the_queue(fresh_server: LiveServer
     assert first["type"] == "user_message"
     await ws.send(json.dumps({"cancel": True}))
     rest = await reply(ws)
+    [dropped] = [m["content"] for m in rest if m["type"] == "debug" and
+                 m["content"].get("cancel") == "queue dropped"]
+    queued = [m["id"] for m in [first, *rest] if m.get("queued")]
+    assert dropped["dropped"] == 3 and dropped["dropped_ids"] == queued  # the client marks them
     assert rest[-1]["content"]["run"] == "cancelled"
     assert {"type": "error", "content": "Cancelled", "code": "cancelled"}.items() <= \
         rest[-2].items()
@@ -293,8 +327,8 @@ async def test_cancel_right_after_the_message_still_ends_the_run(live_server: Li
         await ws.send(json.dumps({"cancel": True}))
         while True:
             message = await recv(ws)
-            if message.get("done") or message["content"] == {"cancel": "nothing to cancel",
-                                                            "dropped": 1}:
+            if message.get("done") or (message["type"] == "debug" and message["content"].get(
+                    "cancel") == "nothing to cancel" and message["content"]["dropped"] == 1):
                 break
     assert types(await ask(ws, "clear the map"))[0] == "user_message"  # still answering
     await ws.close()

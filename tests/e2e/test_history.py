@@ -171,7 +171,8 @@ RUNS = [{"id": r, "agent": "workbench", "status": s, "input": {}, "error": None,
 def test_history_is_rendered_as_the_live_messages_are(ui) -> None:
     """Every message kind of the contract, served as the contract says, is shown as the
     socket's message of the same event would be (code blocks, tables, images, red errors,
-    Markdown sanitised); tool calls and code results are not, as live."""
+    Markdown sanitised, a code result as the output under its code); tool calls are not,
+    as live."""
     page = ui.page
     page.route(f"**/api/threads/{THREAD}/messages", lambda route: route.fulfill(
         json={"thread_id": THREAD, "messages": MESSAGES}))
@@ -181,20 +182,21 @@ def test_history_is_rendered_as_the_live_messages_are(ui) -> None:
     ui.wait_connected()
     seen = shown(page)
     assert seen["user"] == ["面積を表にして", "boom", "slow"]
-    assert seen["code"] == ["print(1)"]
+    assert seen["code"] == ["print(1)", "1"]
+    assert page.locator(".msg.output .code-step").inner_text() == "Step 1"
     assert seen["errors"] == ["Error processing request: ValueError: bad", "Cancelled"]
     assert seen["images"] == 1
     table, text = page.locator(".msg.agent .markdown").all()
     assert table.locator("td").all_inner_texts() == ["Kitchen", "12"]
     assert text.locator("strong").inner_text() == "done" and text.locator("img").count() == 0
-    assert page.locator(".code-step").inner_text() == "Step 1"
+    assert page.locator(".code-step").all_inner_texts() == ["Step 1", "Step 1"]
     assert page.locator(".thumb span").inner_text() == "areas.png"
     assert page.evaluate("window.pwned") is None
     color = page.locator(".msg.error").first.evaluate("e => getComputedStyle(e).color")
     assert color == "rgb(198, 40, 40)"
     assert not page.locator(".chat-running").is_visible()
     history = json.loads(page.locator(".debug-entry pre").first.inner_text())
-    assert history == {"history": {"thread_id": THREAD, "runs": 3, "messages": 9}}
+    assert history == {"history": {"thread_id": THREAD, "runs": 3, "messages": 10}}
     # A replay of a shown message over the socket is not shown again.
     page.evaluate("window.shokunin.ws.receive({type: 'text', content: '**done** <img src=x "
                   "onerror=\"window.pwned=1\">', run_id: 'r1', seq: 8})")

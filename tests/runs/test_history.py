@@ -43,13 +43,15 @@ def test_each_shown_kind_becomes_a_message_with_its_own_fields() -> None:
         ("r1", 0, "user", "user_message"), ("r1", 2, "assistant", "text"),
         ("r1", 3, "assistant", "code"), ("r1", 4, "assistant", "code_result"),
         ("r1", 5, "assistant", "image"), ("r1", 6, "assistant", "table"),
-        ("r1", 7, "assistant", "tool_call"), ("r1", 11, "assistant", "tool_result")]
+        ("r1", 7, "assistant", "tool_call"), ("r1", 10, "assistant", "debug"),
+        ("r1", 11, "assistant", "tool_result"), ("r1", 12, "assistant", "run_completed")]
     assert messages[0]["data"] == {"text": "hi"} and messages[0]["ts"] == "2026-01-02T03:04:05Z"
     assert messages[2]["data"] == {"code": "1+1", "language": "python", "step": "s1"}
     assert messages[3]["data"] == {"ok": True, "stdout": "2\n", "stderr": "", "error_type": None,
                                    "error_message": None, "step": "s1"}
     assert messages[4]["data"] == {"data_base64": "aGk=", "format": "png", "path": "plot.png"}
-    assert messages[7]["data"] == {"call_id": "c1", "name": "calc", "success": True,
+    assert messages[7]["data"] == {"content": {"d": 1}}
+    assert messages[8]["data"] == {"call_id": "c1", "name": "calc", "success": True,
                                    "result": {"v": 2}, "error": None, "aborted": False}
 
 
@@ -60,14 +62,16 @@ def test_text_deltas_are_joined_per_stretch_when_no_text_event() -> None:
         ev.RunCompleted())
     messages = thread_messages([_run("r1")], events)
     assert [(m["type"], m["seq"], m["data"].get("text")) for m in messages[1:]] == [
-        ("text", 1, "Hello!"), ("tool_call", 5, None), ("text", 6, "done")]
+        ("text", 1, "Hello!"), ("metrics", 3, None), ("tool_call", 5, None),
+        ("text", 6, "done"), ("run_completed", 7, None)]
 
 
 def test_deltas_are_dropped_when_the_run_also_sent_its_text() -> None:
     events = _events("r1", ev.TextDelta(delta="Hel"), ev.TextDelta(delta="lo"),
                      ev.Text(text="Hello"), ev.RunCompleted())
     messages = thread_messages([_run("r1")], events)
-    assert [(m["type"], m["data"]) for m in messages[1:]] == [("text", {"text": "Hello"})]
+    assert [(m["type"], m["data"]) for m in messages[1:]] == [
+        ("text", {"text": "Hello"}), ("run_completed", {"output": {}})]
 
 
 def test_failed_and_cancelled_runs_end_with_an_error_message() -> None:
@@ -78,17 +82,18 @@ def test_failed_and_cancelled_runs_end_with_an_error_message() -> None:
         failed + cancelled)
     assert _shape(messages) == [
         ("r1", 0, "user", "user_message"), ("r1", 1, "assistant", "text"),
-        ("r1", 2, "assistant", "error"), ("r2", 0, "user", "user_message"),
-        ("r2", 1, "assistant", "text"), ("r2", 2, "assistant", "error")]
+        ("r1", 2, "assistant", "error"), ("r1", 2, "assistant", "run_failed"),
+        ("r2", 0, "user", "user_message"), ("r2", 1, "assistant", "text"),
+        ("r2", 2, "assistant", "error"), ("r2", 2, "assistant", "run_cancelled")]
     assert messages[2]["data"] == {"message": "ValueError: boom", "code": "run_failed"}
-    assert messages[5]["data"] == {"message": "cancelled", "code": "run_cancelled"}
+    assert messages[6]["data"] == {"message": "cancelled", "code": "run_cancelled"}
 
 
 def test_a_run_that_reported_its_error_gets_no_second_one() -> None:
     events = _events("r1", ev.Error(message="no model", code="model"), ev.RunFailed(error="x"))
     messages = thread_messages([_run("r1", "failed")], events)
     assert [(m["type"], m["data"]) for m in messages[1:]] == [
-        ("error", {"message": "no model", "code": "model"})]
+        ("error", {"message": "no model", "code": "model"}), ("run_failed", {"error": "x"})]
 
 
 def test_interrupted_run_shows_its_question_and_runs_keep_their_order() -> None:
@@ -105,3 +110,17 @@ def test_interrupted_run_shows_its_question_and_runs_keep_their_order() -> None:
 def test_iso_reads_naive_values_as_utc() -> None:
     assert iso(datetime(2026, 1, 2, 3, 4, 5)) == "2026-01-02T03:04:05Z"
     assert iso(None) is None
+
+
+def test_map_commands_debug_entries_and_the_end_are_messages_in_their_order() -> None:
+    """A reload restores the map and the debug pane, not only the chat."""
+    events = _events(
+        "r1", ev.Debug(content={"step": 1}), ev.MapShow(content={"floorId": "2F"}),
+        ev.HighlightRoom(rooms=["Kitchen"]), ev.Arrow(room="Kitchen", direction="left"),
+        ev.ClearArrows(), ev.ClearMap(), ev.RunCompleted())
+    messages = thread_messages([_run("r1")], events)
+    assert [(m["type"], m["data"]) for m in messages[1:]] == [
+        ("debug", {"content": {"step": 1}}), ("map", {"content": {"floorId": "2F"}}),
+        ("highlight_room", {"rooms": ["Kitchen"]}),
+        ("arrow", {"room": "Kitchen", "direction": "left"}), ("clear_arrows", {}),
+        ("clear_map", {}), ("run_completed", {"output": {}})]

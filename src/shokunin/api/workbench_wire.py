@@ -2,7 +2,9 @@
 
 Every message from a run also carries ``run_id`` and ``seq``, so a client can replay
 what it missed. A run's end is a ``debug`` message with ``done: true``; a failed or
-cancelled run first says so in an ``error`` message.
+cancelled run first says so in an ``error`` message. What a cell printed follows its code
+as a ``code`` message with ``language: "text"`` (and ``output: true``); a cell that failed
+or was refused adds an ``error`` (``code_error`` / ``code_refused``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,19 @@ def run_end(run_id: str, status: str, seq: int) -> dict[str, Any]:
             "run_id": run_id, "seq": seq}
 
 
+def _code_result(result: ev.CodeResult) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    if output := result.stdout + result.stderr:
+        messages.append({"type": "code", "content": output, "language": "text",
+                         "output": True} | ({"step": result.step} if result.step else {}))
+    if not result.ok:
+        what = ": ".join(p for p in (result.error_type, result.error_message) if p)
+        refused = result.error_type == "PolicyViolation"  # the sandbox's policy said no
+        messages.append({"type": "error", "content": what or "the code failed",
+                         "code": "code_refused" if refused else "code_error"})
+    return messages
+
+
 def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
     match event:
         case ev.RunStarted(input=data):
@@ -37,6 +52,8 @@ def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
         case ev.Code(code=code, language=language, step=step):
             msg: dict[str, Any] = {"type": "code", "content": code, "language": language}
             return [msg | {"step": step}] if step else [msg]
+        case ev.CodeResult() as result:
+            return _code_result(result)
         case ev.Image(data_base64=data, format=fmt, path=path):
             msg = {"type": "image", "content": data, "format": fmt}
             return [msg | {"path": path}] if path else [msg]
@@ -72,7 +89,7 @@ def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
                     _debug_done(event, "cancelled", reason=reason)]
         case ev.RunInterrupted(payload=payload):
             return [_debug_done(event, "interrupted", payload=payload)]
-    return []  # tool calls, progress, logs, code results: the seed has no message for them
+    return []  # tool calls, progress, logs: the seed has no message for them
 
 
 def to_wire(event: ev.BaseEvent) -> list[dict[str, Any]]:

@@ -2,11 +2,16 @@
 
 A connection has a thread (``?thread=<id>``, else a new one) and a queue: its messages
 start runs of the ``workbench`` agent one at a time, in order, and the face sends each
-run's events through ``to_wire``. The client may also replay a run of its thread after a
-seq (``{"run_id", "after"}``; a replay always ends with the run's closing ``debug`` with
-``done``) or cancel (``{"cancel": true}``). A client that leaves does not stop its run: the
-run completes and stays in the store for replay. When auth is on, a connection sees only
-threads its principal owns (or every thread, for the admin token).
+run's events through ``to_wire``. Each message gets an ``id``: one that must wait behind
+another is echoed at once as a ``user_message`` with ``queued: true``, and its run's start
+is then a ``debug`` with ``content.run == "started"`` and that ``id`` (so the message is
+echoed once); a message that starts at once is echoed by its run. A run's closing
+``debug`` lists every output of the run (workbench_outputs.py). The client may also replay
+a run of its thread after a seq (``{"run_id", "after"}``; a replay always ends with the
+run's closing ``debug`` with ``done``) or cancel (``{"cancel": true}``). A client that
+leaves does not stop its run: the run completes and stays in the store for replay. When
+auth is on, a connection sees only threads its principal owns (or every thread, for the
+admin token).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -24,6 +30,7 @@ from starlette.websockets import WebSocketState
 from shokunin import events as ev
 from shokunin.api import workbench_map
 from shokunin.api.access import may_see, owner_scope, principal
+from shokunin.api.workbench_outputs import RunOutputs
 from shokunin.api.workbench_wire import run_end, to_wire
 from shokunin.maps import MapError
 from shokunin.runs import (
@@ -49,6 +56,8 @@ router.include_router(workbench_map.router)
 @dataclass
 class _Ask:
     message: str
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    queued: bool = False
 
 
 @dataclass
@@ -83,6 +92,10 @@ class _Connection:
         self.principal = principal
         self.queue: asyncio.Queue[_Ask | _Replay] = asyncio.Queue()
         self.current: str | None = None
+        self.working = False  # the worker holds an item (a run starting, running, replaying)
+        # Echoes of queued messages wait here while the message ahead of them, which its run
+        # echoes, is still starting: the chat shows messages in the order they were sent.
+        self.held: list[dict[str, Any]] | None = None
         self.cancels = 0
         self._send_lock = asyncio.Lock()
 
@@ -121,7 +134,7 @@ class _Connection:
             await self.cancel()
         elif "message" in data:
             if _is_text(data["message"]) and data["message"].strip():
-                self.queue.put_nowait(_Ask(data["message"]))
+                await self.enqueue(_Ask(data["message"]))
             elif isinstance(data["message"], str) and data["message"].strip():
                 await self.send_event(_error(
                     "'message' is not valid Unicode text (it contains a lone surrogate such "
@@ -141,25 +154,51 @@ class _Connection:
             await self.send_event(_error(
                 "missing 'message': send {\"message\": \"...\"}", "bad_request"))
 
+    async def enqueue(self, ask: _Ask) -> None:
+        """Queue a message; one that must wait is echoed now, marked ``queued``."""
+        if self.working or not self.queue.empty():
+            ask.queued = True
+            echo = {"type": "user_message", "content": ask.message, "id": ask.id,
+                    "queued": True}
+            if self.held is not None:
+                self.held.append(echo)
+            else:
+                await self.send([echo])
+        else:
+            self.held = []
+        self.queue.put_nowait(ask)
+
+    async def release_echoes(self) -> None:
+        held, self.held = self.held, None
+        if held:
+            await self.send(held)
+
     async def cancel(self) -> None:
-        dropped = 0
+        await self.release_echoes()  # the client marks the dropped ones: it must have them
+        dropped: list[str] = []
         while not self.queue.empty():
-            self.queue.get_nowait()
-            dropped += 1
+            item = self.queue.get_nowait()
+            if isinstance(item, _Ask):
+                dropped.append(item.id)
         self.cancels += 1
         if self.current is not None:
+            if dropped:  # the client shows these as queued: they will never run
+                await self.send([{"type": "debug", "content": {
+                    "cancel": "queue dropped", "dropped": len(dropped), "dropped_ids": dropped}}])
             await self.runner.cancel(self.current)  # its end reaches the client via the stream
         else:  # idle, or replaying (a replay is not ours to cancel)
             await self.send([{"type": "debug", "content": {
-                "cancel": "nothing to cancel", "dropped": dropped}}])
+                "cancel": "nothing to cancel", "dropped": len(dropped),
+                "dropped_ids": dropped}}])
 
     # -- server -> client
     async def work(self) -> None:
         while True:
             item = await self.queue.get()
+            self.working = True
             try:
                 if isinstance(item, _Ask):
-                    await self.ask(item.message)
+                    await self.ask(item)
                 else:
                     await self.replay(item.run_id, item.after)
             except (WebSocketDisconnect, RuntimeError):
@@ -168,6 +207,9 @@ class _Connection:
                 await self._report(self._log_failure(item))
             except Exception:  # noqa: BLE001 - the connection must go on
                 await self._report(self._log_failure(item))
+            finally:
+                self.working = False
+                await self.release_echoes()
 
     def _log_failure(self, item: _Ask | _Replay) -> str:
         error_id = new_error_id()
@@ -180,20 +222,27 @@ class _Connection:
             await self.send_event(_error(
                 f"Error processing request: internal error (error {error_id})", "server_error"))
 
-    async def ask(self, message: str) -> None:
+    async def ask(self, ask: _Ask) -> None:
         cancels = self.cancels
         try:
-            run_id = await self.runner.start(AGENT, self.thread_id, {"message": message},
+            run_id = await self.runner.start(AGENT, self.thread_id, {"message": ask.message},
                                              owner=self.principal)
         except RunError as exc:
+            await self.release_echoes()
             await self.send_event(_error(f"Error processing request: {exc}", "run_error"))
             return
         self.current = run_id
+        outputs = RunOutputs()
         try:
             if self.cancels != cancels:  # cancelled while the run was being started
                 await self.runner.cancel(run_id)
             async for event in self.runner.stream(run_id):
-                await self.send_event(event)
+                messages = _with_outputs(to_wire(event), outputs)
+                if isinstance(event, ev.RunStarted):
+                    messages = [_started(m, ask) for m in messages]
+                await self.send(messages)
+                if isinstance(event, ev.RunStarted):
+                    await self.release_echoes()
         finally:
             self.current = None
 
@@ -204,25 +253,50 @@ class _Connection:
         if run is None or run["thread_id"] != self.thread_id:  # others' runs do not exist
             await self.send_event(_error(f"no run {run_id!r}", "not_found"))
             return
+        outputs = RunOutputs()
+        for event in await self.runner.store.events_after(run_id, 0) if after else []:
+            if event.seq > after:
+                break
+            _with_outputs(to_wire(event), outputs)  # what the client saw before ``after``
         ended = False
         try:
             async for event in self.runner.stream(run_id, after):
-                await self.send_event(event)
+                await self.send(_with_outputs(to_wire(event), outputs))
                 ended = ev.is_terminal(event)
         except RunNotFound:
             await self.send_event(_error(f"no run {run_id!r}", "not_found"))
             return
         if not ended:
-            await self.send(await self._end_of(run_id))
+            await self.send(await self._end_of(run_id, outputs))
 
-    async def _end_of(self, run_id: str) -> list[dict[str, Any]]:
+    async def _end_of(self, run_id: str, outputs: RunOutputs) -> list[dict[str, Any]]:
         store = self.runner.store
         last = await store.last_seq(run_id)
         final = await store.events_after(run_id, last - 1) if last else []
         if final and ev.is_terminal(final[0]):
-            return [m for m in to_wire(final[0]) if m.get("done")]
+            return [outputs.close(m) for m in to_wire(final[0]) if m.get("done")]
         run = await store.get_run(run_id)
-        return [run_end(run_id, run["status"] if run else "unknown", last)]
+        return [outputs.close(run_end(run_id, run["status"] if run else "unknown", last))]
+
+
+def _with_outputs(messages: list[dict[str, Any]], outputs: RunOutputs
+                  ) -> list[dict[str, Any]]:
+    """Record a run's messages; its closing debug gets the run's outputs."""
+    for message in messages:
+        outputs.add(message)
+    return [outputs.close(m) if m.get("done") else m for m in messages]
+
+
+def _started(message: dict[str, Any], ask: _Ask) -> dict[str, Any]:
+    """The echo of a message by its run; a message already echoed as queued is not echoed
+    twice: its run's start says which message it is, in the debug pane."""
+    if message["type"] != "user_message":
+        return message
+    if not ask.queued:
+        return message | {"id": ask.id}
+    return {"type": "debug", "content": {"run": "started", "id": ask.id,
+                                         "message": ask.message},
+            "id": ask.id, "run_id": message["run_id"], "seq": message["seq"]}
 
 
 @router.websocket("/ws")

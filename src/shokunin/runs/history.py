@@ -2,9 +2,11 @@
 
 Each run gives its user message (the run's input, seq 0), then one message per shown
 event (text, code, code results, images, tables, tool calls and results, errors, a wait
-for a human). Text that came only as ``text_delta`` events is joined into one ``text``
-message per stretch of deltas; a failed or cancelled run ends with an ``error`` message
-unless it already has one. Progress, logs, debug and map commands are not messages.
+for a human, and what a face shows beside the chat: map commands, debug entries, token
+usage and the run's end, so a reload restores the map and the debug pane too). Text that
+came only as ``text_delta`` events is joined into one ``text`` message per stretch of
+deltas (side kinds do not end a stretch); a failed or cancelled run ends with an ``error``
+message unless it already has one. Progress and logs are not messages.
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ from typing import Any
 
 from shokunin import events as ev
 
-SHOWN_KINDS = frozenset({"text", "code", "code_result", "image", "table", "tool_call",
-                         "tool_result", "error", "run_interrupted"})
+CHAT_KINDS = frozenset({"text", "code", "code_result", "image", "table", "tool_call",
+                        "tool_result", "error", "run_interrupted"})
+# Shown beside the chat: they do not end a stretch of text deltas.
+SIDE_KINDS = frozenset({"debug", "map", "highlight_room", "arrow", "clear_arrows", "clear_map",
+                        "metrics", "run_completed", "run_failed", "run_cancelled"})
+SHOWN_KINDS = CHAT_KINDS | SIDE_KINDS
 _ENVELOPE = {"run_id", "thread_id", "seq", "ts", "kind"}
 _ENDING_CODES = {"failed": "run_failed", "cancelled": "run_cancelled"}
 
@@ -55,7 +61,8 @@ def _run_messages(run: Mapping[str, Any], events: list[ev.BaseEvent]) -> list[di
             if not has_text:
                 deltas.append(event)
         elif kind in SHOWN_KINDS:
-            flush()
+            if kind in CHAT_KINDS:
+                flush()
             messages.append(_message(event, "assistant", kind,
                                      event.model_dump(mode="json", exclude=_ENVELOPE)))
         if ev.is_terminal(event):
@@ -74,7 +81,8 @@ def _run_messages(run: Mapping[str, Any], events: list[ev.BaseEvent]) -> list[di
                          "ts": iso(where.ts if where else run.get("finished_at")),
                          "role": "assistant", "type": "error",
                          "data": {"message": text, "code": code}})
-    return messages
+    # Joined deltas keep their first seq; a failed run's error goes before its end, as live.
+    return sorted(messages, key=lambda m: (m["seq"], m["type"] in SIDE_KINDS))
 
 
 def thread_messages(

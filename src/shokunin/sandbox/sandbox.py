@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from shokunin import events
+from shokunin.sandbox import saved_images
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
 from shokunin.sandbox.exposure import (
     HERE,
@@ -370,8 +371,10 @@ class Sandbox:
 
     async def run_in(self, ctx: Any, inp: ExecPythonInput, step: str | None = None
                      ) -> ExecResult:
-        """Execute for a run: emit the code, the result, then each plot and table."""
+        """Execute for a run: emit the code, the result, then each plot, each image file the
+        code wrote in the workspace, and each table."""
         await ctx.emit(events.Code(code=inp.code, language="python", step=step))
+        before = await asyncio.to_thread(saved_images.snapshot, ctx.workspace)
         result = await self.execute(ctx.thread_id, inp, workspace=ctx.workspace,
                                     abort=ctx.abort, owner=ctx.owner)
         await ctx.emit(events.CodeResult(
@@ -379,6 +382,10 @@ class Sandbox:
             error_type=result.error_type, error_message=result.error_message, step=step))
         for png in result.plot_png_base64:
             await ctx.emit(events.Image(data_base64=png, format="png"))
+        saved_files = await asyncio.to_thread(saved_images.written_images, ctx.workspace, before)
+        for saved in saved_files:
+            await ctx.emit(events.Image(data_base64=saved.data_base64, format=saved.format,
+                                        path=saved.path))
         for i, markdown in enumerate(result.table_markdown):
             html = result.table_html[i] if i < len(result.table_html) else None
             await ctx.emit(events.Table(markdown=markdown, html=html or None))

@@ -52,7 +52,8 @@ async def _call(deps: RunDeps, call: dict[str, Any]) -> ToolMessage:
         except Exception as exc:  # noqa: BLE001 - a tool's failure is a result for the brain
             error = str(exc) or type(exc).__name__
     if error is not None:
-        await deps.ctx.emit(ev.Error(message=f"{name}: {error}", code="tool_error"))
+        # The reply says it once in the user's words; the detail is for the debug pane.
+        await deps.ctx.emit(ev.Debug(content={"tool_error": {"tool": name, "error": error}}))
         return ToolMessage(content=f"Error: {error}", tool_call_id=call["id"], name=name,
                            status="error")
     return ToolMessage(content=content, tool_call_id=call["id"], name=name)
@@ -64,8 +65,9 @@ async def _refuse(deps: RunDeps, call: InvalidToolCall) -> ToolMessage:
     name = call.get("name") or "(no name)"
     reason = call.get("error") or "its arguments are not a JSON object"
     args = call.get("args") or ""
-    await deps.ctx.emit(ev.Error(message=f"{name}: the model sent arguments that are not "
-                                         f"valid JSON: {args[:200]}", code="invalid_tool_call"))
+    await deps.ctx.emit(ev.Debug(content={"tool_error": {
+        "tool": name, "error": f"the model sent arguments that are not valid JSON: {args[:200]}",
+        "code": "invalid_tool_call"}}))
     return ToolMessage(
         content=f"Error: the arguments of this call are not valid JSON ({reason}): {args}\n"
                 "Call the tool again with a JSON object as its arguments.",

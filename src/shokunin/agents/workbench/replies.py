@@ -100,6 +100,11 @@ def tool_error(ja: bool, name: str, reason: str) -> str:
         thing, value = hit.groups()
         choices = reason.split("; ", 1)[1] if "; " in reason else ""
         valid = choices.split(": ", 1)[-1]
+        if not value.strip():  # the user named none: say which to name, not "unknown ''"
+            if ja:
+                return f"{_JA_THINGS[thing]}が指定されていません" + (
+                    f"（{_JA_THINGS[thing]}: {valid}）。" if valid else "。")
+            return f"No {thing} was given" + (f" ({choices})." if choices else ".")
         if ja:
             return f"地図に{_JA_THINGS[thing]}「{value}」はありません" + (
                 f"（{_JA_THINGS[thing]}: {valid}）。" if valid else "。")
@@ -115,7 +120,9 @@ def tool_error(ja: bool, name: str, reason: str) -> str:
         detail = reason.removeprefix("query failed: ")
         return f"データベースの問い合わせに失敗しました（{detail}）。" if ja else \
             f"The database query failed: {detail}."
-    return f"{name} は失敗しました（{reason}）。" if ja else f"{name} failed: {reason}."
+    # The English detail would mix languages in a Japanese reply: it is in the debug pane.
+    return f"{name} は失敗しました（詳細はデバッグ欄にあります）。" if ja else \
+        f"{name} failed: {reason}."
 
 
 def _plugin_result(content: str) -> str:

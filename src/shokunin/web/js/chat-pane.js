@@ -1,5 +1,6 @@
 // The chat pane: user and agent messages (agent text as sanitised Markdown), dark code
-// blocks with a copy button, errors in red, and the composer with send and cancel.
+// blocks with a copy button and what the code printed under them, errors in red, messages
+// waiting behind a run marked as queued, and the composer with send and cancel.
 
 import { copyText } from "./clipboard.js";
 import { t } from "./i18n.js";
@@ -90,7 +91,9 @@ export class ChatPane {
     switch (message.type) {
       case "user_message":
         this.growing = null;
-        this.add("user", el("div", "bubble-text", message.content));
+        // A message echoed as queued is not shown again when its run echoes it.
+        if (message.id && this.log.querySelector(`.msg.user[data-ask-id="${CSS.escape(message.id)}"]`)) return true;
+        this.addUser(message);
         return true;
       case "text_delta":
         // The answer as the model writes it, as plain text; the whole `text` replaces it.
@@ -112,7 +115,15 @@ export class ChatPane {
         return true;
       }
       case "code":
-        this.add("agent code", codeBlock(message.content, message.language || "python", message.step));
+        if (message.output) {
+          // What the code printed, under the code it belongs to.
+          // Printed text ends with a newline: no empty last line in the block.
+          const block = codeBlock(message.content.replace(/\n$/, ""), t("chat.output"), message.step);
+          block.classList.add("code-output");
+          this.add("agent code output", block);
+        } else {
+          this.add("agent code", codeBlock(message.content, message.language || "python", message.step));
+        }
         return true;
       case "error":
         this.growing = null;
@@ -131,18 +142,54 @@ export class ChatPane {
     this.log.replaceChildren(empty);
   }
 
+  addUser({ content, id, queued }) {
+    const parts = [el("div", "bubble-text", content)];
+    if (queued) {
+      const badge = el("span", "queued-badge", t("chat.queued"));
+      badge.dataset.i18n = "chat.queued";
+      parts.push(badge);
+    }
+    const item = this.add(queued ? "user queued" : "user", ...parts);
+    if (id) item.dataset.askId = id;
+  }
+
+  /** A queued message's run started: it is no longer waiting (and, the first one waiting,
+   *  it is already below the earlier run's replies). */
+  markStarted(id) {
+    const item = this.log.querySelector(`.msg.user[data-ask-id="${CSS.escape(String(id))}"]`);
+    if (!item) return;
+    item.classList.remove("queued");
+    item.querySelector(".queued-badge")?.remove();
+  }
+
+  /** Queued messages a cancel dropped: they will not run. */
+  markDropped(ids) {
+    for (const id of ids) {
+      const item = this.log.querySelector(`.msg.user.queued[data-ask-id="${CSS.escape(String(id))}"]`);
+      if (!item) continue;
+      item.classList.replace("queued", "dropped");
+      const badge = item.querySelector(".queued-badge");
+      badge.textContent = t("chat.dropped");
+      badge.dataset.i18n = "chat.dropped";
+    }
+  }
+
   addError(text, code) {
     const body = el("div", "bubble-text", String(text));
     this.add(code === "cancelled" ? "error cancelled" : "error", body);
   }
 
-  add(kind, body) {
+  add(kind, ...parts) {
     this.log.querySelector(".chat-empty")?.remove();
     const item = el("div", `msg ${kind}`);
-    item.append(body);
+    item.append(...parts);
     // Keep the view pinned to the bottom only if the reader was already there.
     const atBottom = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
-    this.log.append(item);
+    // Messages waiting for their run stay at the end: the running run's replies go above.
+    const waiting = kind.includes("queued") ? null : this.log.querySelector(".msg.user.queued");
+    if (waiting) waiting.before(item);
+    else this.log.append(item);
     if (atBottom) this.log.scrollTop = this.log.scrollHeight;
+    return item;
   }
 }

@@ -1,5 +1,6 @@
-// The image pane: thumbnails of the agent's images; a click opens a lightbox (a modal
-// <dialog>, so Esc closes it and focus returns to the thumbnail).
+// The image pane: thumbnails of the agent's images, named by their file (a file the code
+// saved) or "figure-<n>" (a figure shown inline, numbered in the thread); a click opens a
+// lightbox (a modal <dialog>, so Esc closes it and focus returns to the thumbnail).
 
 import { t } from "./i18n.js";
 
@@ -10,6 +11,7 @@ export class ImageViewer {
     this.grid = root.querySelector(".image-grid");
     this.empty = root.querySelector(".image-empty");
     this.dialog = dialog;
+    this.figures = 0;
     this.big = dialog.querySelector("img");
     this.caption = dialog.querySelector(".lightbox-caption");
     dialog.querySelector(".lightbox-close").addEventListener("click", () => dialog.close());
@@ -22,7 +24,7 @@ export class ImageViewer {
   add({ content, format = "png", path }) {
     const type = MIME[format?.toLowerCase()] ?? `image/${format || "png"}`;
     const src = `data:${type};base64,${content}`;
-    const name = path || `image.${format}`;
+    const name = path || `figure-${++this.figures}.${format}`;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "thumb";
@@ -40,6 +42,7 @@ export class ImageViewer {
   }
 
   clear() {
+    this.figures = 0;
     this.grid.replaceChildren();
     this.empty.hidden = false;
   }

@@ -2,6 +2,8 @@
 // (GET /api/threads, /api/threads/{id}/messages and /runs) with a thread's history turned
 // into the seed 000 messages the live socket sends, so one renderer shows both.
 
+import { closeRuns } from "./run-outputs.js";
+
 const THREAD_KEY = "shokunin.workbench.thread";
 const THREAD_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/; // as shokunin.runs.check_thread_id
 
@@ -47,9 +49,36 @@ export async function listThreads(agent) {
   return body.threads;
 }
 
-/** One history message (CONTRACTS.md) as the seed 000 message the socket would have sent,
- *  or null for kinds the Workbench does not show (tool calls and results, code results). */
+/** What a cell printed and how it failed, as the socket words it (api/workbench_wire.py). */
+function codeResult(data, tag) {
+  const out = [];
+  const output = `${data.stdout ?? ""}${data.stderr ?? ""}`;
+  if (output) {
+    const code = { type: "code", content: output, language: "text", output: true, ...tag };
+    out.push(data.step ? { ...code, step: data.step } : code);
+  }
+  if (data.ok === false) {
+    const what = [data.error_type, data.error_message].filter(Boolean).join(": ");
+    const code = data.error_type === "PolicyViolation" ? "code_refused" : "code_error";
+    out.push({ type: "error", content: what || "the code failed", code, ...tag });
+  }
+  return out;
+}
+
+/** A run's closing debug, as the socket words it; closeRuns adds the run's outputs. */
+function runEnd(message, run, extra) {
+  return { type: "debug", done: true, content: { run, run_id: message.run_id, ...extra },
+    run_id: message.run_id, seq: message.seq };
+}
+
+/** One history message (CONTRACTS.md) as the seed 000 messages the socket would have sent:
+ *  none for kinds the Workbench does not show (tool calls and results). */
 export function toWire(message) {
+  const wire = toWireOne(message);
+  return Array.isArray(wire) ? wire : wire ? [wire] : [];
+}
+
+function toWireOne(message) {
   const data = message.data ?? {};
   const tag = { run_id: message.run_id, seq: message.seq };
   switch (message.type) {
@@ -63,6 +92,29 @@ export function toWire(message) {
       const code = { type: "code", content: String(data.code ?? ""), language: data.language, ...tag };
       return data.step ? { ...code, step: data.step } : code;
     }
+    case "code_result":
+      return codeResult(data, tag);
+    case "metrics": {
+      const { input_tokens, output_tokens, total_tokens, model } = data;
+      return { type: "debug", content: { usage: { input_tokens, output_tokens, total_tokens, model } }, ...tag };
+    }
+    case "run_completed":
+      return runEnd(message, "completed", { output: data.output ?? {} });
+    case "run_failed":
+      return runEnd(message, "failed", { error: data.error });
+    case "run_cancelled":
+      return runEnd(message, "cancelled", { reason: data.reason });
+    case "debug":
+      return { type: "debug", content: data.content ?? {}, ...tag };
+    case "map":
+      return { type: "map", content: data.content ?? {}, ...tag };
+    case "highlight_room":
+      return { type: "highlight_room", content: { rooms: data.rooms ?? [] }, ...tag };
+    case "arrow":
+      return { type: "arrow", content: { room: data.room, direction: data.direction }, ...tag };
+    case "clear_arrows":
+    case "clear_map":
+      return { type: message.type, content: {}, ...tag };
     case "image": {
       const image = { type: "image", content: data.data_base64, format: data.format, ...tag };
       return data.path ? { ...image, path: data.path } : image;
@@ -90,7 +142,7 @@ export async function loadHistory(threadId) {
     getJson(`/api/threads/${id}/messages`),
     getJson(`/api/threads/${id}/runs`),
   ]);
-  const messages = (history?.messages ?? []).map(toWire).filter(Boolean);
+  const messages = closeRuns((history?.messages ?? []).flatMap(toWire));
   const running = (runs?.runs ?? []).filter((run) => run.status === "running").at(-1);
   let live = null;
   if (running) {

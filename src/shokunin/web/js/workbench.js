@@ -8,6 +8,8 @@
 // Threads: the open thread is in the URL ("#/workbench/<id>") once it has a run, and in
 // localStorage, so a reload comes back to it; its history is read from the Threads API and
 // shown by the same code as the live messages, which the socket's replay cannot duplicate.
+// The history's map commands wait for the socket's map_definition (the map cannot place a
+// room before it has the plan), then are drawn in their order.
 
 import { ChatPane } from "./chat-pane.js";
 import { DebugViewer } from "./debug-viewer.js";
@@ -24,6 +26,7 @@ import { STRINGS } from "./workbench-strings.js";
 import { WsClient } from "./ws-client.js";
 
 const AGENT = "workbench";
+const MAP_COMMANDS = new Set(["map", "highlight_room", "arrow", "clear_arrows", "clear_map"]);
 
 function socketUrl(threadId) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -47,6 +50,7 @@ class Workbench {
     this.loads = 0; // the latest history load; an older one that answers late is dropped
     this.ctx = null;
     this.panes = null;
+    this.heldMap = []; // the history's map commands, drawn once the map definition is in
   }
 
   mount(container, ctx) {
@@ -97,6 +101,7 @@ class Workbench {
     this.debug.clear();
     this.map.clearMap();
     this.map.clearArrows();
+    this.heldMap = [];
     if (!fresh) {
       let history = null;
       let failure = null;
@@ -125,7 +130,8 @@ class Workbench {
   showHistory({ messages, runs, live }) {
     for (const message of messages) {
       this.client.markSeen(message);
-      this.show(message);
+      if (MAP_COMMANDS.has(message.type)) this.heldMap.push(message);
+      else this.show(message);
     }
     if (live) this.client.follow(live.runId, live.lastSeq);
     this.debug.add({ type: "debug", content: { history: {
@@ -161,8 +167,20 @@ class Workbench {
   /** Show one seed 000 message in its pane. */
   show(message) {
     if (message.type === "image") this.images.add(message);
-    else if (message.type === "debug") this.debug.add(message);
+    else if (message.type === "debug") this.showDebug(message);
     else if (!this.map.handle(message) && !this.chat.handle(message)) console.warn("unknown message type", message.type);
+    if (message.type === "map_definition") {
+      const held = this.heldMap;
+      this.heldMap = [];
+      for (const command of held) this.map.handle(command);
+    }
+  }
+
+  showDebug(message) {
+    this.debug.add(message);
+    const content = message.content ?? {};
+    if (content.run === "started" && content.id) this.chat.markStarted(content.id);
+    if (Array.isArray(content.dropped_ids)) this.chat.markDropped(content.dropped_ids);
   }
 }
 
