@@ -77,7 +77,8 @@ class Runner:
     def workspace(self, thread_id: str) -> Path:
         """The thread's working folder (created): derived here only, from a valid id."""
         path = self.workspace_root / check_thread_id(thread_id)
-        path.mkdir(parents=True, exist_ok=True)
+        if not path.is_dir():  # a stat costs less than a mkdir that fails, once per run
+            path.mkdir(parents=True, exist_ok=True)
         return path
 
     async def start(

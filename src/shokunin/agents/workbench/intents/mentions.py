@@ -127,7 +127,10 @@ def find(clause: str, pkg: MapPackage) -> Mentions:
     low = clause.lower()
     m = Mentions()
     taken: list[tuple[int, int]] = []
+    # ``in`` first, here and below: most words are absent, and ``in`` says so at C speed.
     for surface, name in _room_surfaces(pkg):
+        if surface not in low:
+            continue
         for start, end in spans(low, surface):
             if _free(taken, start, end):
                 taken.append((start, end))
@@ -135,6 +138,8 @@ def find(clause: str, pkg: MapPackage) -> Mentions:
     _floors(clause, pkg, m, taken)
     group_rooms: Found = []
     for word, key in GROUP_WORDS.items():
+        if word not in low:
+            continue
         for start, end in spans(low, word):
             if not _free(taken, start, end):
                 continue
@@ -148,6 +153,8 @@ def find(clause: str, pkg: MapPackage) -> Mentions:
     _colors(low, m, taken)
     _directions(low, m, taken)
     for word, bitmap in [*BITMAP_WORDS.items(), *_map_bitmaps(pkg)]:
+        if word.lower() not in low:
+            continue
         for start, end in spans(low, word.lower()):
             if _free(taken, start, end):
                 taken.append((start, end))
@@ -176,6 +183,8 @@ def _floors(clause: str, pkg: MapPackage, m: Mentions, taken: list[tuple[int, in
     found: list[tuple[int, int, str | None, str]] = []  # start, end, floor id, as typed
     for floor in pkg.definition.floors:
         for word in {floor.floorId.lower(), floor.floorName.lower()}:
+            if word not in low:
+                continue
             for start, end in spans(low, word):
                 found.append((start, end, floor.floorId, clause[start:end]))
     for pattern, meaning in _FLOOR_PATTERNS:
@@ -220,6 +229,8 @@ def _resolve(pkg: MapPackage, meaning: str, hit: re.Match[str]) -> str | None:
 def _colors(low: str, m: Mentions, taken: list[tuple[int, int]]) -> None:
     words = [(w, w) for w in NAMED_COLORS] + list(COLORS_JA.items())
     for word, color in words:
+        if word not in low:
+            continue
         for start, end in spans(low, word):
             if _free(taken, start, end):
                 taken.append((start, end))
@@ -231,7 +242,8 @@ def _colors(low: str, m: Mentions, taken: list[tuple[int, int]]) -> None:
 
 def _directions(low: str, m: Mentions, taken: list[tuple[int, int]]) -> None:
     for word, way in DIRECTIONS_EN.items():
-        m.directions += [(s, way) for s, e in spans(low, word) if _free(taken, s, e)]
+        if word in low:
+            m.directions += [(s, way) for s, e in spans(low, word) if _free(taken, s, e)]
     for i, c in enumerate(low):
         if c in DIRECTIONS_JA and _free(taken, i, i + 1):
             after = low[i + 1:i + 2]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from shokunin.agents.workbench.intents.lexicon import (
     KEYWORDS,
@@ -65,10 +66,12 @@ def has(low: str, words: tuple[str, ...] | list[str]) -> bool:
     return any(w in low and next(spans(low, w), None) is not None for w in words)
 
 
-def kinds_in(text: str) -> set[str]:
+@lru_cache(maxsize=1024)  # a clause is read more than once per plan (cutting, then planning)
+def kinds_in(text: str) -> frozenset[str]:
     """The kinds of request (``KEYWORDS``) whose words occur in ``text``."""
     low = text.lower()
-    return {kind for kind, (en, ja) in KEYWORDS.items() if has(low, en) or has(low, ja)}
+    return frozenset(kind for kind, (en, ja) in KEYWORDS.items()
+                     if has(low, en) or has(low, ja))
 
 
 _ACTIONS = {"clear", "calc", "chart", "points", "arrow", "where", "rank", "total",
@@ -120,11 +123,12 @@ def _cut(text: str) -> Iterator[str]:
                 cuts.append((i, i + 1))
         elif c == "." and (i + 1 == len(text) or text[i + 1].isspace()):
             cuts.append((i, i + 1))
-    for word in SEPARATORS_EN:
-        cuts += spans(low, word)
-    for word in SEPARATORS_JA:
-        cuts += spans(low, word)
+    for word in (*SEPARATORS_EN, *SEPARATORS_JA):
+        if word in low:
+            cuts += spans(low, word)
     for form in TE_FORMS:
+        if form not in low:
+            continue
         for _start, end in spans(low, form):
             rest = text[end:end + 4]
             if rest and rest[0] not in SEPARATOR_CHARS and not rest.startswith(TE_ENDINGS):
