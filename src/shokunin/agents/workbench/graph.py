@@ -90,7 +90,8 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
                     if c.get("id")]
         return {"messages": answers}
 
-    def route(state: WorkbenchState) -> str:
+    # async: LangGraph runs a plain function in a worker thread, a thread hop per step.
+    async def route(state: WorkbenchState) -> str:
         last = state["messages"][-1]
         return "tools" if isinstance(last, AIMessage) and (
             last.tool_calls or any(c.get("id") for c in last.invalid_tool_calls)) else END
