@@ -352,6 +352,14 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ('ロビーに非常口、オフィスに人を置いて', [
         ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'exit:Lobby;person:Office'}),
     ]),
+    # several bitmaps for one room: each is placed, none dropped
+    ('put a person and an exit sign in Kitchen and a left arrow in Kitchen', [
+        ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'person:Kitchen;exit:Kitchen'}),
+        ('draw_arrow', {'room_name': 'Kitchen', 'direction': 'left'}),
+    ]),
+    ('Kitchenに人と出口マークを置いて', [
+        ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'person:Kitchen;exit:Kitchen'}),
+    ]),
     ('calculate 1200 * 8%', [
         ('calculator', {'expression': '1200 * 8%'}),
     ]),

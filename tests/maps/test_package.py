@@ -18,7 +18,7 @@ SAMPLE = Settings().map_dir
 
 def test_shipped_sample_loads_and_matches_the_generator() -> None:
     pkg = MapPackage.load(SAMPLE)
-    assert pkg.as_wire() == make_samples.definition()
+    assert pkg.definition.model_dump(mode="json", exclude_none=True) == make_samples.definition()
     assert pkg.floor_ids == ["1F", "2F"]
     for seed_room in ("Room1", "Room2", "Bathroom", "Kitchen", "Toilet", "Level1", "Level2"):
         assert seed_room in pkg.room_names
@@ -107,3 +107,45 @@ def test_assets_are_only_the_files_the_definition_names(folder: Path) -> None:
     assert pkg.asset("floor_1F.png") == folder / "floor_1F.png"
     assert pkg.asset("map.json") is None
     assert pkg.asset("../map/floor_1F.png") is None
+
+
+def test_the_wire_gives_each_floor_its_corners_in_pixels_and_its_scale() -> None:
+    """The seed's own client places rooms with the corners' px/py (seed 000's 2D-map Point):
+    without them in the package, the corners are the image's (the sample is 1000 x 600 px
+    for 100 x 60 units)."""
+    cs = MapPackage.load(SAMPLE).as_wire()["floors"][0]["coordinateSystem"]
+    assert cs["topLeft"] == {"x": 0, "y": 0, "px": 0, "py": 0}
+    assert cs["bottomRight"] == {"x": 100, "y": 60, "px": 1000, "py": 600}
+    assert (cs["scaleX"], cs["scaleY"]) == (10, 10)
+    room = MapPackage.load(SAMPLE).as_wire()["floors"][0]["rectangles"][0]
+    assert set(room["topLeft"]) == {"x", "y"}  # a room's corners are virtual coordinates
+
+
+def test_a_package_gives_its_surveyed_corners_in_pixels(folder: Path) -> None:
+    def survey(d: dict[str, Any]) -> None:
+        cs = d["floors"][0]["coordinateSystem"]
+        cs["topLeft"] |= {"px": 100, "py": 50}
+        cs["bottomRight"] |= {"px": 900, "py": 530}
+
+    _edit(folder, survey)
+    cs = MapPackage.load(folder).as_wire()["floors"][0]["coordinateSystem"]
+    assert cs["topLeft"] == {"x": 0, "y": 0, "px": 100, "py": 50}
+    assert cs["bottomRight"] == {"x": 100, "y": 60, "px": 900, "py": 530}
+    assert (cs["scaleX"], cs["scaleY"]) == (8, 8)
+
+
+def test_pixels_on_one_corner_only_are_refused(folder: Path) -> None:
+    _edit(folder, lambda d: d["floors"][0]["coordinateSystem"]["topLeft"].update(px=1, py=2))
+    assert _problems(folder) == ["floors[0].coordinateSystem: give px and py on both topLeft "
+                                 "and bottomRight, or on neither"]
+
+
+def test_pixels_outside_the_floor_image_are_refused(folder: Path) -> None:
+    def survey(d: dict[str, Any]) -> None:
+        cs = d["floors"][1]["coordinateSystem"]
+        cs["topLeft"] |= {"px": 0, "py": 0}
+        cs["bottomRight"] |= {"px": 1200, "py": 600}
+
+    _edit(folder, survey)
+    assert _problems(folder) == ["floors[1].coordinateSystem.bottomRight: px/py lie outside "
+                                 "the 1000x600 floor image"]

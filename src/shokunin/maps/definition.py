@@ -22,8 +22,14 @@ class _Model(BaseModel):
 
 
 class Point(_Model):
+    """A point in the floor's virtual coordinates. On a coordinate system's corners it may
+    also give ``px``/``py``, where that point lies on the floor image in pixels (seed 000's
+    2D-map Point), for a plan whose surveyed area covers only part of its image."""
+
     x: float
     y: float
+    px: float | None = None
+    py: float | None = None
 
 
 class CoordinateSystem(_Model):
@@ -37,6 +43,12 @@ class CoordinateSystem(_Model):
     def _not_flat(self) -> CoordinateSystem:
         if self.topLeft.x == self.bottomRight.x or self.topLeft.y == self.bottomRight.y:
             raise ValueError("topLeft and bottomRight must differ in both x and y")
+        pixels = [p is not None for c in (self.topLeft, self.bottomRight) for p in (c.px, c.py)]
+        if any(pixels) and not all(pixels):
+            raise ValueError("give px and py on both topLeft and bottomRight, or on neither")
+        if all(pixels) and (self.topLeft.px == self.bottomRight.px
+                            or self.topLeft.py == self.bottomRight.py):
+            raise ValueError("topLeft and bottomRight must differ in both px and py")
         return self
 
     def contains(self, p: Point) -> bool:

@@ -40,6 +40,7 @@ class MapPackage:
     folder: Path
     definition: MapDefinition
     _rooms: dict[str, tuple[Floor, Rectangle]] = field(default_factory=dict, repr=False)
+    _wire: str = field(default="{}", repr=False)  # as JSON: each caller gets its own copy
 
     @classmethod
     def load(cls, folder: Path) -> MapPackage:
@@ -60,11 +61,16 @@ class MapPackage:
         if problems:
             raise MapError(source, problems)
         rooms = {r.name: (f, r) for f in definition.floors for r in f.rectangles}
-        return cls(folder=folder, definition=definition, _rooms=rooms)
+        sizes = {f.floorImage: _image_size(folder / f.floorImage) for f in definition.floors}
+        return cls(folder=folder, definition=definition, _rooms=rooms,
+                   _wire=_wire(definition, sizes))
 
     def as_wire(self) -> dict[str, Any]:
-        """The ``map_definition`` content: the definition exactly as the seed spells it."""
-        return self.definition.model_dump(mode="json")
+        """The ``map_definition`` content: the definition as the seed spells it, each
+        coordinate system with its corners' pixel positions on the floor image (``px``,
+        ``py``: the image's corners unless the package says otherwise) and its pixels per
+        unit (``scaleX``, ``scaleY``), which the seed's own client places rooms with."""
+        return json.loads(self._wire)
 
     @property
     def floor_ids(self) -> list[str]:
@@ -118,8 +124,16 @@ def _check(folder: Path, d: MapDefinition) -> list[str]:
         if floor.floorId in seen_floors:
             problems.append(f"{where}.floorId: duplicate floor id {floor.floorId!r}")
         seen_floors.add(floor.floorId)
-        problems += _check_image(folder, floor.floorImage, f"{where}.floorImage")
+        image_problems = _check_image(folder, floor.floorImage, f"{where}.floorImage")
+        problems += image_problems
         cs = floor.coordinateSystem
+        if not image_problems and cs.topLeft.px is not None:
+            width, height = _image_size(folder / floor.floorImage)
+            for corner in ("topLeft", "bottomRight"):
+                p = getattr(cs, corner)
+                if not (0 <= p.px <= width and 0 <= p.py <= height):  # type: ignore[operator]
+                    problems.append(f"{where}.coordinateSystem.{corner}: px/py lie outside "
+                                    f"the {width}x{height} floor image")
         for j, rect in enumerate(floor.rectangles):
             rwhere = f"{where}.rectangles[{j}]"
             if rect.name in seen_rooms:
@@ -159,3 +173,25 @@ def _check_image(folder: Path, name: str, where: str) -> list[str]:
     except Exception as exc:  # noqa: BLE001 - Pillow raises many kinds for a bad image
         return [f"{where}: {name!r} is not a readable image ({exc})"]
     return []
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    with PILImage.open(path) as img:
+        return img.size
+
+
+def _wire(definition: MapDefinition, sizes: dict[str, tuple[int, int]]) -> str:
+    data = definition.model_dump(mode="json")
+    for floor in data["floors"]:
+        cs = floor["coordinateSystem"]
+        tl, br = cs["topLeft"], cs["bottomRight"]
+        if tl["px"] is None:  # the plan fills its image
+            width, height = sizes[floor["floorImage"]]
+            tl["px"], tl["py"], br["px"], br["py"] = 0, 0, width, height
+        cs["scaleX"] = (br["px"] - tl["px"]) / (br["x"] - tl["x"])
+        cs["scaleY"] = (br["py"] - tl["py"]) / (br["y"] - tl["y"])
+        for rect in floor["rectangles"]:  # a room's corners are virtual coordinates only
+            for corner in (rect["topLeft"], rect["bottomRight"]):
+                if corner["px"] is None:
+                    del corner["px"], corner["py"]
+    return json.dumps(data, ensure_ascii=False)

@@ -13,6 +13,25 @@ const clamp = (value, lo, hi) => Math.min(hi, Math.max(lo, value));
 /** Arrows and bitmaps on a room: 40% of its smaller side, at least 30 px, at most 80 px. */
 const markerSize = (box) => clamp(0.4 * Math.min(box.w, box.h), 30, 80);
 
+/** ``n`` marker spots in a room: a grid of equal cells as square as the room allows, each
+ * marker at most its cell (and never above markerSize). */
+function roomCells(box, n) {
+  let best = null;
+  for (let cols = 1; cols <= n; cols += 1) {
+    const rows = Math.ceil(n / cols);
+    const cell = Math.min(box.w / cols, box.h / rows);
+    if (!best || cell > best.cell) best = { cols, rows, cell };
+  }
+  const { cols, rows } = best;
+  const size = Math.min(markerSize(box), 0.85 * best.cell);
+  const [cw, ch] = [box.w / cols, box.h / rows];
+  return Array.from({ length: n }, (_, i) => ({
+    x: box.x + cw * ((i % cols) + 0.5),
+    y: box.y + ch * (Math.floor(i / cols) + 0.5),
+    size: n === 1 ? markerSize(box) : size,
+  }));
+}
+
 function loadImage(file) {
   const img = new Image();
   img.decoding = "async";
@@ -195,13 +214,18 @@ export class MapViewer {
     this.draw();
   }
 
-  /** Where the floor plan sits on the canvas, and the virtual -> pixel mapping. */
+  /** Where the floor plan sits on the canvas, and the virtual -> pixel mapping. The
+   * corners' px/py say where the virtual corners lie on the image (a surveyed area may
+   * cover only part of it); without them, or before the image loads, the corners are the
+   * image's. */
   frame(floor) {
     const img = this.images.get(floor.floorImage);
     const { topLeft: tl, bottomRight: br } = floor.coordinateSystem;
     const ready = img?.complete && img.naturalWidth > 0;
+    const pixels = ready && [tl.px, tl.py, br.px, br.py].every(Number.isFinite);
     const iw = ready ? img.naturalWidth : Math.abs(br.x - tl.x);
     const ih = ready ? img.naturalHeight : Math.abs(br.y - tl.y);
+    const [left, top, right, bottom] = pixels ? [tl.px, tl.py, br.px, br.py] : [0, 0, iw, ih];
     const scale = Math.min((this.width - 2 * PAD) / iw, (this.height - 2 * PAD) / ih);
     const w = iw * scale;
     const h = ih * scale;
@@ -209,8 +233,8 @@ export class MapViewer {
     const y = (this.height - h) / 2;
     return {
       img: ready ? img : null, x, y, w, h,
-      px: (vx) => x + ((vx - tl.x) / (br.x - tl.x)) * w,
-      py: (vy) => y + ((vy - tl.y) / (br.y - tl.y)) * h,
+      px: (vx) => x + (left + ((vx - tl.x) / (br.x - tl.x)) * (right - left)) * scale,
+      py: (vy) => y + (top + ((vy - tl.y) / (br.y - tl.y)) * (bottom - top)) * scale,
     };
   }
 
@@ -234,6 +258,31 @@ export class MapViewer {
       return { x: frame.px(position.x), y: frame.py(position.y), size: 40 };
     }
     return null;
+  }
+
+  /** Where each marker of the floor goes: the overlays shown on it (by index) and its
+   * arrows. Markers placed in one room share it in a grid of equal cells, in the order
+   * they came, so none hides another; one alone sits at the room's centre. */
+  markers(floor, frame) {
+    const overlays = this.display.floorId === floor.floorId ? this.display.overlays : [];
+    const marks = [
+      ...overlays.map((overlay, index) => ({ key: `o${index}`, position: overlay.position })),
+      ...this.arrows.filter((a) => a.floorId === floor.floorId)
+        .map((a, index) => ({ key: `a${index}`, position: { type: "rectangle", name: a.room } })),
+    ];
+    const spots = new Map();
+    const byRoom = new Map();
+    for (const mark of marks) {
+      if (mark.position?.type === "rectangle") {
+        byRoom.set(mark.position.name, [...(byRoom.get(mark.position.name) ?? []), mark]);
+      } else spots.set(mark.key, this.place(floor, frame, mark.position));
+    }
+    for (const [room, group] of byRoom) {
+      const box = this.roomBox(floor, room, frame);
+      const cells = box ? roomCells(box, group.length) : [];
+      group.forEach((mark, i) => spots.set(mark.key, cells[i] ?? null));
+    }
+    return spots;
   }
 
   // -- drawing
@@ -263,13 +312,14 @@ export class MapViewer {
       const box = this.roomBox(floor, name, frame);
       if (box) this.drawRoom(box, name, HIGHLIGHT, 0.25, 1, true, true);
     }
+    const spots = this.markers(floor, frame);
     if (this.display.floorId === floor.floorId) {
-      for (const overlay of this.display.overlays) this.drawOverlay(floor, frame, overlay);
+      this.display.overlays.forEach((overlay, i) => this.drawOverlay(spots.get(`o${i}`), overlay));
     }
-    for (const arrow of this.arrows.filter((a) => a.floorId === floor.floorId)) {
-      const spot = this.place(floor, frame, { type: "rectangle", name: arrow.room });
+    this.arrows.filter((a) => a.floorId === floor.floorId).forEach((arrow, i) => {
+      const spot = spots.get(`a${i}`);
       if (spot) this.drawArrow(spot, arrow.direction);
-    }
+    });
   }
 
   drawRoom(box, name, color, fillOpacity, strokeOpacity, showName, emphasised) {
@@ -302,8 +352,7 @@ export class MapViewer {
     ctx.fillText(text, x, y);
   }
 
-  drawOverlay(floor, frame, overlay) {
-    const spot = this.place(floor, frame, overlay.position);
+  drawOverlay(spot, overlay) {
     if (!spot) return;
     if (overlay.type === "bitmap") {
       const bitmap = this.definition.bitmaps.find((b) => b.bitmapId === overlay.bitmapId);
@@ -312,7 +361,7 @@ export class MapViewer {
         this.ctx.drawImage(img, spot.x - spot.size / 2, spot.y - spot.size / 2, spot.size, spot.size);
       }
     } else if (overlay.type === "text") {
-      this.label(String(overlay.text ?? ""), spot.x, spot.y, overlay.fontSize ?? 14, overlay.color ?? "#000");
+      this.label(String(overlay.text ?? ""), spot.x, spot.y, Math.min(overlay.fontSize ?? 14, spot.size), overlay.color ?? "#000");
     }
   }
 
@@ -388,17 +437,17 @@ export class MapViewer {
     const frame = floor && this.width ? this.frame(floor) : null;
     const boxOf = (name) => (frame ? this.roomBox(floor, name, frame) : null);
     const onFloor = this.display.floorId === this.floorId;
+    const spots = frame ? this.markers(floor, frame) : new Map();
+    const here = this.arrows.filter((a) => a.floorId === this.floorId);
     return {
       mode: this.mode,
       floorId: this.floorId,
       floors: (this.definition?.floors ?? []).map((f) => f.floorId),
+      image: frame && { x: frame.x, y: frame.y, w: frame.w, h: frame.h },
       rectangles: onFloor ? this.display.rectangles.map((r) => ({ ...r, box: boxOf(r.name) })) : [],
       highlighted: [...this.highlighted],
-      arrows: this.arrows.map((a) => ({
-        ...a,
-        ...(a.floorId === this.floorId && frame ? this.place(floor, frame, { type: "rectangle", name: a.room }) : {}),
-      })),
-      overlays: onFloor ? this.display.overlays.map((o) => ({ ...o, at: frame && this.place(floor, frame, o.position) })) : [],
+      arrows: this.arrows.map((a) => ({ ...a, ...(spots.get(`a${here.indexOf(a)}`) ?? {}) })),
+      overlays: onFloor ? this.display.overlays.map((o, i) => ({ ...o, at: spots.get(`o${i}`) ?? null })) : [],
       rooms: Object.fromEntries((floor?.rectangles ?? []).map((r) => [r.name, boxOf(r.name)])),
       points: this.points?.points ?? null,
     };

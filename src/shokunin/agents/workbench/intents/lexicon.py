@@ -19,7 +19,7 @@ COLORS_JA = {"赤": "red", "青": "blue", "緑": "green", "黄": "yellow", "オ�
 
 BITMAP_WORDS = {"person": "person", "people icon": "person", "person icon": "person",
                 "人物": "person", "人のアイコン": "person", "人アイコン": "person",
-                "人を置": "person", "人を配置": "person", "人を表示": "person",
+                "人を置": "person", "人と": "person", "人を配置": "person", "人を表示": "person",
                 "emergency exit": "exit", "exit sign": "exit", "exit": "exit",
                 "非常口": "exit", "出口": "exit"}
 

@@ -334,6 +334,22 @@ class _Clause:
             return self.call("highlight_room", {"room_names": ",".join(rooms)})
         return self._show_rooms(rooms)
 
+    def _bitmaps_of(self, room: str) -> list[str]:
+        """The bitmaps asked for ``room``: each bitmap word goes to the room it is said for
+        (the next room named in English, "a person and an exit sign in Kitchen"; the one
+        before it in Japanese, 「Kitchenに人と出口」); a room no bitmap went to gets the
+        nearest one (``_bitmap_of``)."""
+        rooms = self.m.rooms
+        mine = []
+        for pos, bitmap in self.m.bitmaps:
+            before = [name for at, name in rooms if at < pos]
+            after = [name for at, name in rooms if at > pos]
+            first, second = (before[-1:], after[:1]) if is_ja(self.text) else (after[:1],
+                                                                                before[-1:])
+            if (first or second)[:1] == [room] and bitmap not in mine:
+                mine.append(bitmap)
+        return mine or [self._bitmap_of(room)]
+
     def _bitmap_of(self, room: str) -> str:
         """The bitmap asked for ``room`` when a clause places several ("an exit sign in the
         lobby and a person in the office"): the bitmap word nearest before the room's name
@@ -355,8 +371,8 @@ class _Clause:
             args: dict[str, Any] = {"floor_id": floor}
             if bitmap:
                 args["bitmap_overlays"] = ";".join(
-                    f"{self._bitmap_of(r) if len(self.m.bitmaps) > 1 else bitmap}:{r}"
-                    for r in here)
+                    f"{b}:{r}" for r in here
+                    for b in (self._bitmaps_of(r) if len(self.m.bitmaps) > 1 else [bitmap]))
             else:
                 args["highlight_rooms"] = ",".join(here)
                 if colors:
