@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -65,3 +66,31 @@ def test_a_broken_map_is_reported_by_the_face_and_the_server_still_runs(tmp_path
         assert (first["type"], first["code"]) == ("error", "map_error")
         assert "floors[0]" in first["content"]
         assert client.get("/health").json()["status"] == "ok"
+
+
+def test_a_broken_map_leaves_requests_that_need_no_map_working(tmp_path: Path) -> None:
+    broken = tmp_path / "map"
+    broken.mkdir()
+    (broken / "map.json").write_text('{"floors": [{"floorId": "1F"}], "bitmaps": []}')
+    settings = _settings(tmp_path).model_copy(update={"map_dir": broken})
+
+    def ask(ws: Any, text: str) -> list[dict[str, Any]]:
+        ws.send_json({"message": text})
+        messages = [ws.receive_json()]
+        while not messages[-1].get("done"):
+            messages.append(ws.receive_json())
+        return messages
+
+    with TestClient(create_app(settings)) as client, client.websocket_connect("/ws") as ws:
+        assert ws.receive_json()["code"] == "map_error"
+        sum_ = ask(ws, "calculate 1200 * 8%")
+        rooms = ask(ws, "部屋の一覧")
+        arrow = ask(ws, "draw a left arrow in Kitchen")
+    for messages in (sum_, rooms, arrow):
+        assert messages[-1]["content"]["run"] == "completed"
+        assert not [m for m in messages if m["type"] == "error"]
+    assert "96" in next(m["content"] for m in sum_ if m["type"] == "text")
+    assert "Kitchen" in next(m["content"] for m in rooms if m["type"] == "text")  # the database
+    said = next(m["content"] for m in arrow if m["type"] == "text")
+    assert "map" in said and "failed to load" in said
+    assert not [m for m in arrow if m["type"] in ("arrow", "code")]

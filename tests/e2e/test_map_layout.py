@@ -91,3 +91,24 @@ def test_a_surveyed_plan_places_rooms_by_its_corners_pixels(
     assert abs(lobby["w"] - 25 * 8 * k) < 1  # 800 px for 100 units
     assert abs(lobby["h"] - 30 * 8 * k) < 1  # 480 px for 60 units
     ui.screenshot("map-surveyed-plan")
+
+
+def test_a_broken_map_is_said_in_the_map_pane_and_chat_still_answers(
+        make_page: Any, tmp_path: Path) -> None:
+    broken = tmp_path / "map"
+    broken.mkdir()
+    (broken / "map.json").write_text('{"floors": [{"floorId": "1F"}], "bitmaps": []}')
+    server = LiveServer(tmp_path / "server", env={"SHOKUNIN_MAP_DIR": str(broken)}).start()
+    try:
+        ui = make_page(server)
+        page = ui.open()
+        ui.wait_connected()
+        message = page.locator(".map-message")
+        message.wait_for(state="visible")
+        assert "マップを読み込めませんでした" in message.inner_text()
+        assert "floors[0]" in message.inner_text()
+        ui.send("calculate 1200 * 8%")
+        assert "96" in page.locator(".msg.agent").last.inner_text()
+        ui.screenshot("map-broken-package")
+    finally:
+        server.stop()

@@ -200,3 +200,25 @@ def test_settings_form_renders_every_setting_type(make_page, contract_server) ->
     assert field("api_token").locator(".secret-badge").inner_text() == "set"
     assert "tok-browser-1" not in page.content()
     ui.screenshot("tools-settings-types")
+
+
+def test_the_tools_view_lists_every_tool_of_the_agent_in_the_ui_language(
+        make_page, live_server: LiveServer) -> None:
+    """The plugins and the Workbench agent's own tools (map, SQL, Python...: 11 in all),
+    named and described in the UI's language, not in the language a tool was written in."""
+    ui = make_page(live_server, locale="en-US")
+    page = ui.open("#/tools")
+    page.wait_for_selector('.agent-tool[data-tool="run_python"]')
+    own = page.locator(".agent-tool").evaluate_all("cards => cards.map(c => c.dataset.tool)")
+    assert own == ["show_map", "clear_map", "draw_arrow", "clear_arrows", "highlight_room",
+                   "show_points", "sql_engine", "save_data", "run_python"]
+    assert page.locator(".tool-card").count() == len(own) + 2  # + calculator, table_format
+    listing = page.locator(".tools-list").inner_text()
+    assert "Calculator" in listing and "Show map" in listing and "Run Python" in listing
+    assert not any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in listing)
+    ui.screenshot("tools-view-en")
+    page.click('.lang-switch button[data-lang="ja"]')
+    page.wait_for_function("() => document.querySelector('.tools-list').innerText"
+                           ".includes('電卓')")
+    assert "マップ表示" in page.locator(".tools-list").inner_text()
+    assert ui.errors == []

@@ -15,7 +15,17 @@ from starlette.middleware import Middleware
 from shokunin import __version__
 from shokunin.agents.registry import build_agents
 from shokunin.agents.workbench import load_map
-from shokunin.api import analyst_datasets, health, login, runs, threads, tools, web, workbench_ws
+from shokunin.api import (
+    agent_tools,
+    analyst_datasets,
+    health,
+    login,
+    runs,
+    threads,
+    tools,
+    web,
+    workbench_ws,
+)
 from shokunin.api.auth import AuthMiddleware
 from shokunin.api.body_limit import BodyLimitMiddleware
 from shokunin.api.content_type import ContentTypeMiddleware
@@ -120,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _run_error(_request: Request, exc: RunError) -> JSONResponse:
         return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
 
-    for module in (health, login, tools, threads, runs, analyst_datasets, workbench_ws, web):
+    for module in (health, login, tools, agent_tools, threads, runs, analyst_datasets,
+                   workbench_ws, web):
         app.include_router(module.router)
     return app

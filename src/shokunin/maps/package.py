@@ -65,6 +65,12 @@ class MapPackage:
         return cls(folder=folder, definition=definition, _rooms=rooms,
                    _wire=_wire(definition, sizes))
 
+    @classmethod
+    def empty(cls) -> MapPackage:
+        """A building with no floors: what requests are read against when the server's
+        map package failed to load, so those that need no map still work."""
+        return cls(folder=Path(), definition=MapDefinition.model_construct(floors=[], bitmaps=[]))
+
     def as_wire(self) -> dict[str, Any]:
         """The ``map_definition`` content: the definition as the seed spells it, each
         coordinate system with its corners' pixel positions on the floor image (``px``,

@@ -12,32 +12,34 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from shokunin import events as ev
 from shokunin.agents.driver import drive
 from shokunin.agents.workbench.brain import Brain
 from shokunin.agents.workbench.decision import text_of
 from shokunin.agents.workbench.deps import RunDeps
 from shokunin.agents.workbench.graph import build_graph
 from shokunin.agents.workbench.tools import ImageHold, build_toolbox
-from shokunin.maps import MapError, MapPackage
+from shokunin.maps import MapError, MapPackage, mentioned_rooms
 from shokunin.runs import RunContext
 
 RECURSION_LIMIT = 40
+# Seed 000 highlights the rooms its reply names; a reply naming more lists rooms rather
+# than points at them.
+MAX_AUTO_HIGHLIGHT = 4
+_MAP_EVENTS = (ev.MapShow, ev.HighlightRoom, ev.Arrow, ev.ClearArrows, ev.ClearMap)
 
 
 class WorkbenchAgent:
     name = "workbench"
 
-    def __init__(self, brain: Brain | None, pkg: MapPackage | MapError, sample_db: Path,
+    def __init__(self, brain: Brain, pkg: MapPackage | MapError, sample_db: Path,
                  checkpointer: BaseCheckpointSaver | None) -> None:
         self.brain = brain
-        self.pkg = pkg
+        self.pkg = pkg  # a MapError: the map failed to load, and the map tools are left out
         self.sample_db = sample_db
-        self.graph = build_graph(brain, checkpointer) if brain is not None else None
+        self.graph = build_graph(brain, checkpointer)
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
-        if isinstance(self.pkg, MapError):
-            raise self.pkg
-        assert self.graph is not None and self.brain is not None  # see factory.py
         hold = ImageHold(ctx)
         deps = RunDeps(ctx=ctx, hold=hold)
         deps.tools = build_toolbox(ctx, self.pkg, self.sample_db, hold, lambda: deps.step)
@@ -47,9 +49,21 @@ class WorkbenchAgent:
                 config={"recursion_limit": RECURSION_LIMIT}, context=deps,
                 models=self.brain.calls_model)
             await hold.release()  # a run that ended without an answer still shows its plots
+            if isinstance(self.pkg, MapPackage):
+                await _highlight_mentions(ctx, self.pkg, text_of(state["messages"][-1]))
         finally:
             # The tools hold the run (deps -> tools -> closures -> deps): break the cycle so
             # the run is freed when it ends, not by a full collection of the oldest objects
             # (under load, a pause of a second for hundreds of thousands of them).
             deps.tools = {}
         return {"text": text_of(state["messages"][-1])}
+
+
+async def _highlight_mentions(ctx: RunContext, pkg: MapPackage, reply: str) -> None:
+    """Highlight the rooms the reply names (seed 000's automatic ``highlight_room``), unless
+    the run already set the map itself: a highlight on top would change what it drew."""
+    if any(isinstance(e, _MAP_EVENTS) for e in ctx.history):
+        return
+    rooms = mentioned_rooms(reply, pkg)
+    if 0 < len(rooms) <= MAX_AUTO_HIGHLIGHT:
+        await ctx.emit(ev.HighlightRoom(rooms=rooms))

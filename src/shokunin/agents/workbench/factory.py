@@ -30,10 +30,10 @@ def workbench_agent(
     settings: Settings, pkg: MapPackage | MapError,
     checkpointer: BaseCheckpointSaver | None = None,
 ) -> WorkbenchAgent:
-    """The Workbench; without a checkpointer its threads forget earlier turns."""
-    brain: Brain | None = None
-    if isinstance(pkg, MapPackage):
-        model = model_from_settings(settings)
-        brain = OfflineBrain(pkg, settings.sample_db) if is_offline(model) else LLMBrain(
-            model, system_prompt(pkg))
+    """The Workbench; without a checkpointer its threads forget earlier turns. A map that
+    failed to load leaves the agent without map tools, not without a brain."""
+    model = model_from_settings(settings)
+    building = pkg if isinstance(pkg, MapPackage) else MapPackage.empty()
+    brain: Brain = OfflineBrain(building, settings.sample_db) if is_offline(model) else (
+        LLMBrain(model, system_prompt(building)))
     return WorkbenchAgent(brain, pkg, settings.sample_db, checkpointer)

@@ -8,7 +8,9 @@ from shokunin.maps import MapPackage
 def system_prompt(pkg: MapPackage) -> str:
     floors = "\n".join(
         f"- {f.floorId} ({f.floorName}): " + ", ".join(r.name for r in f.rectangles)
-        for f in pkg.definition.floors)
+        for f in pkg.definition.floors) or (
+        "(none: the map failed to load on this server, so there are no map tools; say so "
+        "when asked for the map)")
     return (
         "You are the Workbench assistant of a building. You show things on the floor-plan "
         "map with the map tools, answer questions about the building with sql_engine, run "

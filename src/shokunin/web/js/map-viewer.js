@@ -84,6 +84,13 @@ export class MapViewer {
       case "clear_map":
         this.clearMap();
         return true;
+      case "error":  // the server's map package failed to load: say so where the map would be
+        if (message.code !== "map_error") return false;
+        this.message.textContent = t("map.broken", { error: message.content });
+        this.message.removeAttribute("data-i18n");
+        this.message.classList.add("error-text");
+        this.message.hidden = false;
+        return true;
       default:
         return false;
     }

@@ -31,6 +31,13 @@ function iconBox(tool, className = "tool-icon") {
   return box;
 }
 
+/** A shipped tool's title or description in the UI's language (its own text is one
+ * language), else the tool's own ``fallback``. */
+function localized(tool, field, fallback) {
+  const key = `builtinTool.${tool.name}${field === "title" ? "" : ".desc"}`;
+  return tool.source === "builtin" && t(key) !== key ? tr("span", "", key) : document.createTextNode(fallback);
+}
+
 function button(key, className = "") {
   const b = tr("button", className, key);
   b.type = "button";
@@ -42,6 +49,7 @@ export class ToolsView {
     this.list = root.querySelector(".tools-list");
     this.detail = root.querySelector(".tool-detail");
     this.tools = [];
+    this.agentTools = [];
     this.selected = null;
     this.run = null; // {controller, executionId} of the running try
   }
@@ -52,6 +60,8 @@ export class ToolsView {
       const response = await fetch("/api/tools");
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
       this.tools = (await response.json()).tools;
+      const own = await fetch("/api/agents/workbench/tools");  // optional: listed if there
+      this.agentTools = own.ok ? (await own.json()).tools : [];
     } catch (error) {
       this.list.replaceChildren(el("p", "error-text", t("tools.loadFailed", { error: error.message })));
       return;
@@ -65,6 +75,7 @@ export class ToolsView {
   renderList() {
     if (!this.tools.length) {
       this.list.replaceChildren(tr("p", "muted", "tools.none"));
+      this.renderAgentTools();
       return;
     }
     this.list.replaceChildren(...this.tools.map((tool) => {
@@ -74,15 +85,38 @@ export class ToolsView {
       card.setAttribute("aria-pressed", String(tool.name === this.selected));
       const icon = iconBox(tool);
       const text = el("span", "tool-text");
-      const title = el("span", "tool-title", tool.title || tool.name);
+      const title = el("span", "tool-title");
       const status = tr("span", `status-badge ${tool.status}`, tool.status === "ok" ? "tools.statusOk" : "tools.statusError");
-      title.append(status);
-      text.append(title, el("span", "tool-name mono", tool.name), el("span", "tool-desc", tool.description || ""));
+      title.append(localized(tool, "title", tool.title || tool.name), status);
+      const desc = el("span", "tool-desc");
+      desc.append(localized(tool, "description", tool.description || ""));
+      text.append(title, el("span", "tool-name mono", tool.name), desc);
       if (tool.status !== "ok" && tool.error) text.append(el("span", "tool-error", tool.error));
       card.append(icon, text);
       card.addEventListener("click", () => this.select(tool));
       return card;
     }));
+    this.renderAgentTools();
+  }
+
+  /** The Workbench agent's own tools (map, SQL, Python, ...): listed, not configurable. */
+  renderAgentTools() {
+    if (!this.agentTools.length) return;
+    const section = el("section", "agent-tools");
+    section.append(tr("h3", "", "tools.agentHeading"), tr("p", "muted", "tools.agentIntro"));
+    for (const tool of this.agentTools) {
+      const item = el("div", "tool-card agent-tool");
+      item.dataset.tool = tool.name;
+      const text = el("span", "tool-text");
+      const key = `agentTool.${tool.name}`;
+      const known = t(key) !== key;
+      text.append(known ? tr("span", "tool-title", key) : el("span", "tool-title", tool.name),
+        el("span", "tool-name mono", tool.name),
+        known ? tr("span", "tool-desc", `${key}.desc`) : el("span", "tool-desc", tool.description.split("\n")[0]));
+      item.append(text);
+      section.append(item);
+    }
+    this.list.append(section);
   }
 
   select(tool) {
@@ -94,7 +128,11 @@ export class ToolsView {
     const head = el("header", "tool-head");
     const icon = iconBox(tool, "tool-icon big");
     const titles = el("div");
-    titles.append(el("h2", "", tool.title || tool.name), el("p", "tool-desc", tool.description || ""));
+    const heading = el("h2");
+    heading.append(localized(tool, "title", tool.title || tool.name));
+    const desc = el("p", "tool-desc");
+    desc.append(localized(tool, "description", tool.description || ""));
+    titles.append(heading, desc);
     const meta = el("p", "tool-meta");
     meta.append(el("span", "mono", tool.name), " · ", tr("span", "", "tools.source"), `: ${tool.source}`);
     titles.append(meta);

@@ -23,6 +23,9 @@ from shokunin.agents.workbench.intents.mentions import Mentions, find
 from shokunin.agents.workbench.intents.text import bound, clauses, has, is_ja, kinds_in
 from shokunin.maps import NAMED_COLORS, MapPackage
 
+MAP_TOOLS = frozenset({"show_map", "clear_map", "draw_arrow", "clear_arrows", "highlight_room",
+                       "show_points"})
+
 Call = tuple[str, dict[str, Any]]
 MAX_CLAUSES = 20  # requests read from one message; more are said to be left
 Label = tuple[str, str]  # (English, Japanese)
@@ -104,6 +107,11 @@ class _Clause:
 
     # -- the outcome ------------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any], about: Label | None = None) -> None:
+        if name in MAP_TOOLS and not self.pkg.floor_ids:  # the map failed to load
+            return self.note(f"“{self.text}” needs the map, which failed to load on this "
+                             "server.",
+                             f"「{self.text}」には地図が必要ですが、このサーバーでは地図の"
+                             "読み込みに失敗しています。")
         self.out.steps.append(Step(name, args, about))
         self.out.understood = True
 
@@ -386,7 +394,8 @@ class _Clause:
         bitmap = self.m.bitmaps[0][1]
         if not rooms and self.m.unknown_rooms:  # show_map's error names the rooms
             spots = ";".join(f"{bitmap}:{name}" for name in self.m.unknown_rooms)
-            return self.call("show_map", {"floor_id": self.m.floor or self.pkg.floor_ids[0],
+            floor = self.m.floor or next(iter(self.pkg.floor_ids), "")
+            return self.call("show_map", {"floor_id": floor,
                                           "bitmap_overlays": spots})
         if not rooms:
             return self._unknown_room() if not self.m.rooms else None
