@@ -352,6 +352,25 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ('ロビーに非常口、オフィスに人を置いて', [
         ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'exit:Lobby;person:Office'}),
     ]),
+    # found on requests written after the grammar (none of these worked before)
+    ('show me the smallest three rooms', [
+        ('sql_engine', {'query': 'SELECT name, floor_id, area_m2 FROM (SELECT name, floor_id, '
+                                 'area_m2, RANK() OVER (ORDER BY area_m2 ASC) AS place FROM '
+                                 'rooms) WHERE place <= 3 ORDER BY place, name'}),
+    ]),
+    ('what is 3 to the power of 5', [
+        ('calculator', {'expression': '3 ** 5'}),
+    ]),
+    ("put the word 'Exit here' in Room2", [
+        ('show_map', {'floor_id': '1F', 'text_overlays': 'Exit here:Room2'}),
+    ]),
+    ('Room2に「集合場所」と書いて', [
+        ('show_map', {'floor_id': '1F', 'text_overlays': '集合場所:Room2'}),
+    ]),
+    ('highlight every room on the first floor in orange', [
+        ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Lobby,Kitchen,Room1,Room2,Toilet,'
+                      'Office,Level1,Storage', 'room_colors': 'orange'}),
+    ]),
     # several bitmaps for one room: each is placed, none dropped
     ('put a person and an exit sign in Kitchen and a left arrow in Kitchen', [
         ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'person:Kitchen;exit:Kitchen'}),
@@ -532,6 +551,10 @@ def test_japanese_notes_are_japanese() -> None:
 def test_random_points_and_missing_tools() -> None:
     [(name, args)] = plan("show 5 random coordinates on the map").calls
     assert name == "show_points" and len(args["points"]) == 5
+    for request, count in (("点を5個プロットして", 5), ("plot 12 points", 12),
+                           ("3つの点を表示", 3)):
+        [(name, args)] = plan(request).calls  # points, not a chart of rooms
+        assert name == "show_points" and len(args["points"]) == count, request
     assert plan("calculate 2+2", set()).calls == []
     assert "calculator tool is not installed" in plan("calculate 2+2", set()).notes[0][0]
     assert plan("plot room areas", set()).calls == []

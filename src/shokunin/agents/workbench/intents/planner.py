@@ -67,7 +67,16 @@ _WHOLE_PRODUCT = re.compile(r"(?<![-+*/%^] )(?<![-+*/%^])\((\d[\d.]{0,40} \* [\d
                             r"(?![ ]?[-+*/%^])")
 _EXPR = re.compile(r"(?<![a-z_])[0-9.+\-*/%^()× ÷]+")
 _POINTS = re.compile(r"(\d{1,3}) ?(?:random (?:coordinates|points|locations)|(?:個|点|つ)?の?"
-                     r"ランダムな?(?:座標|地点|点))")
+                     r"ランダムな?(?:座標|地点|点))"
+                     r"|(?:plot|show|draw|put) (\d{1,3}) (?:points|coordinates|locations)"
+                     r"|(?:点|地点|座標)を ?(\d{1,3}) ?(?:個|つ|点)?"
+                     r"|(\d{1,3}) ?(?:個|つ)の(?:点|地点|座標)")
+# a text label: "put the word 'Exit here' in Room2", 「Room2に『集合』と書いて」
+_QUOTED = re.compile(r"[\"“「『']([^\"”」』']{1,40})[\"”」』']")
+_TEXT_WORDS = (("the word", "the text", "a label", "label", "write", "text"),
+               ("と書", "と表示", "という文字", "の文字", "ラベル"))
+_EVERY_ROOM = (("every room", "all rooms", "all the rooms", "each room"),
+               ("全部屋", "すべての部屋", "全ての部屋", "全部の部屋", "各部屋"))
 _IN_COLOR = re.compile(r"(?<![a-z])in ([a-z]{3,20})(?![a-z0-9])")
 _REFERENCES = {"that floor", "this floor", "same floor", "その階", "そのフロア", "この階", "同じ階",
                "そこ"}
@@ -134,14 +143,19 @@ class _Clause:
             return self.call("clear_arrows" if "arrow" in k else "clear_map", {})
         if (expression := self._expression()) is not None:
             return self._calculate(expression)
-        if "chart" in k:
-            return self._chart()
-        if "points" in k and (hit := _POINTS.search(self.low)):
-            count = min(int(hit.group(1)), 50)
+        if hit := _POINTS.search(self.low):  # before charts: "plot 5 points" is no chart
+            count = min(int(next(g for g in hit.groups() if g)), 50)
             return self.call("show_points", {"points": random_points(self.out.text, count),
                                              "description": f"{count} random coordinates"})
+        if "chart" in k:
+            return self._chart()
         if "arrow" in k:
             return self._arrows()
+        if (label := _QUOTED.search(self.text)) and has(self.low, _TEXT_WORDS[0] + _TEXT_WORDS[1]):
+            return self._label(label.group(1))
+        if "highlight" in k and m.floors and has(self.low, _EVERY_ROOM[0] + _EVERY_ROOM[1]):
+            return self._show_rooms([r.name for f in self.pkg.definition.floors
+                                     if f.floorId in m.floor_ids for r in f.rectangles])
         if self._question():
             return None
         if m.bitmaps and k & {"show", "place", "highlight"}:
@@ -341,6 +355,16 @@ class _Clause:
         if rooms and not m.colors and not m.floors:
             return self.call("highlight_room", {"room_names": ",".join(rooms)})
         return self._show_rooms(rooms)
+
+    def _label(self, text: str) -> None:
+        """A text overlay in each room named (or at the centre of the floor named)."""
+        rooms = self._rooms_here()
+        if not rooms:
+            return self._unknown_room() if not self.m.rooms else None
+        for floor, here in self._by_floor(rooms).items():
+            self.call("show_map", {"floor_id": floor,
+                                   "text_overlays": ";".join(f"{text}:{r}" for r in here)})
+        return None
 
     def _bitmaps_of(self, room: str) -> list[str]:
         """The bitmaps asked for ``room``: each bitmap word goes to the room it is said for

@@ -22,9 +22,15 @@ from shokunin.agents.workbench.intents.lexicon import (
 )
 
 MAX_CHARS = 1000  # of a request the grammar reads; a longer one is cut, and told so
-_SIGNS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}
-_NUMBER_WORD_OP = re.compile(r"(\d%?) ?(plus|minus|times|multiplied by|divided by) ?(?=[\d(])",
-                             re.IGNORECASE)
+_SIGNS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/",
+          "to the power of": "^"}
+_NUMBER_WORD_OP = re.compile(r"(\d%?) ?(plus|minus|times|multiplied by|divided by|to the power "
+                             r"of) ?(?=[\d(])", re.IGNORECASE)
+_COUNTS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+           "eight": "8", "nine": "9", "ten": "10"}
+# "the three largest rooms": a count in words, read as its digits
+_COUNT_WORD = re.compile(r"(?<![a-z])(two|three|four|five|six|seven|eight|nine|ten) (?=(?:\w+ )?"
+                         r"(?:largest|biggest|smallest|rooms|points|random))", re.IGNORECASE)
 
 
 def bound(text: str) -> tuple[str, bool]:
@@ -34,6 +40,7 @@ def bound(text: str) -> tuple[str, bool]:
     read = unicodedata.normalize("NFKC", text[:MAX_CHARS])[:MAX_CHARS]
     # "1530 plus 20" is arithmetic, not two requests ("plus" also joins clauses)
     read = _NUMBER_WORD_OP.sub(lambda m: f"{m.group(1)} {_SIGNS[m.group(2).lower()]} ", read)
+    read = _COUNT_WORD.sub(lambda m: f"{_COUNTS[m.group(1).lower()]} ", read)
     return read, len(text) > MAX_CHARS
 
 
