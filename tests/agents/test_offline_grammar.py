@@ -371,6 +371,12 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
         ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Lobby,Kitchen,Room1,Room2,Toilet,'
                       'Office,Level1,Storage', 'room_colors': 'orange'}),
     ]),
+    ('1200円の8%は？', [
+        ('calculator', {'expression': '1200 * 8%'}),
+    ]),
+    ('受付を赤くして', [
+        ('show_map', {'floor_id': '1F', 'highlight_rooms': 'Lobby', 'room_colors': 'red'}),
+    ]),
     # several bitmaps for one room: each is placed, none dropped
     ('put a person and an exit sign in Kitchen and a left arrow in Kitchen', [
         ('show_map', {'floor_id': '1F', 'bitmap_overlays': 'person:Kitchen;exit:Kitchen'}),

@@ -26,6 +26,7 @@ _SIGNS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divide
           "to the power of": "^"}
 _NUMBER_WORD_OP = re.compile(r"(\d%?) ?(plus|minus|times|multiplied by|divided by|to the power "
                              r"of) ?(?=[\d(])", re.IGNORECASE)
+_YEN = re.compile(r"(\d)(?:円|yen)")
 _COUNTS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
            "eight": "8", "nine": "9", "ten": "10"}
 # "the three largest rooms": a count in words, read as its digits
@@ -41,6 +42,7 @@ def bound(text: str) -> tuple[str, bool]:
     # "1530 plus 20" is arithmetic, not two requests ("plus" also joins clauses)
     read = _NUMBER_WORD_OP.sub(lambda m: f"{m.group(1)} {_SIGNS[m.group(2).lower()]} ", read)
     read = _COUNT_WORD.sub(lambda m: f"{_COUNTS[m.group(1).lower()]} ", read)
+    read = _YEN.sub(r"\1", read)  # 「1200円の8%」: an amount is its number
     return read, len(text) > MAX_CHARS
 
 
