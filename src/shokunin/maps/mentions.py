@@ -7,34 +7,44 @@ stretch of text counted once. Linear in the text's length times the number of na
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
 
 from shokunin.maps.package import MapPackage
 
-_WORDISH = re.compile(r"[0-9A-Za-z_]")
 _MAX_HITS = 200  # a reply that names rooms this often is a listing, read no further
 
 
-def _bounded(text: str, start: int, end: int, surface: str) -> bool:
-    """Whether the match is a whole word at each end where the name is word-like there."""
-    if _WORDISH.match(surface[0]) and start > 0 and _WORDISH.match(text[start - 1]):
-        return False
-    return not (_WORDISH.match(surface[-1]) and end < len(text) and _WORDISH.match(text[end]))
+def _wordish(c: str) -> bool:
+    return c.isascii() and (c.isalnum() or c == "_")
+
+
+def spans(low: str, word: str) -> Iterator[tuple[int, int]]:
+    """Where ``word`` (lower case) occurs in ``low``: whole words if it starts and ends
+    with an ASCII letter or digit, else anywhere."""
+    at = low.find(word)
+    if at < 0:
+        return
+    whole_start, whole_end = _wordish(word[0]), _wordish(word[-1])
+    while at >= 0:
+        end = at + len(word)
+        if not (whole_start and at > 0 and _wordish(low[at - 1])) and not (
+                whole_end and end < len(low) and _wordish(low[end])):
+            yield at, end
+        at = low.find(word, at + 1)
 
 
 def mentioned_rooms(text: str, pkg: MapPackage) -> list[str]:
     """The rooms ``text`` names (by name or alias), in the order it names them."""
     low = text.lower()
-    surfaces = {name.lower(): name for name in pkg.room_names}
-    surfaces |= {alias.lower(): name for alias, name in pkg.room_aliases.items()}
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, str]] = []
-    for surface in sorted(surfaces, key=len, reverse=True):
-        at = low.find(surface)
-        while at >= 0 and len(taken) < _MAX_HITS:
-            end = at + len(surface)
-            if _bounded(low, at, end, surface) and all(end <= s or at >= e for s, e in taken):
+    for surface, name in pkg.room_surfaces:
+        if surface not in low:
+            continue
+        for at, end in spans(low, surface):
+            if len(taken) >= _MAX_HITS:
+                break
+            if all(end <= s or at >= e for s, e in taken):
                 taken.append((at, end))
-                found.append((at, surfaces[surface]))
-            at = low.find(surface, end)
+                found.append((at, name))
     return list(dict.fromkeys(name for _at, name in sorted(found)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,14 @@ class MapPackage:
         return next((v for k, v in self._rooms.items() if k.lower() == wanted), None) or next(
             (v for v in self._rooms.values() if wanted in (a.lower() for a in v[1].aliases)),
             None)
+
+    @cached_property
+    def room_surfaces(self) -> list[tuple[str, str]]:
+        """Every room name and alias in lower case with its room, longest first: how
+        readers of text find rooms (the longest match wins)."""
+        surfaces = {name.lower(): name for name in self.room_names}
+        surfaces |= {alias.lower(): name for alias, name in self.room_aliases.items()}
+        return sorted(surfaces.items(), key=lambda kv: -len(kv[0]))
 
     @property
     def room_aliases(self) -> dict[str, str]:

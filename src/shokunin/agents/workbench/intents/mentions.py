@@ -100,24 +100,6 @@ class Mentions:
         return self.floors[0][1] if self.floors else None
 
 
-# id(package) -> (package, its room surfaces): a package is loaded once and read per request.
-_surfaces: dict[int, tuple[MapPackage, list[tuple[str, str]]]] = {}
-
-
-def _room_surfaces(pkg: MapPackage) -> list[tuple[str, str]]:
-    """Every room name and alias (lower case) with its room, longest first."""
-    cached = _surfaces.get(id(pkg))
-    if cached is not None and cached[0] is pkg:
-        return cached[1]
-    surfaces = {name.lower(): name for name in pkg.room_names}
-    surfaces.update({alias.lower(): name for alias, name in pkg.room_aliases.items()})
-    found = sorted(surfaces.items(), key=lambda kv: -len(kv[0]))
-    if len(_surfaces) > 16:  # packages reloaded many times (tests): start over
-        _surfaces.clear()
-    _surfaces[id(pkg)] = (pkg, found)
-    return found
-
-
 def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return all(end <= s or start >= e for s, e in taken)
 
@@ -128,7 +110,7 @@ def find(clause: str, pkg: MapPackage) -> Mentions:
     m = Mentions()
     taken: list[tuple[int, int]] = []
     # ``in`` first, here and below: most words are absent, and ``in`` says so at C speed.
-    for surface, name in _room_surfaces(pkg):
+    for surface, name in pkg.room_surfaces:
         if surface not in low:
             continue
         for start, end in spans(low, surface):

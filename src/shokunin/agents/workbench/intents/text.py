@@ -20,6 +20,7 @@ from shokunin.agents.workbench.intents.lexicon import (
     TE_ENDINGS,
     TE_FORMS,
 )
+from shokunin.maps import spans
 
 MAX_CHARS = 1000  # of a request the grammar reads; a longer one is cut, and told so
 _SIGNS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/",
@@ -49,25 +50,6 @@ def bound(text: str) -> tuple[str, bool]:
 def is_ja(text: str) -> bool:
     """Whether the text holds kana or kanji (the reply is then in Japanese)."""
     return any("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" for c in text)
-
-
-def _wordish(c: str) -> bool:
-    return c.isascii() and (c.isalnum() or c == "_")
-
-
-def spans(low: str, word: str) -> Iterator[tuple[int, int]]:
-    """Where ``word`` (lower case) occurs in ``low``: whole words if it starts and ends
-    with an ASCII letter or digit, else anywhere."""
-    at = low.find(word)
-    if at < 0:
-        return
-    whole_start, whole_end = _wordish(word[0]), _wordish(word[-1])
-    while at >= 0:
-        end = at + len(word)
-        if not (whole_start and at > 0 and _wordish(low[at - 1])) and not (
-                whole_end and end < len(low) and _wordish(low[end])):
-            yield at, end
-        at = low.find(word, at + 1)
 
 
 def has(low: str, words: tuple[str, ...] | list[str]) -> bool:
