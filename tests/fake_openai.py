@@ -22,8 +22,10 @@ import re
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -31,6 +33,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.live_server import LiveServer
 
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_DESCRIPTION = 1024
@@ -364,3 +368,16 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def model_server(folder: Path) -> Iterator[tuple[LiveServer, FakeOpenAI]]:
+    """A live shokunin whose model is a FakeOpenAI that each test scripts."""
+    with FakeOpenAI() as fake:
+        server = LiveServer(folder, env={
+            "SHOKUNIN_MODEL": "openai:fake-gpt", "SHOKUNIN_MODEL_BASE_URL": fake.base_url,
+            "SHOKUNIN_MODEL_API_KEY": API_KEY}).start()
+        try:
+            yield server, fake
+        finally:
+            server.stop()

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.api.test_workbench_ws import ask, connect, types
-from tests.fake_openai import API_KEY, Call, FakeOpenAI, Reply
+from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
 SAVE_FILES = """import matplotlib
@@ -35,14 +35,8 @@ print("saved")
 
 @pytest.fixture(scope="module")
 def llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, FakeOpenAI]]:
-    with FakeOpenAI() as fake:
-        server = LiveServer(tmp_path_factory.mktemp("outputs"), env={
-            "SHOKUNIN_MODEL": "openai:fake-gpt", "SHOKUNIN_MODEL_BASE_URL": fake.base_url,
-            "SHOKUNIN_MODEL_API_KEY": API_KEY}).start()
-        try:
-            yield server, fake
-        finally:
-            server.stop()
+    with model_server(tmp_path_factory.mktemp("outputs")) as both:
+        yield both
 
 
 async def run_code(llm: tuple[LiveServer, FakeOpenAI], code: str) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_openai import API_KEY, FakeOpenAI, Reply
+from tests.fake_openai import FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -19,14 +19,8 @@ ANSWER = "The **kitchen** is on the first floor, next to the lobby."
 
 @pytest.fixture
 def llm_server(tmp_path: Path) -> Iterator[tuple[LiveServer, FakeOpenAI]]:
-    with FakeOpenAI() as fake:
-        server = LiveServer(tmp_path / "server", env={
-            "SHOKUNIN_MODEL": "openai:fake-gpt", "SHOKUNIN_MODEL_BASE_URL": fake.base_url,
-            "SHOKUNIN_MODEL_API_KEY": API_KEY}).start()
-        try:
-            yield server, fake
-        finally:
-            server.stop()
+    with model_server(tmp_path / "server") as both:
+        yield both
 
 
 def test_answer_grows_in_the_chat_then_is_rendered_whole(make_page: Any,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_wire_restore import shot
-from tests.fake_openai import API_KEY, Call, FakeOpenAI, Reply
+from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -38,14 +38,8 @@ print("saved chart.png and chart.svg")
 
 @pytest.fixture(scope="module")
 def llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, FakeOpenAI]]:
-    with FakeOpenAI() as fake:
-        server = LiveServer(tmp_path_factory.mktemp("wire-outputs"), env={
-            "SHOKUNIN_MODEL": "openai:fake-gpt", "SHOKUNIN_MODEL_BASE_URL": fake.base_url,
-            "SHOKUNIN_MODEL_API_KEY": API_KEY}).start()
-        try:
-            yield server, fake
-        finally:
-            server.stop()
+    with model_server(tmp_path_factory.mktemp("wire-outputs")) as both:
+        yield both
 
 
 def run_code(ui: Any, fake: FakeOpenAI, code: str, answer: str) -> None:
