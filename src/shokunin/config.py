@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     analyst_pandas_max_mb: float = Field(
         200.0, gt=0, description="Largest estimated in-memory size (MB, 6x the file) of a "
         "CSV/TSV profiled with pandas; larger ones are converted to UTF-8 and go through DuckDB.")
+    analyst_max_attempts: int = Field(
+        3, ge=1, le=10, description="Cells the Analyst runs for one question before it reports "
+        "what failed (its fix loop).")
 
     @field_validator("auth_token")
     @classmethod

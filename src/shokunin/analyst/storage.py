@@ -76,6 +76,12 @@ def _record(row: dict[str, Any]) -> DatasetRecord:
                             "profile": DatasetProfile.model_validate(row["profile"])})
 
 
+async def load_record(engine: Any, dataset_id: str) -> DatasetRecord | None:
+    """A dataset's record, for a reader that has the store but no Runner (a run)."""
+    row = await DatasetRecords(engine).get(dataset_id)
+    return _record(row) if row else None
+
+
 class DatasetStorage:
     """Add, read and delete datasets. ``pandas_max_bytes`` is the estimated memory past
     which a CSV is profiled through DuckDB."""
@@ -132,8 +138,7 @@ class DatasetStorage:
                 "engine": profile.engine, "profile": profile.model_dump(mode="json")}
 
     async def get(self, dataset_id: str) -> DatasetRecord | None:
-        row = await self.records.get(dataset_id)
-        return _record(row) if row else None
+        return await load_record(self.runner.store.engine, dataset_id)
 
     async def for_thread(self, thread_id: str) -> list[DatasetRecord]:
         return [_record(row) for row in await self.records.for_thread(thread_id)]

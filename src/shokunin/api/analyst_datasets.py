@@ -140,7 +140,8 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
     return record.model_dump(mode="json")
 
 
-async def _visible(request: Request, dataset_id: str) -> DatasetRecord:
+async def visible_dataset(request: Request, dataset_id: str) -> DatasetRecord:
+    """The dataset, if the caller may see its thread; else 404."""
     record = await storage_of(request).get(dataset_id)
     if record is not None:
         thread = await request.app.state.services.store.thread_summary(record.thread_id)
@@ -151,7 +152,7 @@ async def _visible(request: Request, dataset_id: str) -> DatasetRecord:
 
 @router.get("/datasets/{dataset_id}")
 async def get_dataset(request: Request, dataset_id: str) -> dict[str, Any]:
-    return (await _visible(request, dataset_id)).model_dump(mode="json")
+    return (await visible_dataset(request, dataset_id)).model_dump(mode="json")
 
 
 @router.get("/datasets/{dataset_id}/preview")
@@ -160,7 +161,7 @@ async def preview_dataset(request: Request, dataset_id: str, rows: str = "20"
     if not rows.isascii() or not rows.isdigit() or not 1 <= int(rows) <= MAX_PREVIEW_ROWS:
         raise ApiError(400, f"rows must be a whole number from 1 to {MAX_PREVIEW_ROWS}",
                        "bad_request")
-    record = await _visible(request, dataset_id)
+    record = await visible_dataset(request, dataset_id)
     try:
         preview = await storage_of(request).preview(record, int(rows))
     except DatasetError as exc:
@@ -170,7 +171,7 @@ async def preview_dataset(request: Request, dataset_id: str, rows: str = "20"
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
 async def delete_dataset(request: Request, dataset_id: str) -> Response:
-    record = await _visible(request, dataset_id)
+    record = await visible_dataset(request, dataset_id)
     if not await storage_of(request).delete(record):
         raise ApiError(404, f"no dataset {dataset_id[:100]!r}", "not_found")
     return Response(status_code=204)

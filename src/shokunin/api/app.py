@@ -18,6 +18,7 @@ from shokunin.agents.workbench import load_map
 from shokunin.api import (
     agent_tools,
     analyst_datasets,
+    analyst_runs,
     health,
     login,
     runs,
@@ -131,6 +132,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
 
     for module in (health, login, tools, agent_tools, threads, runs, analyst_datasets,
-                   workbench_ws, web):
+                   analyst_runs, workbench_ws, web):
         app.include_router(module.router)
     return app
