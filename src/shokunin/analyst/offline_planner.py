@@ -35,6 +35,7 @@ _DISTRIBUTION = (("distribution", "histogram", "spread"), ("分布", "ヒスト�
 _TREND = (("trend", "over time", "by month", "monthly", "per month", "by date", "daily"),
           ("推移", "トレンド", "月別", "月ごと", "時系列", "日別", "毎月"))
 _TIME_NAMES = {"month", "date", "year", "day", "年月", "日付", "月", "年"}
+_TIME_WORDS = _TIME_NAMES | {"months", "dates", "years", "days", "time", "日", "週", "week"}
 _TOP = re.compile(r"(?:top|first|best|largest|biggest|上位|トップ|ベスト) ?(\d{1,3})"
                   r"|(\d{1,3}) ?(?:largest|biggest|highest|best)")
 _BY_EN = re.compile(r"(?:by|per|for each|each|across) (?:the )?([\w]+(?: [\w]+)?)")
@@ -165,7 +166,9 @@ def _plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderst
     if (word := _group_word(question)) is not None:
         group = next((n for n in named if n.lower() in word.lower()), None) or next(
             (n for n in names if word.lower() in n.lower()), None)  # 「月別」: the 年月 column
-        if group is None and not any(n.lower() in low for n in names):
+        # a group word that names no column is asked about, never dropped ("by month"
+        # in a trend is the time column, found below)
+        if group is None and not (_has(low, _TREND) and word.lower() in _TIME_WORDS):
             close = _closest(word, names)
             return Clarify(
                 f"「{word}」という列はありません。"

@@ -1,0 +1,93 @@
+"""Analyst runs over HTTP on a real server and sandbox: a question about an uploaded CSV is
+answered from code run in the thread's kernel; a vague one waits for the user and the
+answer resumes it, also on a restarted server; bad requests get the API's errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+
+from tests.live_server import LiveServer
+
+SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
+
+
+def _upload(server: LiveServer, name: str) -> dict[str, Any]:
+    with open(SAMPLES / name, "rb") as f:
+        answer = httpx.post(f"{server.url}/api/analyst/datasets", files={"file": (name, f)},
+                            timeout=60)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def _ask(server: LiveServer, dataset: str, question: str) -> str:
+    answer = httpx.post(f"{server.url}/api/analyst/runs",
+                        json={"dataset_id": dataset, "question": question})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["run_id"]
+
+
+def _events(server: LiveServer, run_id: str, after: int = 0) -> list[dict[str, Any]]:
+    """The run's events after ``after``, up to its end or its wait for an answer."""
+    events = []
+    with httpx.stream("GET", f"{server.url}/api/runs/{run_id}/events",
+                      params={"after": after}, timeout=120) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+    return [e for e in events if "kind" in e]
+
+
+def test_a_question_is_answered_from_code_run_in_the_sandbox(live_server: LiveServer) -> None:
+    dataset = _upload(live_server, "sales_en.csv")
+    events = _events(live_server, _ask(live_server, dataset["id"], "total revenue by region"))
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_completed"
+    assert "code" in kinds and "code_result" in kinds and "table" in kinds
+    frame = pd.read_csv(SAMPLES / "sales_en.csv")
+    table = next(e["markdown"] for e in events if e["kind"] == "table")
+    for region, total in frame.groupby("region")["revenue"].sum().items():
+        assert f"| {region} | {total} |" in table
+    report = next(e["text"] for e in events if e["kind"] == "text")
+    assert "revenue by region" in report and table in report
+
+
+def test_a_cp932_table_with_rare_kanji_is_analysed_as_written(live_server: LiveServer) -> None:
+    dataset = _upload(live_server, "sales_ja_cp932.csv")
+    events = _events(live_server, _ask(live_server, dataset["id"], "仕入先ごとの数量の平均、上位3"))
+    table = next(e["markdown"] for e in events if e["kind"] == "table")
+    assert "㈱髙橋飲料" in table and "①文具商会" in table
+
+
+def test_a_vague_question_waits_for_the_user_and_the_answer_resumes_it(
+        fresh_server: LiveServer) -> None:
+    dataset = _upload(fresh_server, "sales_ja_cp932.csv")
+    run_id = _ask(fresh_server, dataset["id"], "合計を出して")
+    waiting = _events(fresh_server, run_id)
+    assert waiting[-1]["kind"] == "run_interrupted"
+    assert "売上高" in waiting[-1]["payload"]["value"]["question"]
+    fresh_server.restart()  # the wait outlives the server
+    answer = httpx.post(f"{fresh_server.url}/api/runs/{run_id}/resume", json={"value": "売上高"})
+    assert answer.status_code == 202, answer.text
+    events = _events(fresh_server, run_id, after=waiting[-1]["seq"])
+    assert events[-1]["kind"] == "run_completed"
+    total = pd.read_csv(SAMPLES / "sales_ja_cp932.csv", encoding="cp932")["売上高"].sum()
+    result = next(e for e in events if e["kind"] == "code_result")
+    assert f"sum of 売上高: {total}" in result["stdout"]
+
+
+def test_bad_requests_get_the_apis_errors(live_server: LiveServer) -> None:
+    url = f"{live_server.url}/api/analyst/runs"
+    unknown = httpx.post(url, json={"dataset_id": "nope", "question": "overview"})
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "not_found")
+    dataset = _upload(live_server, "survey_ja.csv")["id"]
+    for body in ({"dataset_id": dataset}, {"dataset_id": dataset, "question": "  "},
+                 {"question": "overview"}, {"dataset_id": dataset, "question": 3}):
+        answer = httpx.post(url, json=body)
+        assert (answer.status_code, answer.json()["code"]) == (400, "bad_request"), body
+    broken = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"})
+    assert (broken.status_code, broken.json()["code"]) == (400, "bad_json")
