@@ -116,6 +116,10 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         cells = this_turn(state)
         summary = await brain.summarize(state["question"], deps.record, cells)
         last = cells[-1].result if cells else None
+        if last is not None and not last.ok and last.error_type and last.error_type not in summary:
+            # whatever the brain wrote, the report says the last cell failed, and how
+            summary += (f"\n\n(The last of {len(cells)} cells failed: {last.error_type}: "
+                        f"{last.error_message})")
         out = ReportOutput(summary=summary,
                            plot_png_base64=last.plot_png_base64 if last else [],
                            table_markdown=last.table_markdown if last else [],
