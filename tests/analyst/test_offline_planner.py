@@ -122,3 +122,18 @@ def test_what_it_cannot_do_is_said_not_guessed(sales_en: Any) -> None:
     _frame, profile = sales_en
     assert isinstance(planner.plan("write me a poem about the stores", profile),
                       planner.NotUnderstood)
+
+
+def test_row_counts_in_all_and_per_group(sales_en: Any) -> None:
+    frame, profile = sales_en
+    assert _run(planner.plan("how many rows does the table have?", profile), frame)[
+        "JSON_OUT"] == [{"rows": len(frame)}]
+    per = _run(planner.plan("how many rows per region", profile), frame)["result"]
+    assert per.to_dict() == frame["region"].value_counts().to_dict()
+
+
+def test_by_a_measure_ranks_the_groups_named_before_it(sales_en: Any) -> None:
+    frame, profile = sales_en
+    out = _run(planner.plan("top 3 stores by total revenue", profile), frame)
+    expected = frame.groupby("store")["revenue"].sum().nlargest(3)
+    assert list(out["JSON_OUT"][0]) == list(expected.index)

@@ -26,7 +26,7 @@ _AGGREGATES = {  # pandas name: (English words, Japanese words)
     "median": (("median",), ("中央値",)),
     "min": (("minimum", "lowest", "smallest", "min"), ("最小", "最低")),
     "max": (("maximum", "highest", "largest", "max"), ("最大", "最高")),
-    "count": (("count", "how many", "number of"), ("件数", "何件", "数を", "個数")),
+    "count": (("count", "how many", "number of"), ("件数", "何件", "数を", "個数", "何行")),
 }
 _OVERVIEW = (("overview", "summary", "summarize", "summarise", "describe", "profile",
               "statistics"), ("概要", "要約", "基本統計", "統計量", "全体像", "まとめ"))
@@ -163,7 +163,14 @@ def _plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderst
     low = question.lower()
     named = _mentioned(question, names)
     group = None
-    if (word := _group_word(question)) is not None:
+    word = _group_word(question)
+    if word is not None and any(n.lower() in word.lower() for n in numeric):
+        # "top 3 stores by total revenue": "by" names the measure; the groups are the
+        # column named before it ("stores": the store column)
+        group = next((n for n in names if n not in numeric and re.search(
+            rf"(?<![a-z]){re.escape(n.lower())}s?(?![a-z])", low)), None)
+        word = None
+    if word is not None:
         group = next((n for n in named if n.lower() in word.lower()), None) or next(
             (n for n in names if word.lower() in n.lower()), None)  # 「月別」: the 年月 column
         # a group word that names no column is asked about, never dropped ("by month"
@@ -186,6 +193,8 @@ def _plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderst
     trend = _has(low, _TREND)
     if trend and group is None:  # over the table's time column
         group = dates[0] if dates else next((n for n in names if n.lower() in _TIME_NAMES), None)
+    if funcs == ["count"] and not values:  # rows: in all, or per group
+        return _count(group)
     if funcs or top or group:
         if not values:
             if len(numeric) != 1:
@@ -276,3 +285,14 @@ def _trend(func: str, value: str, over: str) -> Task:
             "plt.show()")
     return Task(f"The {func} of {value} over {over}, with the change from one to the next "
                 "(%), as a table and a line chart.", code, [value, over])
+
+
+def _count(group: str | None) -> Task:
+    if group is None:
+        code = "print(f'{len(df)} rows')\nJSON_OUT.append({'rows': len(df)})"
+        return Task("The number of rows.", code)
+    by = _literal(group)
+    code = (f"result = df.groupby({by}).size().sort_values(ascending=False).rename('rows')\n"
+            "TABLE_MARKDOWN.append(_md(result))\n"
+            "print(result.to_string())")
+    return Task(f"The number of rows per {group}.", code, [group])
