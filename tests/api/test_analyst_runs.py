@@ -91,3 +91,32 @@ def test_bad_requests_get_the_apis_errors(live_server: LiveServer) -> None:
         assert (answer.status_code, answer.json()["code"]) == (400, "bad_request"), body
     broken = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"})
     assert (broken.status_code, broken.json()["code"]) == (400, "bad_json")
+
+
+def test_the_report_downloads_as_markdown_html_and_a_notebook(live_server: LiveServer) -> None:
+    dataset = _upload(live_server, "sales_en.csv")
+    run_id = _ask(live_server, dataset["id"], "distribution of unit_price")
+    events = _events(live_server, run_id)
+    assert events[-1]["kind"] == "run_completed"
+    base = f"{live_server.url}/api/analyst/runs/{run_id}/report"
+    md = httpx.get(f"{base}.md")
+    assert md.status_code == 200 and md.headers["content-type"].startswith("text/markdown")
+    assert md.text.startswith("# distribution of unit_price")
+    assert "data:image/png;base64," in md.text
+    page = httpx.get(f"{base}.html")
+    assert "attachment" in page.headers["content-disposition"]
+    assert "<img" in page.text and "<script" not in page.text and "http" not in page.text.split(
+        "<body>")[1]
+    notebook = httpx.get(f"{base}.ipynb").json()
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert len(code) == 1 and "unit_price" in "".join(code[0]["source"])
+    assert any("image/png" in o.get("data", {}) for o in code[0]["outputs"])
+    assert httpx.get(f"{base}.pdf").status_code == 404
+
+
+def test_a_run_without_a_report_has_nothing_to_download(fresh_server: LiveServer) -> None:
+    dataset = _upload(fresh_server, "sales_en.csv")
+    run_id = _ask(fresh_server, dataset["id"], "total revenue by regoin")  # asks which column
+    assert _events(fresh_server, run_id)[-1]["kind"] == "run_interrupted"
+    answer = httpx.get(f"{fresh_server.url}/api/analyst/runs/{run_id}/report.html")
+    assert (answer.status_code, answer.json()["code"]) == (409, "no_report")

@@ -2,17 +2,20 @@
 ``{"dataset_id", "question"}`` starts a run of the analyst agent on the dataset's thread
 and answers ``{"run_id", "thread_id"}``; the run streams over ``GET /api/runs/{id}/events``
 (SSE), a clarification is answered with ``POST /api/runs/{id}/resume``, and
-``POST /api/runs/{id}/cancel`` stops it."""
+``POST /api/runs/{id}/cancel`` stops it. ``GET /api/analyst/runs/{id}/report.{md,html,ipynb}``
+downloads its report."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request, Response
 
+from shokunin.analyst import report_files
 from shokunin.api.access import principal
 from shokunin.api.analyst_datasets import AGENT, visible_dataset
 from shokunin.api.errors import ApiError, json_object
+from shokunin.api.runs import visible_run
 
 router = APIRouter(prefix="/api/analyst", tags=["analyst"])
 
@@ -36,3 +39,21 @@ async def start_run(request: Request) -> dict[str, Any]:
                                 {"dataset_id": record.id, "question": question.strip()},
                                 owner=principal(request))
     return {"run_id": run_id, "thread_id": record.thread_id}
+
+
+@router.get("/runs/{run_id}/report.{fmt}")
+async def download_report(request: Request, fmt: str,
+                          run: dict[str, Any] = Depends(visible_run)) -> Response:
+    """The run's report as Markdown, one self-contained HTML page, or a notebook of its
+    cells (``report.md`` / ``report.html`` / ``report.ipynb``)."""
+    if fmt not in report_files.BUILDERS:
+        raise ApiError(404, f"no report format {fmt[:20]!r}; use md, html or ipynb", "not_found")
+    if run["agent"] != AGENT:
+        raise ApiError(404, f"run {run['id']!r} is not an Analyst run", "not_found")
+    _row, events = await request.app.state.services.store.run_with_events(run["id"])
+    try:
+        body = report_files.BUILDERS[fmt](events)
+    except report_files.NoReport as exc:
+        raise ApiError(409, f"{exc} (the run is {run['status']})", "no_report") from None
+    return Response(body, media_type=report_files.MEDIA[fmt], headers={
+        "content-disposition": f'attachment; filename="report-{run["id"][:8]}.{fmt}"'})
