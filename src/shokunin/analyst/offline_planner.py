@@ -47,6 +47,14 @@ class Clarify:
     question: str
 
 
+_JA_FUNC = {"sum": "合計", "mean": "平均", "median": "中央値", "min": "最小値", "max": "最大値",
+            "count": "件数"}
+
+
+def _say(ja: bool, en: str, japanese: str) -> str:
+    return japanese if ja else en
+
+
 def _ja(text: str) -> bool:
     return any("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" for c in text)
 
@@ -128,7 +136,7 @@ def _filters(question: str, profile: DatasetProfile) -> list[tuple[str | None, s
     return found
 
 
-def _narrowed(filters: list[tuple[str | None, str]], task: Task) -> Task:
+def _narrowed(filters: list[tuple[str | None, str]], task: Task, ja: bool) -> Task:
     """``task`` on the rows the filters keep, saying so in its instruction."""
     if not filters:
         return task
@@ -145,18 +153,20 @@ def _narrowed(filters: list[tuple[str | None, str]], task: Task) -> Task:
     lines.append("print(f'{len(df)} rows kept')")
     kept = ", ".join(f"{c} = {v}" if c else v for c, v in filters)
     body = "\n".join("    " + line for line in task.code.splitlines())
-    return Task(f"{task.instruction.rstrip('.')} (rows where {kept}).",
+    where = f"（{kept} の行）" if ja else f" (rows where {kept})."
+    return Task(task.instruction.rstrip(".。") + where,
                 "\n".join(lines) + f"\ntry:\n{body}\nfinally:\n    df = _whole",
                 task.columns)
 
 
 def plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderstood:
     """The task that answers ``question`` on a table of ``profile``, or what to ask."""
-    task = _plan(question, profile)
-    return _narrowed(_filters(question, profile), task) if isinstance(task, Task) else task
+    ja = _ja(question)
+    task = _plan(question, profile, ja)
+    return _narrowed(_filters(question, profile), task, ja) if isinstance(task, Task) else task
 
 
-def _plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderstood:
+def _plan(question: str, profile: DatasetProfile, ja: bool) -> Task | Clarify | NotUnderstood:
     names = [c.name for c in profile.columns]
     numeric = [c.name for c in profile.columns if c.dtype in NUMERIC]
     dates = [c.name for c in profile.columns if c.dtype == "datetime"]
@@ -187,14 +197,14 @@ def _plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderst
     funcs = [f for f, words in _AGGREGATES.items() if _has(low, words)]
     top = _TOP.search(low)
     if _has(low, _CORRELATION):
-        return _correlation(values if len(values) >= 2 else numeric)
+        return _correlation(values if len(values) >= 2 else numeric, ja)
     if _has(low, _DISTRIBUTION) and (values or len(numeric) == 1):
-        return _distribution((values or numeric)[0])
+        return _distribution((values or numeric)[0], ja)
     trend = _has(low, _TREND)
     if trend and group is None:  # over the table's time column
         group = dates[0] if dates else next((n for n in names if n.lower() in _TIME_NAMES), None)
     if funcs == ["count"] and not values:  # rows: in all, or per group
-        return _count(group)
+        return _count(group, ja)
     if funcs or top or group:
         if not values:
             if len(numeric) != 1:
@@ -209,37 +219,41 @@ def _plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderst
             values = numeric
         n = int(top.group(1) or top.group(2)) if top else None
         if trend and group is not None:
-            return _trend(funcs[0] if funcs else "sum", values[0], group)
-        return _aggregate(funcs or (["sum"] if group else []), values[0], group, n)
+            return _trend(funcs[0] if funcs else "sum", values[0], group, ja)
+        return _aggregate(funcs or (["sum"] if group else []), values[0], group, n, ja)
     if _has(low, _OVERVIEW) or not low.strip():
-        return _overview()
+        return _overview(ja)
     understood = f"columns named: {', '.join(named)}" if named else "no column named"
     return NotUnderstood(understood + (f"; dates in {', '.join(dates)}" if dates else ""))
 
 
-def _overview() -> Task:
+def _overview(ja: bool) -> Task:
     code = ("print(f'{len(df)} rows x {df.shape[1]} columns')\n"
             "types = pd.DataFrame({'dtype': df.dtypes.astype(str), "
             "'missing': df.isna().sum(), 'missing_share': df.isna().mean().round(3)})\n"
             "TABLE_MARKDOWN.append(_md(types))\n"
             "TABLE_MARKDOWN.append(_md(df.describe().T.round(3)))\n"
             "JSON_OUT.append({'rows': len(df), 'columns': int(df.shape[1])})")
-    return Task("Overview: shape, column types, missing values and describe().", code)
+    return Task(_say(ja, "Overview: shape, column types, missing values and describe().",
+                     "概要: 行数と列数、列の型、欠損値、基本統計量。"), code)
 
 
-def _aggregate(funcs: list[str], value: str, group: str | None, top: int | None) -> Task:
+def _aggregate(funcs: list[str], value: str, group: str | None, top: int | None,
+               ja: bool) -> Task:
     col = _literal(value)
     if group is None and top is not None:  # the top rows by the value
         code = (f"result = df.sort_values({col}, ascending=False).head({top})\n"
                 "TABLE_MARKDOWN.append(_md(result))\n"
                 f"print(result[{col}].tolist())")
-        return Task(f"The {top} rows with the largest {value}.", code, [value])
+        return Task(_say(ja, f"The {top} rows with the largest {value}.",
+                         f"{value} が大きい上位 {top} 行。"), code, [value])
     func = funcs[0] if funcs else "sum"
     if group is None:
         code = (f"value = df[{col}].{func}()\n"
                 f"print({_literal(f'{func} of {value}:')}, value)\n"
                 f"JSON_OUT.append({{'{func}': value.item() if hasattr(value, 'item') else value}})")
-        return Task(f"The {func} of {value}.", code, [value])
+        return Task(_say(ja, f"The {func} of {value}.", f"{value} の{_JA_FUNC[func]}。"),
+                    code, [value])
     by = _literal(group)
     code = (f"result = df.groupby({by})[{col}].agg({_literal(funcs or [func])})\n"
             f"result = result.sort_values({_literal((funcs or [func])[0])}, ascending=False)\n"
@@ -249,18 +263,22 @@ def _aggregate(funcs: list[str], value: str, group: str | None, top: int | None)
             "JSON_OUT.append({str(k): {f: (v.item() if hasattr(v, 'item') else v) "
             "for f, v in row.items()} for k, row in result.iterrows()})")
     what = " and ".join(funcs or [func])
-    return Task(f"The {what} of {value} by {group}" + (f", top {top}" if top else "") + ".",
+    what_ja = "・".join(_JA_FUNC[f] for f in funcs or [func])
+    return Task(_say(ja, f"The {what} of {value} by {group}" + (f", top {top}" if top else "")
+                     + ".", f"{group} 別の {value} の{what_ja}"
+                     + (f"（上位 {top}）" if top else "") + "。"),
                 code, [value, group])
 
 
-def _correlation(columns: list[str]) -> Task:
+def _correlation(columns: list[str], ja: bool) -> Task:
     code = (f"result = df[{_literal(columns)}].corr().round(3)\n"
             "TABLE_MARKDOWN.append(_md(result))\n"
             "print(result.to_string())")
-    return Task(f"Correlations between {', '.join(columns)}.", code, columns)
+    return Task(_say(ja, f"Correlations between {', '.join(columns)}.",
+                     f"{'、'.join(columns)} の相関。"), code, columns)
 
 
-def _distribution(column: str) -> Task:
+def _distribution(column: str, ja: bool) -> Task:
     col = _literal(column)
     code = (f"print(df[{col}].describe().round(3).to_string())\n"
             "import matplotlib.pyplot as plt\n"
@@ -268,10 +286,11 @@ def _distribution(column: str) -> Task:
             f"df[{col}].plot.hist(ax=ax, bins=20)\n"
             f"ax.set_xlabel({col})\n"
             "plt.show()")
-    return Task(f"The distribution of {column} (describe and a histogram).", code, [column])
+    return Task(_say(ja, f"The distribution of {column} (describe and a histogram).",
+                     f"{column} の分布（基本統計量とヒストグラム）。"), code, [column])
 
 
-def _trend(func: str, value: str, over: str) -> Task:
+def _trend(func: str, value: str, over: str, ja: bool) -> Task:
     col, by = _literal(value), _literal(over)
     code = (f"result = df.groupby({by})[{col}].agg({_literal(func)}).sort_index()\n"
             "change = result.pct_change().mul(100).round(1)\n"
@@ -283,16 +302,19 @@ def _trend(func: str, value: str, over: str) -> Task:
             "result.plot(ax=ax, marker='o')\n"
             f"ax.set_ylabel({_literal(f'{func} of {value}')})\n"
             "plt.show()")
-    return Task(f"The {func} of {value} over {over}, with the change from one to the next "
-                "(%), as a table and a line chart.", code, [value, over])
+    return Task(_say(ja, f"The {func} of {value} over {over}, with the change from one to "
+                     "the next (%), as a table and a line chart.",
+                     f"{over} ごとの {value} の{_JA_FUNC[func]}の推移と前期比（%）、表と折れ線"
+                     "グラフ。"), code, [value, over])
 
 
-def _count(group: str | None) -> Task:
+def _count(group: str | None, ja: bool) -> Task:
     if group is None:
         code = "print(f'{len(df)} rows')\nJSON_OUT.append({'rows': len(df)})"
-        return Task("The number of rows.", code)
+        return Task(_say(ja, "The number of rows.", "行数。"), code)
     by = _literal(group)
     code = (f"result = df.groupby({by}).size().sort_values(ascending=False).rename('rows')\n"
             "TABLE_MARKDOWN.append(_md(result))\n"
             "print(result.to_string())")
-    return Task(f"The number of rows per {group}.", code, [group])
+    return Task(_say(ja, f"The number of rows per {group}.", f"{group} ごとの行数。"), code,
+                [group])

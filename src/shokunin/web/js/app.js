@@ -1,6 +1,7 @@
 // The shell: the view registry with its views, the language switch, and window.shokunin
 // for tests and debugging. A new face is one import and one register() line here.
 
+import { analystView } from "./analyst-face.js";
 import { currentLang, setLang, translate } from "./i18n.js";
 import { toolsView } from "./tools-face.js";
 import { ViewRegistry } from "./view-registry.js";
@@ -13,6 +14,7 @@ const views = new ViewRegistry({
 });
 views.register(workbenchView);
 views.register(toolsView);
+views.register(analystView);
 
 for (const b of document.querySelectorAll(".lang-switch button")) {
   b.addEventListener("click", () => setLang(b.dataset.lang));
