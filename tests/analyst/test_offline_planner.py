@@ -137,3 +137,15 @@ def test_by_a_measure_ranks_the_groups_named_before_it(sales_en: Any) -> None:
     out = _run(planner.plan("top 3 stores by total revenue", profile), frame)
     expected = frame.groupby("store")["revenue"].sum().nlargest(3)
     assert list(out["JSON_OUT"][0]) == list(expected.index)
+
+
+def test_a_crosstab_of_two_named_columns(sales_ja: Any, sales_en: Any) -> None:
+    frame, profile = sales_ja
+    out = _run(planner.plan("店舗とカテゴリのクロス集計（売上高の合計）", profile), frame)
+    expected = pd.crosstab(frame["店舗"], frame["カテゴリ"], values=frame["売上高"],
+                           aggfunc="sum")
+    assert out["result"].equals(expected)
+    en_frame, en_profile = sales_en
+    counts = _run(planner.plan("crosstab of region and product", en_profile), en_frame)
+    assert counts["result"].equals(pd.crosstab(en_frame["region"], en_frame["product"]))
+    assert isinstance(planner.plan("make a pivot please", en_profile), planner.Clarify)

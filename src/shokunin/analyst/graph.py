@@ -27,8 +27,15 @@ from shokunin.analyst import kernel_code
 from shokunin.analyst.contracts import (
     Cell,
     ReasonDecision,
+    ReasonNodeInput,
+    ReasonNodeOutput,
+    ReportNodeInput,
+    ReportNodeOutput,
     ReportOutput,
+    RouteAfterReasonInput,
     RouteAfterReasonOutput,
+    RunCodeNodeInput,
+    RunCodeNodeOutput,
 )
 from shokunin.analyst.storage import DatasetRecord
 from shokunin.runs import RunContext
@@ -78,10 +85,15 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         deps = runtime.context
         question = state["question"]
         cells = this_turn(state)
+        last = cells[-1] if cells else None
+        ReasonNodeInput(messages=list(state["messages"]), dataset_id=state["dataset_id"],
+                        profile=deps.record.profile.model_dump(mode="json"),
+                        last_exec=last.result if last else None,
+                        last_code=last.code if last else None)  # the seed's contract
         decision = await brain.decide(question, deps.record, cells, deps.max_attempts)
         await _progress(deps.ctx, "reason", decision)
         if decision.action != "ask_clarification":
-            return {"decision": decision.model_dump()}
+            return {"decision": ReasonNodeOutput(decision=decision).decision.model_dump()}
         # The run waits here; resumed, the node runs again from its start, so the decision
         # above is made again (the same one: the state has not changed) before this returns.
         asked = decision.clarification_question or ""
@@ -93,13 +105,15 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
                 "decision": decision.model_dump()}
 
     async def route_after_reason(state: AnalystState) -> RouteAfterReasonOutput:
-        action = ReasonDecision.model_validate(state["decision"]).action
+        action = RouteAfterReasonInput.model_validate({"decision": state["decision"]}
+                                                      ).decision.action
         return {"run_code": "run_code", "report": "report"}.get(action, END)  # type: ignore[return-value]
 
     async def run_code(state: AnalystState, runtime: Runtime[AnalystDeps]) -> dict[str, Any]:
         deps = runtime.context
         decision = ReasonDecision.model_validate(state["decision"])
-        instruction = decision.analysis_instruction or ""
+        instruction = RunCodeNodeInput(dataset_id=state["dataset_id"], analysis_instruction=(
+            decision.analysis_instruction or "")).analysis_instruction
         cells = this_turn(state)
         code = await brain.write_code(state["question"], instruction, deps.record, cells)
         sandbox = deps.ctx.services.get("sandbox")
@@ -108,14 +122,16 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         result = await sandbox.run_in(deps.ctx, ExecPythonInput(
             code=kernel_code.cell(deps.record, code), timeout_sec=CELL_TIMEOUT_SEC),
             step=f"Cell {len(cells) + 1}")
-        cell = Cell(instruction=instruction, code=code, result=result)
+        out = RunCodeNodeOutput(last_code=code, last_exec=result)
+        cell = Cell(instruction=instruction, code=out.last_code, result=out.last_exec)
         return {"cells": [cell.model_dump(mode="json")]}
 
     async def report(state: AnalystState, runtime: Runtime[AnalystDeps]) -> dict[str, Any]:
         deps = runtime.context
         cells = this_turn(state)
-        summary = await brain.summarize(state["question"], deps.record, cells)
         last = cells[-1].result if cells else None
+        ReportNodeInput(decision=ReasonDecision.model_validate(state["decision"]), last_exec=last)
+        summary = await brain.summarize(state["question"], deps.record, cells)
         if last is not None and not last.ok and last.error_type and last.error_type not in summary:
             # whatever the brain wrote, the report says the last cell failed, and how
             summary += (f"\n\n(The last of {len(cells)} cells failed: {last.error_type}: "
@@ -125,7 +141,8 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
                            table_markdown=last.table_markdown if last else [],
                            json=last.json if last else [])
         await deps.ctx.emit(ev.Text(text=summary))
-        return {"report": out.model_dump(), "messages": [AIMessage(summary)]}
+        return {"report": ReportNodeOutput(report=out).report.model_dump(),
+                "messages": [AIMessage(summary)]}
 
     graph = StateGraph(AnalystState, context_schema=AnalystDeps)
     graph.add_node("reason", reason)

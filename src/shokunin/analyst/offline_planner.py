@@ -31,6 +31,8 @@ _AGGREGATES = {  # pandas name: (English words, Japanese words)
 _OVERVIEW = (("overview", "summary", "summarize", "summarise", "describe", "profile",
               "statistics"), ("概要", "要約", "基本統計", "統計量", "全体像", "まとめ"))
 _CORRELATION = (("correlation", "correlate", "relationship"), ("相関", "関係"))
+_CROSSTAB = (("crosstab", "cross tab", "cross-tab", "pivot", "cross tabulation"),
+             ("クロス集計", "クロス表", "ピボット", "クロス"))
 _DISTRIBUTION = (("distribution", "histogram", "spread"), ("分布", "ヒストグラム", "ばらつき"))
 _TREND = (("trend", "over time", "by month", "monthly", "per month", "by date", "daily"),
           ("推移", "トレンド", "月別", "月ごと", "時系列", "日別", "毎月"))
@@ -196,6 +198,14 @@ def _plan(question: str, profile: DatasetProfile, ja: bool) -> Task | Clarify | 
     values = [n for n in named if n in numeric and n != group]
     funcs = [f for f, words in _AGGREGATES.items() if _has(low, words)]
     top = _TOP.search(low)
+    if _has(low, _CROSSTAB):
+        labels = [n for n in named if n not in numeric]
+        if len(labels) < 2:
+            return Clarify(_say(ja, "Which two columns should the crosstab have? Columns: "
+                                f"{', '.join(names)}.",
+                                f"クロス集計の縦と横はどの列にしますか？列: {'、'.join(names)}"))
+        return _crosstab(labels[0], labels[1], values[0] if values else None,
+                         funcs[0] if funcs else "sum", ja)
     if _has(low, _CORRELATION):
         return _correlation(values if len(values) >= 2 else numeric, ja)
     if _has(low, _DISTRIBUTION) and (values or len(numeric) == 1):
@@ -318,3 +328,16 @@ def _count(group: str | None, ja: bool) -> Task:
             "print(result.to_string())")
     return Task(_say(ja, f"The number of rows per {group}.", f"{group} ごとの行数。"), code,
                 [group])
+
+
+def _crosstab(rows: str, columns: str, value: str | None, func: str, ja: bool) -> Task:
+    a, b = _literal(rows), _literal(columns)
+    measure = (f", values=df[{_literal(value)}], aggfunc={_literal(func)}" if value else "")
+    code = (f"result = pd.crosstab(df[{a}], df[{b}]{measure})\n"
+            "TABLE_MARKDOWN.append(_md(result.round(3)))\n"
+            "print(result.round(3).to_string())")
+    what = (f"the {func} of {value}" if value else "row counts")
+    what_ja = (f"{value} の{_JA_FUNC[func]}" if value else "件数")
+    return Task(_say(ja, f"A crosstab of {what}: {rows} by {columns}.",
+                     f"{rows} × {columns} のクロス集計（{what_ja}）。"),
+                code, [rows, columns, *([value] if value else [])])
