@@ -61,7 +61,7 @@ def test_a_sum_by_a_named_column_matches_pandas(sales_en: Any) -> None:
 ])
 def test_aggregates_by_a_column_in_either_language(
         sales_en: Any, sales_ja: Any, question: str, func: str, column: str, by: str) -> None:
-    frame, profile = sales_ja if planner._ja(question) else sales_en
+    frame, profile = sales_ja if planner.is_ja(question) else sales_en
     out = _run(planner.plan(question, profile), frame)
     expected = frame.groupby(by)[column].agg(func)
     assert {k: v[func] for k, v in out["JSON_OUT"][0].items()} == pytest.approx(

@@ -13,10 +13,6 @@ from shokunin.analyst.storage import DatasetRecord
 _OUTPUT_CHARS = 1500  # of a cell's output shown to the model or in a report
 
 
-def _is_ja(text: str) -> bool:
-    return any("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" for c in text)
-
-
 def _failure(cell: Cell) -> str:
     r = cell.result
     return f"{r.error_type}: {r.error_message}" if r.error_type else (r.stderr or "failed")[-300:]
@@ -45,7 +41,7 @@ class OfflineBrain:
         return task.code
 
     async def summarize(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
-        ja = _is_ja(question)
+        ja = planner.is_ja(question)
         if not cells:
             task = planner.plan(question, record.profile)
             understood = task.understood if isinstance(task, planner.NotUnderstood) else ""

@@ -57,7 +57,8 @@ def _say(ja: bool, en: str, japanese: str) -> str:
     return japanese if ja else en
 
 
-def _ja(text: str) -> bool:
+def is_ja(text: str) -> bool:
+    """Whether the text holds kana or kanji (the answer is then in Japanese)."""
     return any("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" for c in text)
 
 
@@ -163,7 +164,7 @@ def _narrowed(filters: list[tuple[str | None, str]], task: Task, ja: bool) -> Ta
 
 def plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderstood:
     """The task that answers ``question`` on a table of ``profile``, or what to ask."""
-    ja = _ja(question)
+    ja = is_ja(question)
     task = _plan(question, profile, ja)
     return _narrowed(_filters(question, profile), task, ja) if isinstance(task, Task) else task
 
@@ -192,7 +193,7 @@ def _plan(question: str, profile: DatasetProfile, ja: bool) -> Task | Clarify | 
             return Clarify(
                 f"「{word}」という列はありません。"
                 + (f"「{close}」のことですか？" if close else "")
-                + f"列: {'、'.join(names)}" if _ja(question) else
+                + f"列: {'、'.join(names)}" if is_ja(question) else
                 f"There is no column “{word}”." + (f" Did you mean “{close}”?" if close else "")
                 + f" Columns: {', '.join(names)}.")
     values = [n for n in named if n in numeric and n != group]
@@ -218,7 +219,7 @@ def _plan(question: str, profile: DatasetProfile, ja: bool) -> Task | Clarify | 
     if funcs or top or group:
         if not values:
             if len(numeric) != 1:
-                ja = _ja(question)
+                ja = is_ja(question)
                 what = (funcs[0] if funcs else "rank") if not ja else (
                     "どの列で集計" if funcs else "どの列で順位付け")
                 return Clarify(
