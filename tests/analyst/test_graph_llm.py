@@ -138,3 +138,24 @@ def _events_so_far(client: TestClient, run_id: str) -> list[dict[str, Any]]:
     runner = client.app.state.services.runner  # type: ignore[attr-defined]
     ctx = runner._contexts.get(run_id)
     return [e.model_dump() for e in ctx.history] if ctx else []
+
+
+def test_a_second_clarification_waits_again_before_any_code(analyst: Any) -> None:
+    first = ReasonDecision(action="ask_clarification", clarification_question="Which measure?")
+    second = ReasonDecision(action="ask_clarification", clarification_question="Which year?")
+    client = analyst([
+        first,
+        first, second,  # resumed once: the first question is answered, the second waits
+        first, second, run_code("Sum revenue by region."),  # resumed twice: both answered
+        BY_REGION, REPORT, "Done.",
+    ])
+    run_id = _start(client, "totals please")
+    asked = []
+    for answer in ("revenue", "2024"):
+        _wait(client, run_id, {"interrupted"})
+        asked.append(_events(client, run_id)[-1]["payload"]["value"]["question"])
+        assert client.post(f"/api/runs/{run_id}/resume", json={"value": answer}
+                           ).status_code == 202
+    assert asked == ["Which measure?", "Which year?"]
+    assert _wait(client, run_id, {"completed", "failed"})["status"] == "completed"
+    assert [e["ok"] for e in _events(client, run_id) if e["kind"] == "code_result"] == [True]

@@ -42,6 +42,7 @@ from shokunin.runs import RunContext
 from shokunin.sandbox.contracts import ExecPythonInput
 
 CELL_TIMEOUT_SEC = 120
+MAX_QUESTIONS = 5  # clarifications asked for one question before it is reported as unclear
 
 
 class AnalystState(TypedDict, total=False):
@@ -94,15 +95,22 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         await _progress(deps.ctx, "reason", decision)
         if decision.action != "ask_clarification":
             return {"decision": ReasonNodeOutput(decision=decision).decision.model_dump()}
-        # The run waits here; resumed, the node runs again from its start, so the decision
-        # above is made again (the same one: the state has not changed) before this returns.
-        asked = decision.clarification_question or ""
-        answer = interrupt({"question": asked})
-        question = f"{question}\n{answer}"
-        decision = await brain.decide(question, deps.record, cells, deps.max_attempts)
-        await _progress(deps.ctx, "reason", decision)
-        return {"messages": [AIMessage(asked), HumanMessage(str(answer))], "question": question,
-                "decision": decision.model_dump()}
+        # The run waits at each question; resumed, the node runs again from its start and
+        # LangGraph hands each interrupt() its answer in order, so the decisions above are
+        # made again (the same ones: nothing else changed) until a new question waits.
+        said: list[AnyMessage] = []
+        for _ in range(MAX_QUESTIONS):
+            if decision.action != "ask_clarification":
+                break
+            asked = decision.clarification_question or ""
+            answer = str(interrupt({"question": asked}))
+            said += [AIMessage(asked), HumanMessage(answer)]
+            question = f"{question}\n{answer}"
+            decision = await brain.decide(question, deps.record, cells, deps.max_attempts)
+            await _progress(deps.ctx, "reason", decision)
+        if decision.action == "ask_clarification":  # still unclear: report what was asked
+            decision = ReasonDecision(action="report")
+        return {"messages": said, "question": question, "decision": decision.model_dump()}
 
     async def route_after_reason(state: AnalystState) -> RouteAfterReasonOutput:
         action = RouteAfterReasonInput.model_validate({"decision": state["decision"]}
