@@ -4,20 +4,16 @@ while a run is going shows at once as queued, then runs, and is shown once."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/work/notes/shots")
-
-
 def shot(ui, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    ui.page.wait_for_timeout(300)  # let canvases and thumbnails paint
-    ui.page.screenshot(path=str(SHOTS / f"{name}.png"))
+    """A screenshot in test-artifacts/, once canvases and thumbnails have painted."""
+    ui.page.wait_for_timeout(300)
+    ui.screenshot(name)
 
 
 def step_debugs(page) -> list[str]:
