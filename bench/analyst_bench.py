@@ -2,9 +2,12 @@
 beside plain ``pandas.read_csv`` and DuckDB reading the same file.
 
 Stages: ``upload`` (store, detect encoding and dialect, profile: pandas, or DuckDB past
-SHOKUNIN_ANALYST_PANDAS_MAX_MB) and ``question`` (a run answering "total revenue by region":
-the sandbox kernel reads the file and aggregates). Peak memory is the largest resident set
-of the server process and of the kernels it ran (each measured in a fresh process).
+SHOKUNIN_ANALYST_PANDAS_MAX_MB, which also writes the Parquet copy kernels read) and
+``question`` (a run answering "total revenue by region": the sandbox kernel reads the table
+and aggregates). Each size runs a fresh ``shokunin serve``, fed over HTTP by this process.
+Peak memory is the largest resident set of the server process and of the kernels it ran;
+"added" is that peak less the same process idle (the server after start, a kernel that has
+only imported pandas), as the peers' figures are less a bare Python importing pandas.
 
     python bench/analyst_bench.py [--rows 100000 1000000 5000000]
 """
@@ -13,80 +16,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pandas as pd
+from peak_memory import descendants_hwm_mb, hwm_mb
 from rich.console import Console
 from rich.table import Table
 
-# Peak memory is each process's VmHWM (reset by exec, unlike ru_maxrss, which a forked child
-# inherits from its parent): the server's own, and the largest of its descendants' (kernels)
-# read before they exit.
-_HWM = r"""
-import os
-from pathlib import Path
-
-
-def hwm_mb(pid="self"):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def descendants_hwm_mb():
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            ppid = next(int(l.split()[1]) for l in status.splitlines() if l.startswith("PPid:"))
-            parents[int(entry.name)] = ppid
-    mine, best = {os.getpid()}, 0.0
-    for _ in range(6):  # a few generations: launcher, kernel
-        mine |= {pid for pid, ppid in parents.items() if ppid in mine}
-    for pid in mine - {os.getpid()}:
-        try:
-            best = max(best, hwm_mb(pid))
-        except OSError:
-            pass
-    return best
-"""
-
-_SHOKUNIN = _HWM + r"""
-import json, sys, tempfile, time
-from fastapi.testclient import TestClient
-from shokunin.api import create_app
-from shokunin.config import Settings
-
-path = Path(sys.argv[1])
-out = {}
-with tempfile.TemporaryDirectory() as tmp:
-    settings = Settings(data_dir=Path(tmp), tools_dirs=[], analyst_max_upload_mb=4096)
-    with TestClient(create_app(settings)) as client:
-        start = time.perf_counter()
-        with path.open("rb") as f:
-            dataset = client.post("/api/analyst/datasets", files={"file": (path.name, f)},
-                                  timeout=3600).json()
-        out["upload_s"] = time.perf_counter() - start
-        out["engine"] = dataset["engine"]
-        start = time.perf_counter()
-        run = client.post("/api/analyst/runs", json={
-            "dataset_id": dataset["id"], "question": "total revenue by region"}).json()
-        while client.get(f"/api/runs/{run['run_id']}").json()["status"] == "running":
-            time.sleep(0.05)
-        out["status"] = client.get(f"/api/runs/{run['run_id']}").json()["status"]
-        out["question_s"] = time.perf_counter() - start
-        out["kernel_mb"] = descendants_hwm_mb()
-        out["server_mb"] = hwm_mb()
-print(json.dumps(out))
-"""
+_HWM = "from peak_memory import hwm_mb\n"  # for the scripts measure() runs
 
 _PANDAS = _HWM + r"""
 import json, sys, time
@@ -96,6 +41,12 @@ frame = pd.read_csv(sys.argv[1])
 total = frame.groupby("region")["revenue"].sum()
 print(json.dumps({"s": time.perf_counter() - start,
                   "mb": hwm_mb()}))
+"""
+
+_IDLE = _HWM + r"""
+import json
+import pandas as pd
+print(json.dumps({"mb": hwm_mb()}))
 """
 
 _DUCKDB = _HWM + r"""
@@ -120,9 +71,57 @@ def generate(path: Path, rows: int) -> None:
     }).to_csv(path, index=False)
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def shokunin(path: Path, data_dir: Path) -> dict[str, float | str]:
+    """Upload ``path`` to a fresh server, ask the question, read the peaks, stop it."""
+    port = _free_port()
+    env = {**os.environ, "SHOKUNIN_DATA_DIR": str(data_dir), "SHOKUNIN_TOOLS_DIRS": "[]",
+           "SHOKUNIN_ANALYST_MAX_UPLOAD_MB": "4096", "SHOKUNIN_MAX_UPLOAD_BYTES": str(8 << 30)}
+    server = subprocess.Popen([sys.executable, "-m", "shokunin", "serve", "--port", str(port),
+                               "--log-level", "warning"], env=env)
+    out: dict[str, float | str] = {}
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=3600) as client:
+            for _ in range(600):
+                try:
+                    client.get("/health")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            time.sleep(2)  # the warm kernel starts
+            out["server_idle_mb"] = hwm_mb(server.pid)
+            out["kernel_idle_mb"] = descendants_hwm_mb(server.pid)
+            start = time.perf_counter()
+            with path.open("rb") as f:
+                dataset = client.post("/api/analyst/datasets",
+                                      files={"file": (path.name, f)}).raise_for_status().json()
+            out["upload_s"] = time.perf_counter() - start
+            out["engine"] = dataset["engine"]
+            start = time.perf_counter()
+            run = client.post("/api/analyst/runs", json={
+                "dataset_id": dataset["id"], "question": "total revenue by region"}).json()
+            while (status := client.get(f"/api/runs/{run['run_id']}").json()["status"]) in (
+                    "queued", "running"):
+                time.sleep(0.05)
+            out["status"] = status
+            out["question_s"] = time.perf_counter() - start
+            out["kernel_mb"] = descendants_hwm_mb(server.pid)
+            out["server_mb"] = hwm_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(30)
+    return out
+
+
 def measure(script: str, path: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
     done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
-                          text=True, check=True, timeout=3600)
+                          text=True, check=True, timeout=3600, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -132,27 +131,35 @@ def main() -> None:
     args = parser.parse_args()
     table = Table(title="Analyst offline: 'total revenue by region' on a generated CSV")
     for column in ("rows", "file MB", "engine", "upload s", "question s", "shokunin total s",
-                   "read_csv s", "DuckDB s", "total / read_csv", "server MB", "kernel MB",
-                   "read_csv MB", "peak / file"):
+                   "read_csv s", "DuckDB s", "total / read_csv", "server MB (idle)",
+                   "kernel MB (idle)", "read_csv MB (idle)", "DuckDB MB",
+                   "peak / file", "added peak / file", "read_csv added / file"):
         table.add_column(column, justify="right")
     with tempfile.TemporaryDirectory() as tmp:
+        idle = measure(_IDLE, Path(tmp))["mb"]
         for rows in args.rows:
             path = Path(tmp) / f"sales_{rows}.csv"
             subprocess.run([sys.executable, __file__, "--generate", str(path), str(rows)],
                            check=True)
             size_mb = path.stat().st_size / 2**20
-            ours = measure(_SHOKUNIN, path)
+            ours = shokunin(path, Path(tmp) / f"data_{rows}")
             plain = measure(_PANDAS, path)
             duck = measure(_DUCKDB, path)
             total = ours["upload_s"] + ours["question_s"]
             peak = max(ours["server_mb"], ours["kernel_mb"])
-            table.add_row(f"{rows:,}", f"{size_mb:.0f}", ours["engine"],
-                          f"{ours['upload_s']:.2f}", f"{ours['question_s']:.2f}", f"{total:.2f}",
-                          f"{plain['s']:.2f}", f"{duck['s']:.2f}", f"{total / plain['s']:.1f}x",
-                          f"{ours['server_mb']:.0f}", f"{ours['kernel_mb']:.0f}",
-                          f"{plain['mb']:.0f}", f"{peak / size_mb:.1f}x")
+            added = max(ours["server_mb"] - ours["server_idle_mb"],
+                        ours["kernel_mb"] - ours["kernel_idle_mb"])
+            table.add_row(
+                f"{rows:,}", f"{size_mb:.0f}", f"{ours['engine']} ({ours['status']})",
+                f"{ours['upload_s']:.2f}", f"{ours['question_s']:.2f}", f"{total:.2f}",
+                f"{plain['s']:.2f}", f"{duck['s']:.2f}", f"{total / plain['s']:.1f}x",
+                f"{ours['server_mb']:.0f} ({ours['server_idle_mb']:.0f})",
+                f"{ours['kernel_mb']:.0f} ({ours['kernel_idle_mb']:.0f})",
+                f"{plain['mb']:.0f} ({idle:.0f})", f"{duck['mb']:.0f}",
+                f"{peak / size_mb:.1f}x", f"{added / size_mb:.1f}x",
+                f"{(plain['mb'] - idle) / size_mb:.1f}x")
             path.unlink()
-    Console(width=200).print(table)
+    Console(width=220).print(table)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ number, or one number per group. A run answers it when every expected number app
 (to 3 significant decimals) in what the run showed: its cells' output, tables and report.
 A clarification, a failure or a wrong number is a miss. Runs go through a real server app
 and sandbox with the configured model (the offline brain unless SHOKUNIN_MODEL is set).
+SHOKUNIN_ANALYST_PANDAS_MAX_MB=0.0001 sends every table the large-table way (DuckDB, and the
+kernel reads the Parquet copy): the "engine" column says which way each went.
 
     python bench/analyst_questions.py [--only sales_en.csv] [--show-misses]
 """
@@ -157,10 +159,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, TestClient(create_app(Settings(
             data_dir=Path(tmp), tools_dirs=[]))) as client:
         datasets: dict[str, str] = {}
+        engines: dict[str, str] = {}
         for file in dict.fromkeys(q[0] for q in questions):
             with open(SAMPLES / file, "rb") as f:
-                datasets[file] = client.post("/api/analyst/datasets",
-                                             files={"file": (file, f)}).json()["id"]
+                record = client.post("/api/analyst/datasets", files={"file": (file, f)}).json()
+            datasets[file], engines[file] = record["id"], record["engine"]
         for file, question, expected in questions:
             status, events = _ask(client, datasets[file], question)
             shown = _shown(events)
@@ -170,14 +173,15 @@ def main() -> int:
             console.print(f"{'✓' if right else '✗'} {file}: {question} ({status})")
     table = Table(title=f"Analyst, {len(rows)} closed-form questions "
                         f"(model: {Settings().model or 'offline'})")
-    for column in ("sample", "questions", "answered right", "accuracy"):
+    for column in ("sample", "engine", "questions", "answered right", "accuracy"):
         table.add_column(column, justify="right")
     for file in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == file]
         right = sum(r[2] for r in mine)
-        table.add_row(file, str(len(mine)), str(right), f"{right / len(mine):.0%}")
+        table.add_row(file, engines[file], str(len(mine)), str(right),
+                      f"{right / len(mine):.0%}")
     total = sum(r[2] for r in rows)
-    table.add_row("all", str(len(rows)), str(total), f"{total / len(rows):.0%}")
+    table.add_row("all", "", str(len(rows)), str(total), f"{total / len(rows):.0%}")
     console.print(table)
     if args.show_misses:
         for file, question, right, status in rows:

@@ -7,6 +7,7 @@ import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from shokunin.analyst import DatasetStorage, NotATable, ReadOptions
@@ -71,7 +72,7 @@ async def test_a_file_above_the_threshold_is_converted_and_profiled_by_duckdb(
     assert [done for _, done, _ in transcode] == sorted(done for _, done, _ in transcode)
     assert {stage for stage, _, _ in seen} == {"transcode", "load", "profile"}
     folder = tmp_path / "workspaces" / "t1" / "datasets" / record.id
-    assert sorted(p.name for p in folder.iterdir()) == ["data.csv", "data.duckdb"]
+    assert sorted(p.name for p in folder.iterdir()) == ["data.csv", "data.parquet"]
     assert (folder / "data.csv").read_bytes() == data  # the upload is kept as sent
 
 
@@ -89,6 +90,40 @@ async def test_duckdb_and_pandas_profiles_agree(tmp_path: Path) -> None:
             panda.name, panda.dtype, panda.null_count, panda.distinct_count)
         assert duck.mean == pytest.approx(panda.mean)
         assert [v.count for v in duck.top_values] == [v.count for v in panda.top_values]
+
+
+async def test_a_large_tables_parquet_copy_holds_the_same_values_as_pandas_reads(
+        tmp_path: Path) -> None:
+    data, _, _ = _sensor_csv()
+    store, big = await _open(tmp_path, pandas_max_bytes=1)
+    await store.ensure_thread("t1", "analyst")
+    small = DatasetStorage(big.runner, 10**9)
+    large_record = await big.add("t1", "a.csv", io.BytesIO(data))
+    small_record = await small.add("t1", "a.csv", io.BytesIO(data))
+    workspace = big.runner.workspace("t1")
+    await store.close()
+    assert small_record.parquet_path is None
+    copy = pd.read_parquet(workspace / large_record.parquet_path)
+    read = pd.read_csv(workspace / small_record.path, encoding=small_record.encoding)
+    assert list(copy.columns) == list(read.columns) and len(copy) == len(read) == ROWS
+    for column in read.columns:
+        if pd.api.types.is_numeric_dtype(read[column]):
+            assert copy[column].tolist() == pytest.approx(read[column].tolist(), nan_ok=True)
+        else:
+            assert copy[column].astype(str).tolist() == read[column].astype(str).tolist()
+
+
+async def test_a_large_table_without_a_header_gets_numbered_columns_in_its_copy(
+        tmp_path: Path) -> None:
+    store, big = await _open(tmp_path, pandas_max_bytes=1)
+    await store.ensure_thread("t1", "analyst")
+    data = "".join(f"{i};店{i % 3};{i / 4}\n" for i in range(300)).encode()
+    record = await big.add("t1", "n.csv", io.BytesIO(data), ReadOptions(header=False))
+    copy = pd.read_parquet(big.runner.workspace("t1") / record.parquet_path)
+    await store.close()
+    assert [c.name for c in record.profile.columns] == ["column_1", "column_2", "column_3"]
+    assert list(copy.columns) == ["column_1", "column_2", "column_3"]
+    assert copy.iloc[299].tolist() == [299, "店2", 74.75]
 
 
 async def test_preview_reads_the_first_rows_for_either_engine(tmp_path: Path) -> None:

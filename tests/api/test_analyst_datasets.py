@@ -178,6 +178,6 @@ def test_a_large_upload_is_profiled_and_previewed_through_duckdb(tmp_path: Path)
                              params={"rows": 2}).json()
     assert (record["engine"], record["encoding"], record["profile"]["rows"]) == (
         "duckdb", "cp932", 2000)
-    assert record["database_path"] == f"datasets/{record['id']}/data.duckdb"
+    assert record["parquet_path"] == f"datasets/{record['id']}/data.parquet"
     assert record["profile"]["columns"][2]["mean"] == sum(range(2000)) / 2000
     assert preview["rows"] == [["2024-01-01", "店0", 0], ["2024-01-02", "店1", 1]]

@@ -120,3 +120,24 @@ def test_a_run_without_a_report_has_nothing_to_download(fresh_server: LiveServer
     assert _events(fresh_server, run_id)[-1]["kind"] == "run_interrupted"
     answer = httpx.get(f"{fresh_server.url}/api/analyst/runs/{run_id}/report.html")
     assert (answer.status_code, answer.json()["code"]) == (409, "no_report")
+
+
+def test_a_table_too_large_for_pandas_is_read_by_the_kernel_from_its_parquet_copy(
+        tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "server", env={"SHOKUNIN_ANALYST_PANDAS_MAX_MB": "0.01"})
+    server.start()
+    try:
+        dataset = _upload(server, "sales_ja_cp932.csv")
+        events = _events(server, _ask(server, dataset["id"], "仕入先ごとの数量の合計"))
+    finally:
+        server.stop()
+    assert (dataset["engine"], dataset["encoding"]) == ("duckdb", "cp932")
+    assert dataset["parquet_path"] == f"datasets/{dataset['id']}/data.parquet"
+    code = next(e["code"] for e in events if e["kind"] == "code")
+    assert f"pd.read_parquet({json.dumps(dataset['parquet_path'])}, columns=columns)" in code
+    assert 'df = _read_table(["数量", "仕入先"])' in code  # only the columns it needs
+    assert "read_csv" not in code
+    table = next(e["markdown"] for e in events if e["kind"] == "table")
+    frame = pd.read_csv(SAMPLES / "sales_ja_cp932.csv", encoding="cp932")
+    for supplier, total in frame.groupby("仕入先")["数量"].sum().items():
+        assert f"| {supplier} | {total} |" in table

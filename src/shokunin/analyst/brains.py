@@ -6,6 +6,7 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from shokunin.analyst import kernel_code
 from shokunin.analyst import offline_planner as planner
 from shokunin.analyst.contracts import Cell, ReasonDecision
 from shokunin.analyst.storage import DatasetRecord
@@ -15,7 +16,11 @@ _OUTPUT_CHARS = 1500  # of a cell's output shown to the model or in a report
 
 def _failure(cell: Cell) -> str:
     r = cell.result
-    return f"{r.error_type}: {r.error_message}" if r.error_type else (r.stderr or "failed")[-300:]
+    said = f"{r.error_type}: {r.error_message}" if r.error_type else (r.stderr or "failed")[-300:]
+    if r.error_type in ("MemoryError", "ArrowMemoryError"):
+        said += (" (the table does not fit in the sandbox kernel's memory, "
+                 "SHOKUNIN_SANDBOX_MEMORY_MB)")
+    return said
 
 
 class OfflineBrain:
@@ -38,6 +43,8 @@ class OfflineBrain:
                          cells: list[Cell]) -> str:
         task = planner.plan(question, record.profile)
         assert isinstance(task, planner.Task)  # decide() chose run_code for this question
+        if record.parquet_path is not None and task.columns is not None:
+            return kernel_code.table_reader(task.columns) + task.code
         return task.code
 
     async def summarize(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
@@ -100,11 +107,15 @@ class LLMBrain:
 
     async def write_code(self, question: str, instruction: str, record: DatasetRecord,
                          cells: list[Cell]) -> str:
+        large = ("The table is large: start the cell with `df = _read_table([...])`, naming "
+                 "only the columns it needs, so that only those are read. "
+                 if record.parquet_path is not None else "")
         reply = await self.model.ainvoke([
             SystemMessage("Write Python for a Jupyter cell where `df` (pandas) is the table "
                           "and `pd` is pandas. Append result tables as Markdown strings to "
                           "TABLE_MARKDOWN (use _md(frame)), structured results to JSON_OUT; "
-                          "plots are captured with plt.show(). Reply with the code only."),
+                          f"plots are captured with plt.show(). {large}"
+                          "Reply with the code only."),
             HumanMessage(f"{self._context(question, record, cells)}\n\nTask: {instruction}")])
         text = str(reply.content).strip()
         if text.startswith("```"):

@@ -38,16 +38,36 @@ for _value in JSON_OUT:
 '''
 
 
-def loader(record: DatasetRecord) -> str:
-    """Python that makes ``df`` the dataset (reading it only if this kernel has not)."""
-    path = json.dumps(record.path)
-    if record.format == "xlsx":
+# A cell of a large table that starts with this reads only the columns it names.
+PRUNED = "df = _read_table("
+
+
+def table_reader(columns: list[str]) -> str:
+    """The first line of a cell that needs only ``columns`` of a large table."""
+    return f"{PRUNED}{json.dumps(columns, ensure_ascii=False)})\n"
+
+
+def loader(record: DatasetRecord, code: str = "") -> str:
+    """Python that makes ``df`` the dataset (reading it only if this kernel has not). For a
+    large table it also defines ``_read_table(columns)``, which reads only those columns of the
+    Parquet copy; a ``code`` that starts with ``df = _read_table(...)`` loads nothing else."""
+    path, helpers = json.dumps(record.path), _HELPERS
+    if record.parquet_path is not None:
+        parquet = json.dumps(record.parquet_path)
+        table = ("\n\ndef _read_table(columns=None):\n"
+                 "    global _DATASET\n"
+                 "    _DATASET = None  # df will not hold the whole table\n"
+                 f"    return pd.read_parquet({parquet}, columns=columns)\n")
+        if code.lstrip().startswith(PRUNED):
+            return f"{_HELPERS}{table}"
+        read, helpers = f"pd.read_parquet({parquet})", f"{_HELPERS}{table}"
+    elif record.format == "xlsx":
         read = f"pd.read_excel({path}, engine='calamine', header={0 if record.header else None})"
     else:
         read = (f"pd.read_csv({path}, sep={json.dumps(record.delimiter)}, "
                 f"encoding={json.dumps(record.encoding)}, "
                 f"header={0 if record.header else None}, low_memory=False)")
-    return (f"{_HELPERS}\n"
+    return (f"{helpers}\n"
             "try:\n    _DATASET\nexcept NameError:\n    _DATASET = None\n"
             f"if _DATASET != {json.dumps(record.id)}:\n"
             f"    df = {read}\n"
@@ -56,4 +76,4 @@ def loader(record: DatasetRecord) -> str:
 
 def cell(record: DatasetRecord, code: str) -> str:
     """The whole cell: load, the analysis ``code``, then show its tables and JSON."""
-    return f"{loader(record)}TABLE_MARKDOWN = []\nJSON_OUT = []\n\n{code}\n{_SHOW}"
+    return f"{loader(record, code)}TABLE_MARKDOWN = []\nJSON_OUT = []\n\n{code}\n{_SHOW}"

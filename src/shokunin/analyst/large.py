@@ -1,10 +1,15 @@
-"""Tables too large for pandas: converted to UTF-8 (DuckDB reads no CP932 offline), loaded
-into a DuckDB database file beside the upload, and profiled with SQL.
+"""Tables too large for pandas: converted to UTF-8 (DuckDB reads no CP932 offline), written
+by DuckDB as a Parquet file beside the upload (typed, compressed, read in column chunks),
+and profiled with SQL over it. Sandbox kernels read that Parquet file with pandas: they may
+not load DuckDB (see sandbox/policy.py).
 """
 
 from __future__ import annotations
 
 import codecs
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +28,9 @@ from shokunin.analyst.profile import (
 
 CHUNK = 1024 * 1024
 TABLE = "data"
+# DuckDB's default is 80% of the machine: the server would grow by the table's size.
+# Past this it spills to a temporary folder beside the Parquet file.
+MEMORY_LIMIT = "256MB"
 _TYPES: dict[str, LogicalType] = {
     "TINYINT": "integer", "SMALLINT": "integer", "INTEGER": "integer", "BIGINT": "integer",
     "HUGEINT": "integer", "UTINYINT": "integer", "USMALLINT": "integer",
@@ -34,6 +42,31 @@ _TYPES: dict[str, LogicalType] = {
 
 def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+@contextmanager
+def _duckdb(parquet: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB that spills beside ``parquet`` and leaves nothing behind."""
+    spill = parquet.parent / "duckdb.tmp"
+    try:
+        with duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
+                                    "temp_directory": str(spill)}) as con:
+            yield con
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+@contextmanager
+def _connect(parquet: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB where ``data`` is the table in ``parquet``."""
+    with _duckdb(parquet) as con:
+        con.execute(
+            f"CREATE VIEW {TABLE} AS SELECT * FROM read_parquet({_literal(str(parquet))})")
+        yield con
 
 
 def to_utf8(src: Path, dst: Path, encoding: str, progress: Progress | None = None) -> None:
@@ -73,30 +106,36 @@ def convert(src: Path, dst: Path, source: TableSource,
     raise AssertionError("unreachable")
 
 
-def load(utf8: Path, database: Path, source: TableSource,
+def load(utf8: Path, parquet: Path, source: TableSource,
          progress: Progress | None = None) -> None:
-    """Load the UTF-8 table into ``database`` as table ``data``."""
-    options: dict[str, Any] = {"delim": source.delimiter, "header": source.header,
-                               "quote": '"', "escape": '"'}
+    """Write the UTF-8 table to ``parquet`` with the column types DuckDB finds in it
+    (a table without a header gets columns ``column_1``, ``column_2``, ...)."""
+    assert source.delimiter is not None
+    reader = (f"read_csv({_literal(str(utf8))}, delim = {_literal(source.delimiter)}, "
+              f"header = {str(source.header).lower()}, quote = '\"', escape = '\"'{{}})")
     if progress is not None:
         progress("load", 0, 1)
-    database.unlink(missing_ok=True)
-    with duckdb.connect(str(database)) as con:
+    with _duckdb(parquet) as con:
         con.execute("SET preserve_insertion_order = true")
-        query = f"CREATE TABLE {TABLE} AS SELECT * FROM read_csv(?, " + ", ".join(
-            f"{key} = ?" for key in options) + "{})"
+
+        def copy(options: str) -> None:
+            columns = "*"
+            if not source.header:
+                names = [row[0] for row in con.execute(
+                    f"DESCRIBE SELECT * FROM {reader.format(options)}").fetchall()]
+                columns = ", ".join(f"{_ident(name)} AS column_{i + 1}"
+                                    for i, name in enumerate(names))
+            con.execute(f"COPY (SELECT {columns} FROM {reader.format(options)}) TO "
+                        f"{_literal(str(parquet))} (FORMAT parquet, COMPRESSION zstd)")
+
         try:
             try:
-                con.execute(query.format(""), [str(utf8), *options.values()])
+                copy("")
             except duckdb.ConversionException:  # a type guessed from the first rows broke
-                con.execute(query.format(", sample_size = -1"),
-                            [str(utf8), *options.values()])
+                copy(", sample_size = -1")
         except duckdb.Error as exc:
+            parquet.unlink(missing_ok=True)
             raise UnreadableTable(f"the table is malformed: {exc}") from None
-        if not source.header:
-            for i, (name,) in enumerate(con.execute(
-                    f"SELECT column_name FROM (DESCRIBE {TABLE})").fetchall()):
-                con.execute(f"ALTER TABLE {TABLE} RENAME {_ident(name)} TO column_{i + 1}")
     if progress is not None:
         progress("load", 1, 1)
 
@@ -120,10 +159,10 @@ def _column(con: duckdb.DuckDBPyConnection, name: str, type_: str, rows: int) ->
         top_values=top_values(pairs))
 
 
-def profile_database(database: Path, source: TableSource,
-                     progress: Progress | None = None) -> DatasetProfile:
-    """The profile of table ``data`` in ``database``, one column at a time."""
-    with duckdb.connect(str(database), read_only=True) as con:
+def profile_parquet(parquet: Path, source: TableSource,
+                    progress: Progress | None = None) -> DatasetProfile:
+    """The profile of the table in ``parquet``, one column at a time."""
+    with _connect(parquet) as con:
         rows = con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
         if rows == 0:
             raise NotATable("the table has no rows")
@@ -145,9 +184,10 @@ def profile_database(database: Path, source: TableSource,
         header=source.header)
 
 
-def head_rows(database: Path, rows: int) -> tuple[list[str], list[list[Any]]]:
-    """The column names and first ``rows`` rows of table ``data``."""
-    with duckdb.connect(str(database), read_only=True) as con:
+def head_rows(parquet: Path, rows: int) -> tuple[list[str], list[list[Any]]]:
+    """The column names and first ``rows`` rows of the table in ``parquet``."""
+    with _connect(parquet) as con:
         result = con.execute(f"SELECT * FROM {TABLE} LIMIT ?", [rows])
         names = [d[0] for d in result.description]
         return names, [[scalar(v) for v in row] for row in result.fetchall()]
+

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from shokunin.analyst.profile import DatasetProfile
@@ -64,11 +64,12 @@ def is_ja(text: str) -> bool:
 
 @dataclass
 class Task:
-    """What to compute, in words (``instruction``) and as code on ``df``."""
+    """What to compute, in words (``instruction``) and as code on ``df``; ``columns`` are
+    the ones the code reads (None: it reads the whole table)."""
 
     instruction: str
     code: str
-    columns: list[str] = field(default_factory=list)
+    columns: list[str] | None = None
 
 
 @dataclass
@@ -157,9 +158,11 @@ def _narrowed(filters: list[tuple[str | None, str]], task: Task, ja: bool) -> Ta
     kept = ", ".join(f"{c} = {v}" if c else v for c, v in filters)
     body = "\n".join("    " + line for line in task.code.splitlines())
     where = f"（{kept} の行）" if ja else f" (rows where {kept})."
+    named = [c for c, _ in filters]
+    columns = (None if task.columns is None or None in named
+               else list(dict.fromkeys([*task.columns, *named])))
     return Task(task.instruction.rstrip(".。") + where,
-                "\n".join(lines) + f"\ntry:\n{body}\nfinally:\n    df = _whole",
-                task.columns)
+                "\n".join(lines) + f"\ntry:\n{body}\nfinally:\n    df = _whole", columns)
 
 
 def plan(question: str, profile: DatasetProfile) -> Task | Clarify | NotUnderstood:
@@ -257,7 +260,7 @@ def _aggregate(funcs: list[str], value: str, group: str | None, top: int | None,
                 "TABLE_MARKDOWN.append(_md(result))\n"
                 f"print(result[{col}].tolist())")
         return Task(_say(ja, f"The {top} rows with the largest {value}.",
-                         f"{value} が大きい上位 {top} 行。"), code, [value])
+                         f"{value} が大きい上位 {top} 行。"), code)  # whole rows are shown
     func = funcs[0] if funcs else "sum"
     if group is None:
         code = (f"value = df[{col}].{func}()\n"

@@ -30,14 +30,15 @@ from shokunin.runs import Runner
 from shokunin.store.datasets import DatasetRecords
 
 FOLDER = "datasets"
-DATABASE_FILE = "data.duckdb"
+PARQUET_FILE = "data.parquet"
 _SUFFIX = re.compile(r"^\.[a-z0-9]{1,8}$")
 
 
 class DatasetRecord(BaseModel):
     """A stored dataset: where its file is (``path``, relative to the thread's workspace),
-    how to read it, and its profile. ``database_path`` is the DuckDB copy of a table too
-    large for pandas."""
+    how to read it, and its profile. A table too large for pandas also has a Parquet copy
+    (``parquet_path``), written and queried by DuckDB on the server and read by the sandbox
+    kernel: typed, compressed, no text to parse again."""
 
     id: str
     thread_id: str
@@ -50,7 +51,7 @@ class DatasetRecord(BaseModel):
     header: bool
     engine: str
     path: str
-    database_path: str | None
+    parquet_path: str | None
     created_at: datetime
     profile: DatasetProfile
 
@@ -67,12 +68,11 @@ def _file_name(original_name: str, format: Format) -> str:
 
 
 def _record(row: dict[str, Any]) -> DatasetRecord:
-    database = (f"{FOLDER}/{row['id']}/{DATABASE_FILE}" if row["engine"] == "duckdb"
-                else None)
+    parquet = f"{FOLDER}/{row['id']}/{PARQUET_FILE}" if row["engine"] == "duckdb" else None
     created = row["created_at"]
     if created.tzinfo is None:  # SQLite keeps no zone: stored values are UTC
         created = created.replace(tzinfo=UTC)
-    return DatasetRecord(**{**row, "database_path": database, "created_at": created,
+    return DatasetRecord(**{**row, "created_at": created, "parquet_path": parquet,
                             "profile": DatasetProfile.model_validate(row["profile"])})
 
 
@@ -125,9 +125,9 @@ class DatasetStorage:
         if source.format == "csv" and estimated_memory(file) > self.pandas_max_bytes:
             utf8 = folder / "data.utf8.csv"
             source = large.convert(file, utf8, source, progress)
-            large.load(utf8, folder / DATABASE_FILE, source, progress)
+            large.load(utf8, folder / PARQUET_FILE, source, progress)
             utf8.unlink()
-            profile = large.profile_database(folder / DATABASE_FILE, source, progress)
+            profile = large.profile_parquet(folder / PARQUET_FILE, source, progress)
         else:
             source, profile = profile_file(file, source)
         return {"file": file.name, "original_name": original_name,
@@ -146,9 +146,9 @@ class DatasetStorage:
     async def preview(self, record: DatasetRecord, rows: int) -> Preview:
         """The dataset's first ``rows`` rows, read as its profile was."""
         workspace = self.runner.workspace(record.thread_id)
-        if record.database_path is not None:
+        if record.parquet_path is not None:
             columns, values = await asyncio.to_thread(
-                large.head_rows, workspace / record.database_path, rows)
+                large.head_rows, workspace / record.parquet_path, rows)
             return Preview(id=record.id, columns=columns, rows=values)
         encoding = (EncodingGuess(encoding=record.encoding, method="override")
                     if record.encoding else None)

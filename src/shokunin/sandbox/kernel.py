@@ -164,7 +164,9 @@ class Kernel:
                "MPLCONFIGDIR": str(home / "mpl"), "IPYTHONDIR": str(home / "ipy"),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
                "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap)}
+               "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap),
+               # Arrow's mimalloc keeps freed pages and reserves address space (RLIMIT_AS)
+               "ARROW_DEFAULT_MEMORY_POOL": "system"}
         env.update(self.walls.extra_env)
         return env
 
