@@ -129,7 +129,7 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
             raise RuntimeError("the Python sandbox is not available on this server")
         result = await sandbox.run_in(deps.ctx, ExecPythonInput(
             code=kernel_code.cell(deps.record, code), timeout_sec=CELL_TIMEOUT_SEC),
-            step=f"Cell {len(cells) + 1}")
+            step=f"Cell {len(cells) + 1}", shown=code)
         out = RunCodeNodeOutput(last_code=code, last_exec=result)
         cell = Cell(instruction=instruction, code=out.last_code, result=out.last_exec)
         return {"cells": [cell.model_dump(mode="json")]}

@@ -74,6 +74,12 @@ def loader(record: DatasetRecord, code: str = "") -> str:
             f"    _DATASET = {json.dumps(record.id)}\n")
 
 
+def setup(record: DatasetRecord) -> str:
+    """A notebook's first cell: what each cell ran before its code (run it in the thread's
+    workspace, the folder that holds ``datasets/``)."""
+    return f"{loader(record)}TABLE_MARKDOWN = []\nJSON_OUT = []\n"
+
+
 def cell(record: DatasetRecord, code: str) -> str:
     """The whole cell: load, the analysis ``code``, then show its tables and JSON."""
     return f"{loader(record, code)}TABLE_MARKDOWN = []\nJSON_OUT = []\n\n{code}\n{_SHOW}"

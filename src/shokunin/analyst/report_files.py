@@ -55,10 +55,13 @@ def page(events: list[ev.BaseEvent]) -> str:
             f"<body><h1>{title}</h1>{body}{figures}</body></html>\n")
 
 
-def notebook(events: list[ev.BaseEvent]) -> str:
+def notebook(events: list[ev.BaseEvent], setup: str | None = None) -> str:
+    """The run's cells with their outputs, after ``setup`` (the loading every cell ran)."""
     question, report, _images = _parts(events)
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_markdown_cell(f"# {question}"))
+    if setup is not None:
+        nb.cells.append(nbformat.v4.new_code_cell(setup))
     cell: Any = None
     for event in events:
         if isinstance(event, ev.Code):

@@ -11,7 +11,8 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from shokunin.analyst import report_files
+from shokunin.analyst import kernel_code, report_files
+from shokunin.analyst.storage import load_record
 from shokunin.api.access import principal
 from shokunin.api.analyst_datasets import AGENT, visible_dataset
 from shokunin.api.errors import ApiError, json_object
@@ -52,7 +53,13 @@ async def download_report(request: Request, fmt: str,
         raise ApiError(404, f"run {run['id']!r} is not an Analyst run", "not_found")
     _row, events = await request.app.state.services.store.run_with_events(run["id"])
     try:
-        body = report_files.BUILDERS[fmt](events)
+        if fmt == "ipynb":
+            record = await load_record(request.app.state.services.store.engine,
+                                       run["input"].get("dataset_id", ""))
+            body = report_files.notebook(
+                events, None if record is None else kernel_code.setup(record))
+        else:
+            body = report_files.BUILDERS[fmt](events)
     except report_files.NoReport as exc:
         raise ApiError(409, f"{exc} (the run is {run['status']})", "no_report") from None
     return Response(body, media_type=report_files.MEDIA[fmt], headers={

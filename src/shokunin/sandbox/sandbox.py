@@ -369,11 +369,13 @@ class Sandbox:
                 f"{exc} (out of memory or killed); a fresh kernel replaced it, "
                 "variables are lost"))
 
-    async def run_in(self, ctx: Any, inp: ExecPythonInput, step: str | None = None
-                     ) -> ExecResult:
-        """Execute for a run: emit the code, the result, then each plot, each image file the
-        code wrote in the workspace, and each table."""
-        await ctx.emit(events.Code(code=inp.code, language="python", step=step))
+    async def run_in(self, ctx: Any, inp: ExecPythonInput, step: str | None = None,
+                     shown: str | None = None) -> ExecResult:
+        """Execute for a run: emit the code (``shown``, when the caller wraps what the user
+        wrote in code of its own), the result, then each plot, each image file the code
+        wrote in the workspace, and each table."""
+        await ctx.emit(events.Code(code=inp.code if shown is None else shown,
+                                   language="python", step=step))
         before = await asyncio.to_thread(saved_images.snapshot, ctx.workspace)
         result = await self.execute(ctx.thread_id, inp, workspace=ctx.workspace,
                                     abort=ctx.abort, owner=ctx.owner)
