@@ -137,9 +137,22 @@ class Settings(BaseSettings):
     analyst_pandas_max_mb: float = Field(
         200.0, gt=0, description="Largest estimated in-memory size (MB, 6x the file) of a "
         "CSV/TSV profiled with pandas; larger ones are converted to UTF-8 and go through DuckDB.")
+    knowledge_dir: Path = Field(
+        PACKAGE_DIR / "data" / "knowledge" / "price_pass_through",
+        description="Documents of the Advisor's knowledge base (md, txt, html, pdf); indexed "
+        "at server start and by `shokunin kb ingest`.")
+    knowledge_index: Path | None = Field(
+        None, description="The knowledge index file; default `<data_dir>/knowledge.sqlite`.")
+    advisor_playbook: Path = Field(
+        PACKAGE_DIR / "data" / "advisor" / "price_pass_through" / "playbook.yaml",
+        description="The Advisor's playbook: the steps of the process it guides (YAML).")
     analyst_max_attempts: int = Field(
         3, ge=1, le=10, description="Cells the Analyst runs for one question before it reports "
         "what failed (its fix loop).")
+
+    @property
+    def knowledge_index_path(self) -> Path:
+        return self.knowledge_index or self.data_dir / "knowledge.sqlite"
 
     @field_validator("auth_token")
     @classmethod

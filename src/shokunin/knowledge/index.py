@@ -1,0 +1,156 @@
+"""The knowledge index: chunks and their search terms in SQLite FTS5, ranked by BM25.
+
+One SQLite file per knowledge base (``":memory:"`` for a throwaway one). Terms come from
+``tokens.terms`` and are stored space-separated, so FTS5's ``unicode61`` tokenizer only
+splits on the spaces. Ingesting a folder again re-reads only the files whose size or
+modification time changed and drops the chunks of deleted files.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shokunin.knowledge.chunks import Chunk, chunk_sections
+from shokunin.knowledge.documents import SUFFIXES, UnreadableDocument, read_sections
+from shokunin.knowledge.tokens import terms
+
+Progress = Callable[[int, int, str], None]  # (done, total, file)
+MAX_QUERY_TERMS = 64
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    source TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, source TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_source ON chunks (source);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5 (terms, tokenize = 'unicode61');
+"""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk that matched, with its BM25 score (higher is better)."""
+
+    source: str
+    heading: str
+    text: str
+    score: float
+
+
+@dataclass
+class IngestReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    errors: dict[str, str] = field(default_factory=dict)  # file -> why it was skipped
+
+
+def match_query(query: str) -> str | None:
+    """The FTS5 query for ``query``: any of its terms, each quoted; None if it has none."""
+    unique = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique) or None
+
+
+class KnowledgeIndex:
+    """Chunks of documents, searchable by BM25 over CJK bigrams and words."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def add_chunks(self, chunks: Iterable[Chunk]) -> int:
+        """Index ``chunks`` (no document bookkeeping: for built-in or generated text)."""
+        with self._lock, self._db:
+            return self._insert(chunks)
+
+    def _insert(self, chunks: Iterable[Chunk]) -> int:
+        count = 0
+        for chunk in chunks:
+            cursor = self._db.execute(
+                "INSERT INTO chunks (source, heading, text) VALUES (?, ?, ?)",
+                (chunk.source, chunk.heading, chunk.text))
+            self._db.execute("INSERT INTO chunk_terms (rowid, terms) VALUES (?, ?)", (
+                cursor.lastrowid, " ".join(terms(f"{chunk.heading}\n{chunk.text}"))))
+            count += 1
+        return count
+
+    def _remove(self, source: str) -> None:
+        self._db.execute("DELETE FROM chunk_terms WHERE rowid IN "
+                         "(SELECT id FROM chunks WHERE source = ?)", (source,))
+        self._db.execute("DELETE FROM chunks WHERE source = ?", (source,))
+        self._db.execute("DELETE FROM documents WHERE source = ?", (source,))
+
+    def ingest(self, folder: Path, progress: Progress | None = None) -> IngestReport:
+        """Bring the index in line with the documents under ``folder``."""
+        files = sorted(p for p in folder.rglob("*")
+                       if p.is_file() and p.suffix.lower() in SUFFIXES)
+        report = IngestReport()
+        with self._lock:
+            known = {s: (size, mtime) for s, size, mtime in self._db.execute(
+                "SELECT source, size, mtime_ns FROM documents")}
+        seen = set()
+        for i, path in enumerate(files, start=1):
+            source = path.relative_to(folder).as_posix()
+            seen.add(source)
+            stat = path.stat()
+            if known.get(source) == (stat.st_size, stat.st_mtime_ns):
+                report.unchanged += 1
+            else:
+                try:
+                    chunks = chunk_sections(source, read_sections(path))
+                except (UnreadableDocument, OSError) as exc:
+                    report.errors[source] = str(exc)
+                    chunks = None
+                with self._lock, self._db:
+                    self._remove(source)
+                    if chunks is not None:
+                        report.chunks += self._insert(chunks)
+                        self._db.execute("INSERT INTO documents VALUES (?, ?, ?)",
+                                         (source, stat.st_size, stat.st_mtime_ns))
+                if chunks is not None:
+                    if source in known:
+                        report.updated += 1
+                    else:
+                        report.added += 1
+            if progress is not None:
+                progress(i, len(files), source)
+        with self._lock, self._db:
+            for source in set(known) - seen:
+                self._remove(source)
+                report.removed += 1
+        return report
+
+    def search(self, query: str, limit: int = 5) -> list[Hit]:
+        """The ``limit`` best chunks for ``query``, best first; [] when nothing matches."""
+        match = match_query(query)
+        if match is None:
+            return []
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT c.source, c.heading, c.text, -bm25(chunk_terms) AS score "
+                "FROM chunk_terms JOIN chunks c ON c.id = chunk_terms.rowid "
+                "WHERE chunk_terms MATCH ? ORDER BY bm25(chunk_terms) LIMIT ?",
+                (match, limit)).fetchall()
+        return [Hit(*row) for row in rows]
+
+    def counts(self) -> tuple[int, int]:
+        """(documents, chunks) in the index."""
+        with self._lock:
+            docs = self._db.execute("SELECT count(*) FROM documents").fetchone()[0]
+            chunks = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return docs, chunks
