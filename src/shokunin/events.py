@@ -105,7 +105,7 @@ class ClearMap(BaseEvent):
 class StepUpdate(BaseEvent):
     kind: Literal["step_update"] = "step_update"
     step: str
-    confidence: float | None = None
+    confidence: str | float | None = None  # the Advisor says high, medium or low
     reasoning: str | None = None
 
 

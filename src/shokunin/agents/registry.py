@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from shokunin.advisor import PlaybookError, advisor_agent
 from shokunin.agents.tool_run import tool_run_agent
 from shokunin.agents.workbench import workbench_agent
 from shokunin.analyst.factory import analyst_agent
 
 
 def build_agents(services: dict[str, Any]) -> list[Any]:
-    """Every agent, each handed the server's one checkpointer (``services["checkpointer"]``)."""
-    return [workbench_agent(services["settings"], services["map_package"],
-                            services.get("checkpointer")),
-            analyst_agent(services["settings"], services.get("checkpointer")),
-            tool_run_agent(services)]
+    """Every agent, each handed the server's one checkpointer (``services["checkpointer"]``).
+    An Advisor whose playbook cannot be read is left out, with the reason logged (its API
+    then answers 503 with it); the other faces go on."""
+    settings, checkpointer = services["settings"], services.get("checkpointer")
+    agents = [workbench_agent(settings, services["map_package"], checkpointer),
+              analyst_agent(settings, checkpointer), tool_run_agent(services)]
+    try:
+        agents.append(advisor_agent(settings, checkpointer))
+    except PlaybookError as exc:
+        services["advisor_error"] = str(exc)
+        logging.getLogger(__name__).error("the Advisor is unavailable: %s", exc)
+    return agents

@@ -16,6 +16,8 @@ from shokunin import __version__
 from shokunin.agents.registry import build_agents
 from shokunin.agents.workbench import load_map
 from shokunin.api import (
+    advisor_sessions,
+    advisor_sse,
     agent_tools,
     analyst_datasets,
     analyst_runs,
@@ -64,7 +66,7 @@ async def build_services(settings: Settings) -> Services:
                         tools=tool_registry, sandbox=sandbox, map_package=load_map(settings),
                         checkpointer=checkpointer)
     runner.services.update(services.as_agent_services())
-    for agent in build_agents(services.as_agent_services()):
+    for agent in build_agents(runner.services):  # it may note a face that is unavailable
         runner.register(agent)
     return services
 
@@ -132,6 +134,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
 
     for module in (health, login, tools, agent_tools, threads, runs, analyst_datasets,
-                   analyst_runs, workbench_ws, web):
+                   analyst_runs, advisor_sessions, advisor_sse, workbench_ws, web):
         app.include_router(module.router)
     return app

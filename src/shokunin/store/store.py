@@ -65,6 +65,13 @@ class Store:
             "id": thread_id, "agent": agent, "title": title[:200], "meta": {},
             "created_at": _now(), "owner": owner}))
 
+    async def set_thread_meta(self, thread_id: str, meta: dict[str, Any]) -> bool:
+        """Replace the thread's ``meta`` (a face's own record of it); False if no thread."""
+        async with self.engine.begin() as conn:
+            result = await conn.execute(update(schema.threads).where(
+                schema.threads.c.id == thread_id).values(meta=meta))
+            return result.rowcount == 1
+
     async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(

@@ -1,0 +1,175 @@
+"""The Advisor's brains. ``OfflineBrain`` (no model) detects the step with the playbook's
+index and answers with what the knowledge base holds, cited, and the calculator's result
+for an expression in the question; it says plainly that it quotes rather than advises.
+``LLMBrain`` detects with structured output and answers with the tools."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Protocol
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import BaseTool
+
+from shokunin.advisor.knowledge_tool import knowledge_tool, search_knowledge
+from shokunin.advisor.playbook import UNKNOWN, Playbook
+from shokunin.advisor.steps import Settled, StepClassifier, StepDetection
+from shokunin.knowledge import KnowledgeIndex
+from shokunin.models import usable_tools
+from shokunin.runs import RunContext
+
+EXCERPT_CHARS = 280
+MAX_TOOL_ROUNDS = 6
+PROFILE_NAMES = {"industry": "業種", "products": "主な製品・サービス", "companySize": "企業規模",
+                 "region": "地域", "clientIndustry": "主な取引先の業種",
+                 "priceTransferStatus": "価格転嫁の状況"}
+# 1,200 × 1.08, (450+300)/2: an arithmetic expression of at least two numbers
+_NUMBER = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
+_EXPRESSION = re.compile(rf"{_NUMBER}(?:\s*[-+*/×÷＋－＊／]\s*{_NUMBER})+")
+
+
+def profile_text(profile: dict[str, Any]) -> str:
+    """The session's user profile as prompt lines (the seed's camelCase keys)."""
+    return "\n".join(f"- {PROFILE_NAMES.get(k, k)}: {v}" for k, v in profile.items()
+                     if v not in (None, ""))
+
+
+def _plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
+    registry = ctx.services.get("tools")
+    if registry is None:
+        return {}
+    from shokunin.tools import as_langchain_tools
+
+    return {t.name: t for t in as_langchain_tools(registry, ctx) if t.name in names}
+
+
+class Brain(Protocol):
+    name: str
+
+    async def detect(self, message: str, playbook: Playbook,
+                     history: list[AnyMessage]) -> StepDetection: ...
+
+    async def answer(self, ctx: RunContext, message: str, playbook: Playbook,
+                     settled: Settled, profile: dict[str, Any],
+                     history: list[AnyMessage]) -> str: ...
+
+
+class OfflineBrain:
+    name = "offline"
+
+    def __init__(self, playbook: Playbook, index: KnowledgeIndex) -> None:
+        self.classifier = StepClassifier(playbook)
+        self.index = index
+
+    async def detect(self, message: str, playbook: Playbook,
+                     history: list[AnyMessage]) -> StepDetection:
+        return self.classifier.detect(message)
+
+    async def answer(self, ctx: RunContext, message: str, playbook: Playbook,
+                     settled: Settled, profile: dict[str, Any],
+                     history: list[AnyMessage]) -> str:
+        if settled.ask:
+            steps = "\n".join(f"- {s.id}: {s.title}" for s in playbook.steps)
+            near = settled.proposal
+            guess = (f"（近いと思われるのは {near}「{playbook.title_of(near)}」です。）\n"
+                     if near else "")
+            return ("ご質問が価格転嫁のどの段階のお話か、判断できませんでした。"
+                    f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")
+        parts: list[str] = []
+        if settled.step and settled.step != UNKNOWN:
+            parts.append(f"**{settled.step}「{playbook.title_of(settled.step)}」**の観点でお答えします。")
+        expression = _EXPRESSION.search(message)
+        calculator = _plugins(ctx, {"calculator"}).get("calculator")
+        if expression and calculator is not None:
+            parts.append(await self._calculate(calculator, expression.group(0)))
+        found = await search_knowledge(self.index, ctx, message, 3)
+        hits = (found["result"] or {}).get("results", [])
+        if hits:
+            parts.append("ナレッジベースの該当箇所です（モデル未設定のオフライン動作のため、"
+                         "要約や助言の生成はせず、関連する記述をそのまま引用しています）。")
+            for i, hit in enumerate(hits, start=1):
+                excerpt = re.sub(r"\s+", " ", hit["text"]).strip()
+                if len(excerpt) > EXCERPT_CHARS:
+                    excerpt = excerpt[:EXCERPT_CHARS] + "…"
+                parts.append(f"{i}. **{hit['heading']}**\n   {excerpt}\n"
+                             f"   〔出典: {hit['source']}、スコア {hit['score']:.2f}〕")
+        else:
+            parts.append("ナレッジベースに該当する記述が見つかりませんでした。モデル未設定の"
+                         "オフライン動作では、ナレッジベースにない内容にはお答えできません"
+                         "（SHOKUNIN_MODEL を設定すると一般的な助言もできます）。")
+        if settled.proposal:
+            parts.append(f"このご質問は {settled.proposal}「{playbook.title_of(settled.proposal)}」"
+                         "の内容に近いようです。このステップに切り替えますか？"
+                         "（「はい」で切り替えます）")
+        return "\n\n".join(parts)
+
+    @staticmethod
+    async def _calculate(calculator: BaseTool, raw: str) -> str:
+        expression = raw.translate(str.maketrans("×÷＋－＊／（）", "*/+-*/()")).replace(",", "")
+        answer = json.loads(await calculator.ainvoke({"expression": expression}))
+        if answer.get("success"):
+            return f"計算: `{expression}` = **{answer['result']}**（電卓ツール）"
+        return f"計算できませんでした（`{expression}`）: {answer.get('error')}"
+
+
+class LLMBrain:
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, index: KnowledgeIndex) -> None:
+        self.model = model
+        self.index = index
+
+    async def detect(self, message: str, playbook: Playbook,
+                     history: list[AnyMessage]) -> StepDetection:
+        steps = "\n".join(f"- {s.id}: {s.title}: {s.description}" for s in playbook.steps)
+        decide = self.model.with_structured_output(StepDetection)
+        detection = await decide.ainvoke([
+            SystemMessage(f"Classify the user's question into one step of this process "
+                          f"({playbook.title}), or {UNKNOWN} when it fits none or is "
+                          f"unclear. confidence: high, medium or low; reasoning: one short "
+                          f"sentence in the question's language.\n\n{steps}"),
+            *history[-4:], HumanMessage(message)])
+        assert isinstance(detection, StepDetection)
+        if detection.step != UNKNOWN and playbook.step(detection.step) is None:
+            detection = StepDetection(step=UNKNOWN, confidence="low", reasoning=(
+                f"the model named a step that does not exist: {detection.step}"))
+        return detection
+
+    async def answer(self, ctx: RunContext, message: str, playbook: Playbook,
+                     settled: Settled, profile: dict[str, Any],
+                     history: list[AnyMessage]) -> str:
+        step = playbook.step(settled.step)
+        wanted = {"calculator", "generate_diagram", "web_search"}
+        tools = {"search_knowledge_base": knowledge_tool(self.index, ctx),
+                 **_plugins(ctx, wanted)}
+        tools = {t.name: t for t in usable_tools(list(tools.values()))}
+        system = playbook.prompt_for(settled.step)
+        if step is not None and step.tools:
+            system += f"\n\n推奨ツール: {', '.join(step.tools)}"
+        if profile:
+            system += f"\n\n## 相談者のプロフィール\n{profile_text(profile)}"
+        if settled.ask:
+            system += "\n\n質問の意図が不明確です。答える前に、状況を確認する質問を返してください。"
+        if settled.proposal:
+            system += (f"\n\n回答の最後に、この質問は {settled.proposal}"
+                       f"「{playbook.title_of(settled.proposal)}」に近いので、そのステップへの"
+                       "切り替えを提案してください。")
+        model = self.model.bind_tools(list(tools.values())) if tools else self.model
+        messages: list[AnyMessage] = [SystemMessage(system), *history, HumanMessage(message)]
+        reply: Any = None
+        for _ in range(MAX_TOOL_ROUNDS):
+            reply = await model.ainvoke(messages)
+            messages.append(reply)
+            if not getattr(reply, "tool_calls", None):
+                break
+            for call in reply.tool_calls:
+                tool = tools.get(call["name"])
+                content = (await tool.ainvoke(call["args"]) if tool is not None else
+                           f"Error: unknown tool {call['name']!r}")
+                messages.append(ToolMessage(content=str(content), tool_call_id=call["id"],
+                                            name=call["name"]))
+        assert isinstance(reply, AIMessage)
+        return reply.text if hasattr(reply, "text") and isinstance(reply.text, str) else str(
+            reply.content)
