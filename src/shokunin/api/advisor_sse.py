@@ -108,12 +108,18 @@ async def _stream(request: Request, run_id: str, after: int = 0
         yield _message({"type": "error", "error": f"no run {run_id!r}", "code": "not_found"})
 
 
-@router.post("/chat", response_class=sse.EventSourceResponse)
-async def chat(request: Request) -> AsyncIterator[sse.ServerSentEvent]:
+async def _json_body(request: Request) -> Any:
+    """The body, read before the stream starts (a generator route cannot read it later);
+    None when it is not JSON: the stream then says so as an error event."""
     try:
-        body = await request.json()
+        return await request.json()
     except ValueError:
-        body = None
+        return None
+
+
+@router.post("/chat", response_class=sse.EventSourceResponse)
+async def chat(request: Request, body: Any = Depends(_json_body)
+               ) -> AsyncIterator[sse.ServerSentEvent]:
     message = body.get("message") if isinstance(body, dict) else None
     session_id = body.get("session_id") if isinstance(body, dict) else None
     if not isinstance(message, str) or not message.strip() or not isinstance(session_id, str):
