@@ -157,6 +157,7 @@ async def test_flowcharts_and_networks_read_nodes_and_edges_from_each_format(
 @pytest.mark.parametrize(("kind", "description", "words"), [
     ("bar", "特にデータはありません。", ["JSON", "Markdown", "原材料費: 450"]),
     ("line", '{"原材料費": "たくさん"}', ["JSON", "list lines"]),
+    ("bar", '{"原材料費": NaN, "労務費": Infinity}', ["JSON"]),
     ("flowchart", "", ["A -> B -> C", "番号付き"]),
     ("network", "発注者と受注者の関係", ["A - B", "A と B", "edges"]),
 ])

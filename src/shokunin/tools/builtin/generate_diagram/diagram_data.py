@@ -11,6 +11,7 @@ colons and arrows read like their ASCII forms.
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -87,8 +88,8 @@ def parse_number(text: Any) -> float | None:
     """450, "450円", "1,200", "12.5%" -> float; anything else None (never eval)."""
     if isinstance(text, bool):
         return None
-    if isinstance(text, int | float):
-        return float(text)
+    if isinstance(text, int | float):  # JSON's NaN and Infinity are no data
+        return float(text) if math.isfinite(text) else None
     if not isinstance(text, str):
         return None
     match = re.fullmatch(rf"\s*({_NUMBER})\s*[^\d\s]{{0,4}}\s*", normalise(text))
