@@ -20,7 +20,7 @@ from shokunin.knowledge import KnowledgeIndex
 from shokunin.models import usable_tools
 from shokunin.runs import RunContext
 
-EXCERPT_CHARS = 280
+EXCERPT_CHARS = 400
 MAX_TOOL_ROUNDS = 6
 PROFILE_NAMES = {"industry": "業種", "products": "主な製品・サービス", "companySize": "企業規模",
                  "region": "地域", "clientIndustry": "主な取引先の業種",
@@ -28,6 +28,18 @@ PROFILE_NAMES = {"industry": "業種", "products": "主な製品・サービス"
 # 1,200 × 1.08, (450+300)/2: an arithmetic expression of at least two numbers
 _NUMBER = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
 _EXPRESSION = re.compile(rf"{_NUMBER}(?:\s*[-+*/×÷＋－＊／]\s*{_NUMBER})+")
+
+
+def _quote(text: str) -> str:
+    """The start of a chunk as a Markdown quote, cut at a line end (tables stay tables)."""
+    lines, size = [], 0
+    for line in text.strip().splitlines():
+        if size and size + len(line) > EXCERPT_CHARS:
+            lines.append("…")
+            break
+        lines.append(line)
+        size += len(line)
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
 
 
 def profile_text(profile: dict[str, Any]) -> str:
@@ -90,11 +102,8 @@ class OfflineBrain:
             parts.append("ナレッジベースの該当箇所です（モデル未設定のオフライン動作のため、"
                          "要約や助言の生成はせず、関連する記述をそのまま引用しています）。")
             for i, hit in enumerate(hits, start=1):
-                excerpt = re.sub(r"\s+", " ", hit["text"]).strip()
-                if len(excerpt) > EXCERPT_CHARS:
-                    excerpt = excerpt[:EXCERPT_CHARS] + "…"
-                parts.append(f"{i}. **{hit['heading']}**\n   {excerpt}\n"
-                             f"   〔出典: {hit['source']}、スコア {hit['score']:.2f}〕")
+                parts.append(f"{i}. **{hit['heading']}**〔出典: {hit['source']}、"
+                             f"スコア {hit['score']:.2f}〕\n\n{_quote(hit['text'])}")
         else:
             parts.append("ナレッジベースに該当する記述が見つかりませんでした。モデル未設定の"
                          "オフライン動作では、ナレッジベースにない内容にはお答えできません"
@@ -107,10 +116,13 @@ class OfflineBrain:
 
     @staticmethod
     async def _calculate(calculator: BaseTool, raw: str) -> str:
-        expression = raw.translate(str.maketrans("×÷＋－＊／（）", "*/+-*/()")).replace(",", "")
+        expression = raw.translate(str.maketrans("×÷＋－＊／（）", "*/+-*/()")).replace(
+            ",", "").strip()
         answer = json.loads(await calculator.ainvoke({"expression": expression}))
         if answer.get("success"):
-            return f"計算: `{expression}` = **{answer['result']}**（電卓ツール）"
+            result = answer["result"]
+            value = result.get("value", result) if isinstance(result, dict) else result
+            return f"計算: `{expression}` = **{value}**（電卓ツール）"
         return f"計算できませんでした（`{expression}`）: {answer.get('error')}"
 
 
