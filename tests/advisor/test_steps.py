@@ -16,6 +16,7 @@ from shokunin.advisor import (
     load_playbook,
     settle,
 )
+from shokunin.knowledge import KnowledgeIndex
 
 PLAYBOOK = """
 id: demo
@@ -118,3 +119,27 @@ def test_a_first_question_of_medium_confidence_sets_the_step() -> None:
     assert settle(None, _detection("COST", "medium"), None, "原価?").step == "COST"
     low = settle(None, _detection("COST", "low"), None, "原価?")
     assert (low.step, low.proposal, low.ask) == (None, "COST", True)
+
+
+def test_the_knowledge_files_a_step_names_lend_it_their_vocabulary(tmp_path: Path) -> None:
+    book_path = _playbook(tmp_path, PLAYBOOK.replace(
+        "    prompt: steps/letter.md", "    prompt: steps/letter.md\n    knowledge: [letter.md]"))
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "letter.md").write_text(
+        "# 依頼状\n\n## 宛名と署名\n依頼状の宛名は購買部長、署名は代表者とします。",
+        encoding="utf-8")
+    (kb / "other.md").write_text("# 雑記\n\n## 天気\n今日は晴れ。", encoding="utf-8")
+    index = KnowledgeIndex(tmp_path / "kb.sqlite")
+    index.ingest(kb)
+    question = "依頼状の宛名と署名は誰にする？"
+    assert StepClassifier(load_playbook(book_path)).detect(question).step == UNKNOWN
+    detected = StepClassifier(load_playbook(book_path), index).detect(question)
+    assert detected.step == "LETTER"
+
+
+def test_a_single_shared_word_is_too_little_to_name_a_step(tmp_path: Path) -> None:
+    classifier = StepClassifier(load_playbook(_playbook(tmp_path)))
+    detected = classifier.detect("原価")
+    assert (detected.step, detected.confidence) == (UNKNOWN, "low")
+    assert "COST" in detected.reasoning  # it still says which step was closest

@@ -72,7 +72,7 @@ class OfflineBrain:
     name = "offline"
 
     def __init__(self, playbook: Playbook, index: KnowledgeIndex) -> None:
-        self.classifier = StepClassifier(playbook)
+        self.classifier = StepClassifier(playbook, index)
         self.index = index
 
     async def detect(self, message: str, playbook: Playbook,

@@ -25,6 +25,7 @@ class Step(BaseModel):
     prompt: str = ""  # the text of the step's prompt addition
     tools: list[str] = Field(default_factory=list)
     next: list[str] = Field(default_factory=list)
+    knowledge: list[str] = Field(default_factory=list)  # knowledge files central to the step
 
 
 class Unknown(BaseModel):

@@ -18,6 +18,8 @@ Confidence = Literal["high", "medium", "low"]
 HIGH_MARGIN = 0.4  # the best step's score is at least this share above the second's
 MEDIUM_MARGIN = 0.2
 TOP_CHUNKS = 30
+TOP_KNOWLEDGE = 8
+MIN_SHARED_TERMS = 2  # one shared word (相談, 方法) is too little to name a step
 _ACCEPT = re.compile(r"^\s*(はい|お願いします|おねがいします|切り替え|切替|変更して|そうして|"
                      r"それで|yes|ok|okay|sure)", re.IGNORECASE)
 
@@ -31,14 +33,22 @@ class StepDetection(BaseModel):
 
 
 class StepClassifier:
-    """Offline detection: the question searched (BM25 over bigrams) against each step's
-    title and key words, description, and each example question, one chunk apiece (enough
-    chunks for BM25's document frequencies to mean something); a step scores the sum of
-    its chunks among the best hits, and the confidence is the margin between the best
-    step and the second."""
+    """Offline detection, through two indexes searched with BM25 over bigrams:
 
-    def __init__(self, playbook: Playbook) -> None:
+    - the playbook's: each step's title and key words, description, and each example
+      question, one chunk apiece (enough chunks for document frequencies to mean
+      something); a step scores the sum of its chunks among the best hits;
+    - the knowledge base's (when given): a step scores the hits in the files its playbook
+      entry names (``knowledge``), which hold far more of the step's vocabulary.
+
+    Each score is scaled to the best step's, the two are averaged, and the confidence is
+    the margin between the best step and the second."""
+
+    def __init__(self, playbook: Playbook, knowledge: KnowledgeIndex | None = None) -> None:
         self.playbook = playbook
+        self.knowledge = knowledge
+        self.steps_of = {f: [s.id for s in playbook.steps if f in s.knowledge]
+                         for step in playbook.steps for f in step.knowledge}
         self.index = KnowledgeIndex(":memory:")
         # no heading: repeated in every chunk of a step, the title's words would count in
         # as many chunks as the step has, and BM25 would give them no weight
@@ -47,13 +57,28 @@ class StepClassifier:
             for s in playbook.steps
             for text in [" ".join([s.title, *s.keywords]), s.description, *s.examples])
 
-    def detect(self, question: str) -> StepDetection:
-        hits = self.index.search(question, limit=TOP_CHUNKS)
-        scores: dict[str, float] = {}
+    def _scores(self, question: str) -> tuple[dict[str, float], dict[str, str]]:
+        own: dict[str, float] = {}
         matched: dict[str, str] = {}
-        for hit in hits:
-            scores[hit.source] = scores.get(hit.source, 0.0) + hit.score
+        for hit in self.index.search(question, limit=TOP_CHUNKS):
+            own[hit.source] = own.get(hit.source, 0.0) + hit.score
             matched[hit.source] = matched.get(hit.source, "") + " " + hit.text
+        kb: dict[str, float] = {}
+        if self.knowledge is not None and self.steps_of:
+            for hit in self.knowledge.search(question, limit=TOP_KNOWLEDGE):
+                for step in self.steps_of.get(hit.source, []):
+                    kb[step] = kb.get(step, 0.0) + hit.score
+                    matched[step] = matched.get(step, "") + " " + hit.text
+        parts = [part for part in (own, kb) if part]
+        combined: dict[str, float] = {}
+        for part in parts:
+            top = max(part.values())
+            for step, score in part.items():
+                combined[step] = combined.get(step, 0.0) + score / top / len(parts)
+        return combined, matched
+
+    def detect(self, question: str) -> StepDetection:
+        scores, matched = self._scores(question)
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         if not ranked or ranked[0][1] <= 0:
             return StepDetection(step=UNKNOWN, confidence="low", reasoning=(
@@ -63,12 +88,18 @@ class StepClassifier:
         confidence: Confidence = ("high" if margin >= HIGH_MARGIN else
                                   "medium" if margin >= MEDIUM_MARGIN else "low")
         shared = [t for t in dict.fromkeys(terms(question))
-                  if t in terms(f"{self.playbook.title_of(best)} {matched[best]}")][:6]
+                  if t in terms(f"{self.playbook.title_of(best)} {matched.get(best, '')}")]
+        if len(shared) < MIN_SHARED_TERMS:
+            return StepDetection(step=UNKNOWN, confidence="low", reasoning=(
+                f"どのステップとも共通する語が少なすぎます（{'、'.join(shared) or 'なし'}）。"
+                f"最も近いのは {best}（{self.playbook.title_of(best)}）です。"))
+        shared = shared[:6]
         second = (f"次点は {runner_up[0]}（{self.playbook.title_of(runner_up[0])}、"
                   f"{runner_up[1]:.2f}）" if runner_up else "他のステップには一致なし")
+        words = f"「{'」「'.join(shared)}」が" if shared else "ナレッジベースの該当箇所が"
         return StepDetection(step=best, confidence=confidence, reasoning=(
-            f"「{'」「'.join(shared)}」が {best}（{self.playbook.title_of(best)}）の説明・例に"
-            f"一致（スコア {top:.2f}、{second}）。"))
+            f"{words} {best}（{self.playbook.title_of(best)}）に一致"
+            f"（スコア {top:.2f}、{second}）。"))
 
 
 @dataclass(frozen=True)
