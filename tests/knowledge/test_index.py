@@ -111,3 +111,18 @@ def test_ingesting_again_rereads_only_changed_files_and_drops_deleted_ones(
     reopened = KnowledgeIndex(tmp_path / "kb.sqlite")  # the index is a file: it persists
     assert reopened.counts()[0] == 1
     assert reopened.search("製造")[0].source == "cost.md"
+
+
+def test_a_large_index_still_ranks_the_chunk_with_the_rare_words_first(tmp_path: Path) -> None:
+    from shokunin.knowledge import Chunk
+    from shokunin.knowledge.index import PRUNE_FROM
+
+    filler = [Chunk(f"f{i}.md", "価格", f"価格の見直しと取引先への説明 その{i}")
+              for i in range(PRUNE_FROM + 100)]
+    target = Chunk("target.md", "金型", "金型の保管費用を取引先に請求する方法")
+    lone = Chunk("lone.md", "為替", "為替予約について")
+    index = KnowledgeIndex(tmp_path / "kb.sqlite")
+    index.add_chunks([*filler[:1000], target, *filler[1000:], lone])
+    assert index.search("取引先に金型の保管費用を請求したい")[0].source == "target.md"
+    assert index.search("為替はどうなる")[0].source == "lone.md"  # one rare word: found too
+    assert len(index.search("価格の見直し", limit=5)) == 5

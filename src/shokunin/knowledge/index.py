@@ -20,6 +20,15 @@ from shokunin.knowledge.tokens import terms
 
 Progress = Callable[[int, int, str], None]  # (done, total, file)
 MAX_QUERY_TERMS = 64
+# A query searches with its rarest terms only: a bigram found in most chunks (する, 価格 in
+# a price knowledge base) adds little to BM25 but makes every chunk a match to score.
+# Below PRUNE_FROM chunks every term is cheap enough to keep. Above, a chunk must first
+# hold two of the PAIR_TERMS rarest terms (FTS5 intersects their lists, so few chunks are
+# scored); only when that finds too few does any one term do.
+SEARCH_TERMS = 12
+PAIR_TERMS = 6
+COMMON_SHARE = 0.2  # of the chunks: a term found in more is left out, unless all are
+PRUNE_FROM = 2000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -28,6 +37,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks (source);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5 (terms, tokenize = 'unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab (chunk_terms, 'row');
 """
 
 
@@ -51,10 +61,9 @@ class IngestReport:
     errors: dict[str, str] = field(default_factory=dict)  # file -> why it was skipped
 
 
-def match_query(query: str) -> str | None:
-    """The FTS5 query for ``query``: any of its terms, each quoted; None if it has none."""
-    unique = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique) or None
+def match_query(words: list[str]) -> str | None:
+    """The FTS5 query for ``words``: any of them, each quoted; None if there are none."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in words) or None
 
 
 class KnowledgeIndex:
@@ -135,17 +144,42 @@ class KnowledgeIndex:
                 report.removed += 1
         return report
 
+    def _search_terms(self, query: str) -> tuple[list[str], bool]:
+        """The query's terms, and whether the index is large: then only its rarest, rarest
+        first (see SEARCH_TERMS)."""
+        unique = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
+        chunks = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if not unique or chunks < PRUNE_FROM:
+            return unique, False
+        marks = ",".join("?" * len(unique))
+        frequency = dict(self._db.execute(
+            f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", unique).fetchall())
+        found = sorted((t for t in unique if t in frequency), key=frequency.__getitem__)
+        rare = [t for t in found if frequency[t] <= COMMON_SHARE * chunks]
+        return (rare or found)[:SEARCH_TERMS], True
+
+    def _matching(self, match: str, limit: int) -> list[tuple[str, str, str, float]]:
+        return self._db.execute(
+            "SELECT c.source, c.heading, c.text, -bm25(chunk_terms) AS score "
+            "FROM chunk_terms JOIN chunks c ON c.id = chunk_terms.rowid "
+            "WHERE chunk_terms MATCH ? ORDER BY bm25(chunk_terms) LIMIT ?",
+            (match, limit)).fetchall()
+
     def search(self, query: str, limit: int = 5) -> list[Hit]:
         """The ``limit`` best chunks for ``query``, best first; [] when nothing matches."""
-        match = match_query(query)
-        if match is None:
-            return []
         with self._lock:
-            rows = self._db.execute(
-                "SELECT c.source, c.heading, c.text, -bm25(chunk_terms) AS score "
-                "FROM chunk_terms JOIN chunks c ON c.id = chunk_terms.rowid "
-                "WHERE chunk_terms MATCH ? ORDER BY bm25(chunk_terms) LIMIT ?",
-                (match, limit)).fetchall()
+            words, pruned = self._search_terms(query)
+            match = match_query(words)
+            if match is None:
+                return []
+            rows = []
+            if pruned and len(words) >= 2:
+                rare = [match_query([w]) for w in words[:PAIR_TERMS]]
+                pairs = " OR ".join(f"({a} AND {b})" for i, a in enumerate(rare)
+                                    for b in rare[i + 1:])
+                rows = self._matching(pairs, limit)
+            if len(rows) < limit:
+                rows = self._matching(match, limit)
         return [Hit(*row) for row in rows]
 
     def counts(self) -> tuple[int, int]:
