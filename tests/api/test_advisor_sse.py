@@ -214,3 +214,20 @@ def test_the_advisor_answers_503_when_its_playbook_is_broken(tmp_path: Path) -> 
         server.stop()
     assert (answer.status_code, answer.json()["code"]) == (503, "advisor_unavailable")
     assert "bad.yaml" in answer.json()["error"]
+
+
+def test_a_request_for_a_chart_with_data_draws_it_and_the_diagram_is_served(
+        live_server: LiveServer) -> None:
+    session = _session(live_server)
+    _, blocks = _chat(live_server, session,
+                      "原価の内訳をグラフにしてください。材料費: 450、労務費: 300、経費: 150")
+    messages = _data(blocks)
+    assert [m["type"] for m in messages].count("error") == 0, messages
+    assert "generate_diagram" in [m["tool"] for m in messages if m["type"] == "tool_use"]
+    diagram = next(m for m in messages if m["type"] == "diagram")["diagram"]
+    latest = httpx.get(f"{live_server.url}/api/diagrams/latest",
+                       params={"session_id": session}).json()["diagram"]
+    assert latest == diagram and diagram["url"] == f"/api/diagrams/{diagram['filename']}"
+    png = httpx.get(f"{live_server.url}{diagram['url']}")
+    assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    assert httpx.get(f"{live_server.url}/api/diagrams/../../etc/passwd").status_code == 404

@@ -30,6 +30,19 @@ _NUMBER = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
 _EXPRESSION = re.compile(rf"{_NUMBER}(?:\s*[-+*/×÷＋－＊／]\s*{_NUMBER})+")
 
 
+_DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|diagram|chart|graph", re.IGNORECASE)
+_DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセス")),
+                  ("network", re.compile(r"関係図|つながり|ネットワーク")),
+                  ("line", re.compile(r"推移|折れ線|変化|トレンド")))
+
+
+def _diagram_kind(message: str) -> str | None:
+    """The diagram a message asks for (bar unless it names another kind), or None."""
+    if not _DIAGRAM_WORDS.search(message):
+        return None
+    return next((kind for kind, words in _DIAGRAM_KINDS if words.search(message)), "bar")
+
+
 def _quote(text: str) -> str:
     """The start of a chunk as a Markdown quote, cut at a line end (tables stay tables)."""
     lines, size = [], 0
@@ -82,20 +95,27 @@ class OfflineBrain:
     async def answer(self, ctx: RunContext, message: str, playbook: Playbook,
                      settled: Settled, profile: dict[str, Any],
                      history: list[AnyMessage]) -> str:
+        # what the message asks to compute or draw is done whatever its step
+        done: list[str] = []
+        plugins = _plugins(ctx, {"calculator", "generate_diagram"})
+        expression = _EXPRESSION.search(message)
+        if expression and "calculator" in plugins:
+            done.append(await self._calculate(plugins["calculator"], expression.group(0)))
+        kind = _diagram_kind(message)
+        if kind is not None and "generate_diagram" in plugins:
+            done.append(await self._draw(plugins["generate_diagram"], kind, message))
         if settled.ask:
             steps = "\n".join(f"- {s.id}: {s.title}" for s in playbook.steps)
             near = settled.proposal
             guess = (f"（近いと思われるのは {near}「{playbook.title_of(near)}」です。）\n"
                      if near else "")
-            return ("ご質問が価格転嫁のどの段階のお話か、判断できませんでした。"
-                    f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")
+            return "\n\n".join([*done, (
+                "ご質問が価格転嫁のどの段階のお話か、判断できませんでした。"
+                f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")])
         parts: list[str] = []
         if settled.step and settled.step != UNKNOWN:
             parts.append(f"**{settled.step}「{playbook.title_of(settled.step)}」**の観点でお答えします。")
-        expression = _EXPRESSION.search(message)
-        calculator = _plugins(ctx, {"calculator"}).get("calculator")
-        if expression and calculator is not None:
-            parts.append(await self._calculate(calculator, expression.group(0)))
+        parts += done
         found = await search_knowledge(self.index, ctx, message, 3)
         hits = (found["result"] or {}).get("results", [])
         if hits:
@@ -113,6 +133,14 @@ class OfflineBrain:
                          "の内容に近いようです。このステップに切り替えますか？"
                          "（「はい」で切り替えます）")
         return "\n\n".join(parts)
+
+    @staticmethod
+    async def _draw(tool: BaseTool, kind: str, message: str) -> str:
+        answer = json.loads(await tool.ainvoke({"diagram_type": kind, "title": message[:40],
+                                                "description": message}))
+        if answer.get("success"):
+            return "図を作成しました（図生成ツール）。"
+        return f"図は作成できませんでした: {answer.get('error')}"
 
     @staticmethod
     async def _calculate(calculator: BaseTool, raw: str) -> str:
