@@ -52,6 +52,7 @@ def test_an_answer_shows_its_step_calculator_chip_sources_and_survives_a_reload(
     answer = page.locator(".advisor-msg.assistant")
     expect(answer).to_contain_text("900")
     assert answer.locator("blockquote").count() >= 1, "knowledge-base quotes render as Markdown"
+    assert answer.locator('ol[start="2"]').count() == 1, "numbered hits keep their numbers"
     files = page.locator(".advisor-source-file").all_inner_texts()
     assert files and all(f.endswith(".md") for f in files)
     step.click()
