@@ -4,6 +4,7 @@ the step is changed by hand, a reload restores the session, errors are shown."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,6 +13,7 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
+PNG = Path(__file__).resolve().parents[2] / "src/shokunin/data/map/floor_1F.png"
 QUESTION = "材料費と労務費が上がったので原価を計算し直したい。450+300+150"
 
 
@@ -107,5 +109,29 @@ def test_a_session_deleted_elsewhere_shows_the_servers_error_and_leaves_the_list
     page.click(".advisor-new")
     expect(page.locator(".advisor-profile")).to_be_visible()
     assert page.locator(".advisor-input").is_disabled()
+    expect(page.locator(".advisor-empty")).to_contain_text("この内容で相談を始める")
+    ui.screenshot("advisor-new-session")
     page.reload()  # the forgotten session is not restored
     expect(page.locator(".advisor-profile")).to_be_visible()
+
+
+def test_the_sessions_latest_diagram_is_shown_under_the_answer_once(ui: Any) -> None:
+    # The offline brain draws no diagrams: the browser is handed one for this session.
+    name = "0123456789abcdef.png"
+    ui.page.route("**/api/diagrams/latest*", lambda route: route.fulfill(json={
+        "diagram": {"filename": name, "url": f"/api/diagrams/{name}"}}))
+    ui.page.route(f"**/api/diagrams/{name}", lambda route: route.fulfill(
+        body=PNG.read_bytes(), content_type="image/png"))
+    page = _start_session(ui, industry="樹脂成形業")
+    _ask(page, QUESTION)
+    figure = page.locator(".advisor-turn .advisor-diagram")
+    expect(figure).to_have_count(1)
+    expect(figure.locator("img")).to_have_js_property("complete", True)
+    assert figure.locator("img").evaluate("img => img.naturalWidth") > 100
+    _ask(page, "450*2")  # the same file again: not shown twice
+    expect(page.locator(".advisor-msg.assistant")).to_have_count(2)
+    expect(page.locator(".advisor-diagram")).to_have_count(1)
+    page.reload()  # a restored session shows its latest diagram under the last answer
+    expect(page.locator(".advisor-turn").last.locator(".advisor-diagram")).to_have_count(1)
+    ui.screenshot("advisor-diagram")
+    assert ui.errors == []

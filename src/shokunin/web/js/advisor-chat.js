@@ -35,9 +35,10 @@ export class ChatLog {
     this.reset();
   }
 
-  reset() {
+  /** Empty the log; `hint` is the i18n key of what it says meanwhile. */
+  reset(hint = "advisor.empty") {
     this.diagrams.clear();
-    this.root.replaceChildren(say("p", "advisor-empty muted", "advisor.empty"));
+    this.root.replaceChildren(say("p", "advisor-empty muted", hint));
   }
 
   add(node) {

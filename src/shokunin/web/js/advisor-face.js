@@ -164,7 +164,7 @@ class AdvisorFace {
     for (const item of this.list.children) {
       item.setAttribute("aria-current", String(item.dataset.session === id));
     }
-    this.log.reset();
+    this.log.reset(id ? "advisor.empty" : "advisor.needsSession");
     this.steps.show(null);
     this.setBusy(false);
   }
