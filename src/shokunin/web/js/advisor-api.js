@@ -1,6 +1,6 @@
 // The Advisor's HTTP API (seed 001) as the Advisor view uses it: sessions, their messages
 // and step, the playbook, diagrams, and the chat stream with its resume and cancel. Every
-// failure is an Error whose message is the server's `error` text.
+// failure is an Error whose message is the server's `error` text (and `code` its code).
 
 import { getEvents, postEvents } from "./sse.js";
 
@@ -12,7 +12,10 @@ async function api(url, init = {}) {
     throw new Error(`${url}: ${error.message}`);
   }
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+  if (!response.ok) {
+    throw Object.assign(new Error(body.error ?? `${response.status} ${response.statusText}`),
+      { code: body.code ?? null });
+  }
   return body;
 }
 

@@ -257,7 +257,7 @@ class AdvisorFace {
     }
     this.steps.show({ step: data.current_step });
     if (last) await this.showLatestDiagram(last);
-    this.input.focus();
+    this.input.focus({ preventScroll: true }); // on a narrow screen the profile stays in sight
   }
 
   async showLatestDiagram(turn) {
@@ -394,7 +394,7 @@ class AdvisorFace {
     try {
       await api.cancel(runId);
     } catch (error) {
-      this.alert(error.message);
+      if (error.code !== "not_running") this.alert(error.message); // it ended meanwhile
     }
   }
 
