@@ -135,3 +135,23 @@ def test_the_sessions_latest_diagram_is_shown_under_the_answer_once(ui: Any) -> 
     expect(page.locator(".advisor-turn").last.locator(".advisor-diagram")).to_have_count(1)
     ui.screenshot("advisor-diagram")
     assert ui.errors == []
+
+
+def test_an_answer_cut_off_mid_stream_is_resumed_from_the_last_event(ui: Any) -> None:
+    resumed: list[str] = []
+
+    def cut_after_the_step(route: Any) -> None:  # the real answer, cut before its tools
+        response = route.fetch()
+        blocks = [b for b in response.text().split("\n\n") if "data:" in b]
+        route.fulfill(response=response, body="\n\n".join(blocks[:2]) + "\n\n")
+
+    ui.page.route("**/api/chat", cut_after_the_step)
+    ui.page.on("request", lambda r: "/api/chat/runs/" in r.url and resumed.append(r.url))
+    page = _start_session(ui, industry="繊維業")
+    _ask(page, QUESTION)
+    expect(page.locator(".advisor-msg.assistant")).to_contain_text("900")
+    expect(page.locator('.advisor-chip[data-tool="calculator"]')).to_have_count(1)
+    assert len(resumed) == 1 and resumed[0].endswith("/events?after=2")
+    assert page.locator(".advisor-step").get_attribute("data-step") == "STEP_0_CHECK_3"
+    assert page.locator(".advisor-error").count() == 0
+    assert ui.errors == []
