@@ -6,9 +6,10 @@
 
 import { advisorApi as api } from "./advisor-api.js";
 import { ChatLog } from "./advisor-chat.js";
+import { SessionList } from "./advisor-sessions.js";
 import { StepIndicator } from "./advisor-steps.js";
 import { ADVISOR_STRINGS } from "./advisor-strings.js";
-import { currentLang, t } from "./i18n.js";
+import { t } from "./i18n.js";
 
 const KEY = "shokunin.advisor.session";
 const FIELDS = ["industry", "products", "companySize", "region", "clientIndustry",
@@ -72,12 +73,6 @@ const el = (tag, className, text) => {
   return node;
 };
 
-function when(iso) {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  return new Intl.DateTimeFormat(currentLang(), { dateStyle: "short", timeStyle: "short" }).format(date);
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class AdvisorFace {
@@ -96,7 +91,10 @@ class AdvisorFace {
     const $ = (selector) => container.querySelector(selector);
     this.form = $(".advisor-profile");
     this.profileView = $(".advisor-profile-view");
-    this.list = $(".advisor-sessions");
+    this.list = new SessionList($(".advisor-sessions"), {
+      onSelect: (id) => this.select(id),
+      onDelete: (id) => this.deleteSession(id),
+    });
     this.input = $(".advisor-input");
     this.send = $(".advisor-send");
     this.cancelButton = $(".advisor-cancel");
@@ -123,7 +121,6 @@ class AdvisorFace {
     this.cancelButton.addEventListener("click", () => this.cancel());
     this.clearButton.addEventListener("click", () => this.clear());
     $(".advisor-alert-close").addEventListener("click", () => this.alert(null));
-    document.addEventListener("langchange", () => this.sessions && this.renderSessions());
     this.setSession(null);
   }
 
@@ -132,9 +129,9 @@ class AdvisorFace {
     try {
       const [playbook, sessions] = await Promise.all([api.playbook(), api.sessions()]);
       this.steps.setPlaybook(playbook);
-      this.sessions = sessions;
+      this.list.render(sessions);
       const saved = localStorage.getItem(KEY);
-      if (saved && sessions.some((s) => s.session_id === saved)) await this.select(saved);
+      if (saved && this.list.has(saved)) await this.select(saved);
       else this.newSession();
       this.failed = false;
     } catch (error) {
@@ -142,7 +139,6 @@ class AdvisorFace {
       this.started = null; // the next visit tries again
       this.alert(error.message);
     }
-    this.renderSessions();
     this.ctx.setStatus(this.failed ? "failed" : "ready");
   }
 
@@ -161,9 +157,7 @@ class AdvisorFace {
       return [dt, el("dd", "", userInfo[name])];
     });
     this.profileView.querySelector("dl").replaceChildren(...rows);
-    for (const item of this.list.children) {
-      item.setAttribute("aria-current", String(item.dataset.session === id));
-    }
+    this.list.mark(id);
     this.log.reset(id ? "advisor.empty" : "advisor.needsSession");
     this.steps.show(null);
     this.setBusy(false);
@@ -176,40 +170,12 @@ class AdvisorFace {
     this.clearButton.disabled = !idle;
     this.steps.setBusy(!idle);
     this.cancelButton.hidden = !busy;
-    for (const button of this.list.querySelectorAll("button")) button.disabled = busy;
-  }
-
-  renderSessions() {
-    if (!this.sessions.length) {
-      const none = el("li", "muted", t("advisor.noSessions"));
-      none.dataset.i18n = "advisor.noSessions";
-      this.list.replaceChildren(none);
-      return;
-    }
-    this.list.replaceChildren(...this.sessions.map((s) => {
-      const item = el("li", "advisor-session");
-      item.dataset.session = s.session_id;
-      item.setAttribute("aria-current", String(s.session_id === this.sessionId));
-      const open = el("button", "advisor-session-open");
-      open.type = "button";
-      open.append(el("span", "advisor-session-title", s.title || t("advisor.untitled")),
-        el("span", "advisor-session-when", when(s.updated_at || s.created_at)));
-      open.addEventListener("click", () => this.select(s.session_id));
-      const remove = el("button", "advisor-session-delete", "×");
-      remove.type = "button";
-      remove.title = t("advisor.delete");
-      remove.setAttribute("aria-label", `${t("advisor.delete")}: ${s.title}`);
-      remove.addEventListener("click", () => this.deleteSession(s.session_id));
-      item.append(open, remove);
-      return item;
-    }));
-    this.setBusy(Boolean(this.running));
+    this.list.setBusy(busy);
   }
 
   async refreshSessions() {
     try {
-      this.sessions = await api.sessions();
-      this.renderSessions();
+      this.list.render(await api.sessions());
     } catch (error) {
       this.alert(error.message);
     }
