@@ -132,7 +132,7 @@ def test_a_view_registered_from_outside_mounts_and_unmounts(ui) -> None:
     ui.send("highlight Kitchen")
     page.evaluate(SCRATCH_VIEW)
     assert page.locator(".nav a").all_inner_texts() == ["ワークベンチ", "ツール", "アナリスト",
-                                                        "試験"]
+                                                        "アドバイザー", "試験"]
     page.click('.nav a[data-view="scratch"]')
     expect(page.locator("#view-scratch .scratch-text")).to_have_text("こんにちは")
     assert page.locator("#view-workbench").is_hidden()
@@ -165,7 +165,7 @@ def test_a_view_cannot_take_another_views_string(ui) -> None:
       } catch (e) { return e.message; }
     }""")
     assert "nav.workbench" in error
-    assert page.locator(".nav a").count() == 3  # Workbench, Tools, Analyst: no thief
+    assert page.locator(".nav a").count() == 4  # Workbench, Tools, Analyst, Advisor: no thief
 
 
 def test_a_message_sent_just_before_leaving_is_not_lost(ui) -> None:

@@ -1,6 +1,7 @@
 // The shell: the view registry with its views, the language switch, and window.shokunin
 // for tests and debugging. A new face is one import and one register() line here.
 
+import { advisorView } from "./advisor-face.js";
 import { analystView } from "./analyst-face.js";
 import { currentLang, setLang, translate } from "./i18n.js";
 import { toolsView } from "./tools-face.js";
@@ -15,6 +16,7 @@ const views = new ViewRegistry({
 views.register(workbenchView);
 views.register(toolsView);
 views.register(analystView);
+views.register(advisorView);
 
 for (const b of document.querySelectorAll(".lang-switch button")) {
   b.addEventListener("click", () => setLang(b.dataset.lang));

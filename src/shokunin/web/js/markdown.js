@@ -90,9 +90,12 @@ export function renderMarkdown(source) {
     const list = BULLET.test(line) ? ["ul", BULLET] : ORDERED.test(line) ? ["ol", ORDERED] : null;
     if (list) {
       const [tag, pattern] = list;
+      // A numbered list broken by a quote or a table goes on with its own numbers.
+      const first = tag === "ol" ? Number.parseInt(line.trim(), 10) : 1;
+      const start = first !== 1 ? ` start="${first}"` : "";
       const items = [];
       while (i < lines.length && pattern.test(lines[i])) items.push(`<li>${inline(lines[i++].match(pattern)[1])}</li>`);
-      out.push(`<${tag}>${items.join("")}</${tag}>`);
+      out.push(`<${tag}${start}>${items.join("")}</${tag}>`);
       continue;
     }
     if (/^\s*>/.test(line)) {
