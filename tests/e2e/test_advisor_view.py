@@ -4,7 +4,6 @@ the step is changed by hand, a reload restores the session, errors are shown."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,7 +12,6 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-PNG = Path(__file__).resolve().parents[2] / "src/shokunin/data/map/floor_1F.png"
 QUESTION = "材料費と労務費が上がったので原価を計算し直したい。450+300+150"
 
 
@@ -115,15 +113,9 @@ def test_a_session_deleted_elsewhere_shows_the_servers_error_and_leaves_the_list
     expect(page.locator(".advisor-profile")).to_be_visible()
 
 
-def test_the_sessions_latest_diagram_is_shown_under_the_answer_once(ui: Any) -> None:
-    # The offline brain draws no diagrams: the browser is handed one for this session.
-    name = "0123456789abcdef.png"
-    ui.page.route("**/api/diagrams/latest*", lambda route: route.fulfill(json={
-        "diagram": {"filename": name, "url": f"/api/diagrams/{name}"}}))
-    ui.page.route(f"**/api/diagrams/{name}", lambda route: route.fulfill(
-        body=PNG.read_bytes(), content_type="image/png"))
+def test_a_drawn_diagram_is_shown_under_its_answer_once(ui: Any) -> None:
     page = _start_session(ui, industry="樹脂成形業")
-    _ask(page, QUESTION)
+    _ask(page, "原価の内訳をグラフにしてください。材料費: 450、労務費: 300、経費: 150")
     figure = page.locator(".advisor-turn .advisor-diagram")
     expect(figure).to_have_count(1)
     expect(figure.locator("img")).to_have_js_property("complete", True)

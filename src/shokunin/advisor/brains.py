@@ -136,8 +136,15 @@ class OfflineBrain:
 
     @staticmethod
     async def _draw(tool: BaseTool, kind: str, message: str) -> str:
-        answer = json.loads(await tool.ainvoke({"diagram_type": kind, "title": message[:40],
-                                                "description": message}))
+        # the sentences holding numbers are the data; the first without is the title
+        # ("原価の内訳をグラフにしてください" -> 原価の内訳)
+        sentences = [s.strip() for s in re.split(r"[。\n]", message) if s.strip()]
+        data = [s for s in sentences if re.search(r"\d", s)]
+        title = next((s for s in sentences if not re.search(r"\d", s)), "")
+        title = re.sub(r"[をの]?(グラフ|図|チャート|可視化).*$", "", title)[:30]
+        answer = json.loads(await tool.ainvoke({
+            "diagram_type": kind, "title": title or "図",
+            "description": "\n".join(data) if kind in ("bar", "line") and data else message}))
         if answer.get("success"):
             return "図を作成しました（図生成ツール）。"
         return f"図は作成できませんでした: {answer.get('error')}"
