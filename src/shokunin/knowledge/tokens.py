@@ -29,7 +29,9 @@ def _sudachi() -> Callable[[str], list[str]] | None:
         from sudachipy import Dictionary, SplitMode
     except ImportError:
         return None
-    tokenizer = Dictionary().create()
+    dictionary = Dictionary()
+    tokenizer = dictionary.tokenizer() if hasattr(dictionary, "tokenizer") else \
+        dictionary.create()
 
     def words(text: str) -> list[str]:
         return [m.normalized_form() for m in tokenizer.tokenize(text, SplitMode.C)
