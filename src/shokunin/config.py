@@ -143,6 +143,11 @@ class Settings(BaseSettings):
         "at server start and by `shokunin kb ingest`.")
     knowledge_index: Path | None = Field(
         None, description="The knowledge index file; default `<data_dir>/knowledge.sqlite`.")
+    knowledge_embedder: str | None = Field(
+        None, description="Dense retrieval plug-in, `module:function` (e.g. "
+        "`shokunin.knowledge.dense:sentence_transformers`); off by default.")
+    knowledge_embedding_model: Path | None = Field(
+        None, description="Local folder of the embedding model; never downloaded.")
     advisor_playbook: Path = Field(
         PACKAGE_DIR / "data" / "advisor" / "price_pass_through" / "playbook.yaml",
         description="The Advisor's playbook: the steps of the process it guides (YAML).")

@@ -203,17 +203,22 @@ def test_a_client_that_leaves_mid_answer_does_not_stop_it(
     assert kept["messages"][1] == {"role": "assistant", "content": ANSWER}
 
 
-def test_the_advisor_answers_503_when_its_playbook_is_broken(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("setting", "value", "named"), [
+    ("SHOKUNIN_ADVISOR_PLAYBOOK", "bad.yaml", "bad.yaml"),
+    ("SHOKUNIN_KNOWLEDGE_EMBEDDER", "nowhere_at_all:make", "nowhere_at_all"),
+])
+def test_the_advisor_answers_503_when_its_playbook_or_plug_in_is_broken(
+        tmp_path: Path, setting: str, value: str, named: str) -> None:
     (tmp_path / "bad.yaml").write_text("id: x\nsteps: []\n", encoding="utf-8")
     server = LiveServer(tmp_path / "server", env={
-        "SHOKUNIN_ADVISOR_PLAYBOOK": str(tmp_path / "bad.yaml")}).start()
+        setting: str(tmp_path / value) if value.endswith(".yaml") else value}).start()
     try:
         answer = httpx.post(f"{server.url}/api/session", json={})
         assert httpx.get(f"{server.url}/health").status_code == 200  # the rest goes on
     finally:
         server.stop()
     assert (answer.status_code, answer.json()["code"]) == (503, "advisor_unavailable")
-    assert "bad.yaml" in answer.json()["error"]
+    assert named in answer.json()["error"]
 
 
 def test_a_request_for_a_chart_with_data_draws_it_and_the_diagram_is_served(

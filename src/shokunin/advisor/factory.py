@@ -11,7 +11,7 @@ from shokunin.advisor.agent import AdvisorAgent
 from shokunin.advisor.brains import LLMBrain, OfflineBrain
 from shokunin.advisor.playbook import load_playbook
 from shokunin.config import Settings
-from shokunin.knowledge import KnowledgeIndex
+from shokunin.knowledge.configured import open_index
 from shokunin.models import is_offline, model_from_settings
 
 log = logging.getLogger(__name__)
@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 def advisor_agent(settings: Settings, checkpointer: BaseCheckpointSaver | None) -> AdvisorAgent:
     playbook = load_playbook(settings.advisor_playbook)
-    index = KnowledgeIndex(settings.knowledge_index_path)
+    index = open_index(settings)
     if settings.knowledge_dir.is_dir():
         report = index.ingest(settings.knowledge_dir)
         for name, why in report.errors.items():

@@ -9,18 +9,19 @@ from shokunin.advisor import PlaybookError, advisor_agent
 from shokunin.agents.tool_run import tool_run_agent
 from shokunin.agents.workbench import workbench_agent
 from shokunin.analyst.factory import analyst_agent
+from shokunin.knowledge import EmbedderError
 
 
 def build_agents(services: dict[str, Any]) -> list[Any]:
     """Every agent, each handed the server's one checkpointer (``services["checkpointer"]``).
-    An Advisor whose playbook cannot be read is left out, with the reason logged (its API
-    then answers 503 with it); the other faces go on."""
+    An Advisor whose playbook (or dense plug-in) cannot be loaded is left out, with the
+    reason logged (its API then answers 503 with it); the other faces go on."""
     settings, checkpointer = services["settings"], services.get("checkpointer")
     agents = [workbench_agent(settings, services["map_package"], checkpointer),
               analyst_agent(settings, checkpointer), tool_run_agent(services)]
     try:
         agents.append(advisor_agent(settings, checkpointer))
-    except PlaybookError as exc:
+    except (PlaybookError, EmbedderError) as exc:
         services["advisor_error"] = str(exc)
         logging.getLogger(__name__).error("the Advisor is unavailable: %s", exc)
     return agents

@@ -11,13 +11,21 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from shokunin.config import Settings
-from shokunin.knowledge import KnowledgeIndex
+from shokunin.knowledge import EmbedderError, KnowledgeIndex
+from shokunin.knowledge.configured import open_index
 
 app = typer.Typer(help="Knowledge base: ingest documents, search them.", no_args_is_help=True)
 
 
 def _index(index: Path | None) -> KnowledgeIndex:
-    return KnowledgeIndex(index or Settings().knowledge_index_path)
+    settings = Settings()
+    if index is not None:
+        settings = settings.model_copy(update={"knowledge_index": index})
+    try:
+        return open_index(settings)
+    except EmbedderError as exc:
+        typer.echo(f"shokunin: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 @app.command()

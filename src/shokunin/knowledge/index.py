@@ -14,7 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from shokunin.knowledge.chunks import Chunk, chunk_sections
+from shokunin.knowledge.dense import Embed, fuse
 from shokunin.knowledge.documents import SUFFIXES, UnreadableDocument, read_sections
 from shokunin.knowledge.tokens import terms
 
@@ -38,7 +41,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks (source);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5 (terms, tokenize = 'unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab (chunk_terms, 'row');
+CREATE TABLE IF NOT EXISTS chunk_vectors (id INTEGER PRIMARY KEY, vector BLOB NOT NULL);
 """
+CANDIDATES = 50  # of each ranking, fused when an embedder is set
 
 
 @dataclass(frozen=True)
@@ -67,16 +72,33 @@ def match_query(words: list[str]) -> str | None:
 
 
 class KnowledgeIndex:
-    """Chunks of documents, searchable by BM25 over CJK bigrams and words."""
+    """Chunks of documents, searchable by BM25 over CJK bigrams and words; with an
+    ``embed`` (see ``dense``), also by embeddings, the two rankings fused."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, embed: Embed | None = None) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._lock = threading.Lock()
+        self.embed = embed
+        self._vectors: tuple[np.ndarray, np.ndarray] | None = None  # (ids, rows), cached
         with self._lock:
             self._db.executescript(_SCHEMA)
+            if embed is not None:  # chunks indexed before the embedder was set
+                with self._db:
+                    self._embed_missing()
+
+    def _embed_missing(self) -> None:
+        rows = self._db.execute(
+            "SELECT c.id, c.heading, c.text FROM chunks c "
+            "LEFT JOIN chunk_vectors v ON v.id = c.id WHERE v.id IS NULL").fetchall()
+        if rows and self.embed is not None:
+            vectors = self.embed([f"{heading}\n{text}" for _, heading, text in rows])
+            self._db.executemany("INSERT INTO chunk_vectors VALUES (?, ?)", [
+                (row[0], np.asarray(v, dtype=np.float32).tobytes())
+                for row, v in zip(rows, vectors, strict=True)])
+            self._vectors = None
 
     def close(self) -> None:
         with self._lock:
@@ -85,7 +107,9 @@ class KnowledgeIndex:
     def add_chunks(self, chunks: Iterable[Chunk]) -> int:
         """Index ``chunks`` (no document bookkeeping: for built-in or generated text)."""
         with self._lock, self._db:
-            return self._insert(chunks)
+            count = self._insert(chunks)
+            self._embed_missing()
+            return count
 
     def _insert(self, chunks: Iterable[Chunk]) -> int:
         count = 0
@@ -101,6 +125,9 @@ class KnowledgeIndex:
     def _remove(self, source: str) -> None:
         self._db.execute("DELETE FROM chunk_terms WHERE rowid IN "
                          "(SELECT id FROM chunks WHERE source = ?)", (source,))
+        self._db.execute("DELETE FROM chunk_vectors WHERE id IN "
+                         "(SELECT id FROM chunks WHERE source = ?)", (source,))
+        self._vectors = None
         self._db.execute("DELETE FROM chunks WHERE source = ?", (source,))
         self._db.execute("DELETE FROM documents WHERE source = ?", (source,))
 
@@ -129,6 +156,7 @@ class KnowledgeIndex:
                     self._remove(source)
                     if chunks is not None:
                         report.chunks += self._insert(chunks)
+                        self._embed_missing()
                         self._db.execute("INSERT INTO documents VALUES (?, ?, ?)",
                                          (source, stat.st_size, stat.st_mtime_ns))
                 if chunks is not None:
@@ -158,29 +186,61 @@ class KnowledgeIndex:
         rare = [t for t in found if frequency[t] <= COMMON_SHARE * chunks]
         return (rare or found)[:SEARCH_TERMS], True
 
-    def _matching(self, match: str, limit: int) -> list[tuple[str, str, str, float]]:
+    def _matching(self, match: str, limit: int) -> list[tuple[int, str, str, str, float]]:
         return self._db.execute(
-            "SELECT c.source, c.heading, c.text, -bm25(chunk_terms) AS score "
+            "SELECT c.id, c.source, c.heading, c.text, -bm25(chunk_terms) AS score "
             "FROM chunk_terms JOIN chunks c ON c.id = chunk_terms.rowid "
             "WHERE chunk_terms MATCH ? ORDER BY bm25(chunk_terms) LIMIT ?",
             (match, limit)).fetchall()
 
+    def _bm25(self, query: str, limit: int) -> list[tuple[int, str, str, str, float]]:
+        words, pruned = self._search_terms(query)
+        match = match_query(words)
+        if match is None:
+            return []
+        rows = []
+        if pruned and len(words) >= 2:
+            rare = [match_query([w]) for w in words[:PAIR_TERMS]]
+            pairs = " OR ".join(f"({a} AND {b})" for i, a in enumerate(rare)
+                                for b in rare[i + 1:])
+            rows = self._matching(pairs, limit)
+        if len(rows) < limit:
+            rows = self._matching(match, limit)
+        return rows
+
+    def _dense(self, query: str, limit: int) -> list[int]:
+        assert self.embed is not None
+        if self._vectors is None:
+            pairs = self._db.execute("SELECT id, vector FROM chunk_vectors").fetchall()
+            ids = np.array([i for i, _ in pairs], dtype=np.int64)
+            rows = (np.stack([np.frombuffer(v, dtype=np.float32) for _, v in pairs])
+                    if pairs else np.zeros((0, 1), dtype=np.float32))
+            self._vectors = (ids, rows)
+        ids, rows = self._vectors
+        if len(ids) == 0:
+            return []
+        similarity = rows @ np.asarray(self.embed([query])[0], dtype=np.float32)
+        best = np.argsort(-similarity)[:limit]
+        return [int(ids[i]) for i in best]
+
     def search(self, query: str, limit: int = 5) -> list[Hit]:
-        """The ``limit`` best chunks for ``query``, best first; [] when nothing matches."""
+        """The ``limit`` best chunks for ``query``, best first; [] when nothing matches.
+        The score is BM25's, or with an embedder the fused reciprocal-rank score."""
         with self._lock:
-            words, pruned = self._search_terms(query)
-            match = match_query(words)
-            if match is None:
+            if self.embed is None:
+                return [Hit(*row[1:]) for row in self._bm25(query, limit)]
+            if not query.strip():
                 return []
-            rows = []
-            if pruned and len(words) >= 2:
-                rare = [match_query([w]) for w in words[:PAIR_TERMS]]
-                pairs = " OR ".join(f"({a} AND {b})" for i, a in enumerate(rare)
-                                    for b in rare[i + 1:])
-                rows = self._matching(pairs, limit)
-            if len(rows) < limit:
-                rows = self._matching(match, limit)
-        return [Hit(*row) for row in rows]
+            lexical = self._bm25(query, CANDIDATES)
+            fused = fuse([row[0] for row in lexical], self._dense(query, CANDIDATES))[:limit]
+            known = {row[0]: row[1:4] for row in lexical}
+            missing = [i for i, _ in fused if i not in known]
+            if missing:
+                marks = ",".join("?" * len(missing))
+                known.update({row[0]: row[1:] for row in self._db.execute(
+                    f"SELECT id, source, heading, text FROM chunks WHERE id IN ({marks})",
+                    missing)})
+        return [Hit(*known[i], score=score) for i, score in fused]
 
     def counts(self) -> tuple[int, int]:
         """(documents, chunks) in the index."""
