@@ -5,13 +5,7 @@
 
 import { t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
-
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
+import { el } from "./dom.js";
 
 /** A text node that follows the language (translate() refills data-i18n elements). */
 const say = (tag, className, key) => {

@@ -10,6 +10,7 @@ import { SessionList } from "./advisor-sessions.js";
 import { StepIndicator } from "./advisor-steps.js";
 import { ADVISOR_STRINGS } from "./advisor-strings.js";
 import { t } from "./i18n.js";
+import { el } from "./dom.js";
 
 const KEY = "shokunin.advisor.session";
 const FIELDS = ["industry", "products", "companySize", "region", "clientIndustry",
@@ -65,13 +66,6 @@ const MARKUP = `
   </section>
 </div>
 `;
-
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

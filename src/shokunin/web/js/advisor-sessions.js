@@ -1,20 +1,8 @@
 // The Advisor's sessions list: one entry per session (title, last change), the selected one
 // marked, each with a delete button. It only shows: the view makes the requests.
 
-import { currentLang, t } from "./i18n.js";
-
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
-
-function when(iso) {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  return new Intl.DateTimeFormat(currentLang(), { dateStyle: "short", timeStyle: "short" }).format(date);
-}
+import { t } from "./i18n.js";
+import { el, when } from "./dom.js";
 
 export class SessionList {
   /** list: the <ul>; onSelect(id), onDelete(id): the user's choices. */

@@ -3,13 +3,7 @@
 // user to move the focus. It only shows: the view makes the requests and calls show().
 
 import { t } from "./i18n.js";
-
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
+import { el } from "./dom.js";
 
 export class StepIndicator {
   /** root: the element holding .advisor-step, .advisor-reasoning and .advisor-step-select;

@@ -6,6 +6,7 @@
 import { t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 import { getEvents } from "./sse.js";
+import { el } from "./dom.js";
 
 const STRINGS = {
   ja: {
@@ -72,13 +73,6 @@ const MARKUP = `
   </section>
 </div>
 `;
-
-const el = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
 
 async function api(url, init) {
   const response = await fetch(url, init);

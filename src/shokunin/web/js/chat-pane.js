@@ -5,13 +5,7 @@
 import { copyText } from "./clipboard.js";
 import { t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from "./dom.js";
 
 /** A dark code block: header with step label, language badge and a copy button. */
 export function codeBlock(code, language, step) {

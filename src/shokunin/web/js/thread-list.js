@@ -1,21 +1,9 @@
 // The Workbench's conversation switcher: a "new conversation" button and a drop-down list
 // of earlier threads (GET /api/threads?agent=workbench), each a link "#/workbench/<id>".
 
-import { currentLang, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { listThreads } from "./threads.js";
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function when(iso) {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  return new Intl.DateTimeFormat(currentLang(), { dateStyle: "short", timeStyle: "short" }).format(date);
-}
+import { el, when } from "./dom.js";
 
 export class ThreadList {
   /** root: the chat pane; current(): the open thread's id; onNew(): start a new thread. */

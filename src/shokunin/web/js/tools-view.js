@@ -5,16 +5,10 @@ import { t } from "./i18n.js";
 import { argumentsForm, settingsForm } from "./schema-form.js";
 import { iconContent } from "./tool-icon.js";
 import { postEvents } from "./sse.js";
+import { el } from "./dom.js";
 
 const MASK = "********";
 const api = (name, rest = "") => `/api/tools/${encodeURIComponent(name)}${rest}`;
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** An element whose text follows the language switch. */
 function tr(tag, className, key) {
