@@ -85,9 +85,14 @@ def test_messages_and_step_are_kept_and_clear_forgets_them(live_server: LiveServ
     assert [m["role"] for m in kept["messages"]] == ["user", "assistant"]
     assert kept["messages"][0]["content"] == COST_QUESTION
     assert kept["current_step"] == "STEP_0_CHECK_3" and kept["user_info"] == {"region": "大阪府"}
+    answer = kept["messages"][1]  # with what the live stream showed beside it
+    assert [t["tool"] for t in answer["tools"]] == ["calculator", "search_knowledge_base"]
+    assert answer["sources"] and answer["sources"][0]["source"] in answer["content"]
+    assert kept["step"]["step"] == "STEP_0_CHECK_3" and kept["step"]["reasoning"]
     assert httpx.post(f"{live_server.url}/api/session/{session}/clear").status_code == 200
     cleared = httpx.get(f"{live_server.url}/api/session/{session}/messages").json()
-    assert cleared == {"messages": [], "current_step": None, "user_info": {"region": "大阪府"}}
+    assert cleared == {"messages": [], "current_step": None, "step": None,
+                       "user_info": {"region": "大阪府"}}
 
 
 def test_an_unknown_session_gets_an_error_event_not_a_new_session(
@@ -131,7 +136,7 @@ def test_the_step_can_be_chosen_and_the_playbook_lists_the_steps(
     chosen = httpx.post(f"{live_server.url}/api/session/{session}/step",
                         json={"step": "STEP_3"})
     assert chosen.status_code == 200
-    for _ in range(100):
+    for _ in range(600):  # a few ms alone, longer on a loaded machine
         if httpx.get(f"{live_server.url}/api/runs/{chosen.json()['run_id']}"
                      ).json()["status"] == "completed":
             break
@@ -195,12 +200,12 @@ def test_a_client_that_leaves_mid_answer_does_not_stop_it(
         for line in stream.iter_lines():
             if '"type": "content"' in line:
                 break  # leave after the first token
-    for _ in range(200):
+    for _ in range(600):
         kept = httpx.get(f"{server.url}/api/session/{session}/messages").json()
         if len(kept["messages"]) == 2:
             break
         time.sleep(0.05)
-    assert kept["messages"][1] == {"role": "assistant", "content": ANSWER}
+    assert (kept["messages"][1]["role"], kept["messages"][1]["content"]) == ("assistant", ANSWER)
 
 
 @pytest.mark.parametrize(("setting", "value", "named"), [

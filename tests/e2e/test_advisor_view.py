@@ -70,6 +70,11 @@ def test_an_answer_shows_its_step_calculator_chip_sources_and_survives_a_reload(
     assert page.locator(".advisor-msg.user").all_inner_texts() == [QUESTION]
     expect(page.locator(".advisor-msg.assistant")).to_contain_text("900")
     assert "金属加工業" in page.locator(".advisor-profile-view").inner_text()
+    # the answer comes back with its chips and sources, the step with its confidence
+    expect(page.locator('.advisor-chip[data-tool="calculator"]')).to_have_count(1)
+    assert page.locator(".advisor-source-file").all_inner_texts() == files
+    assert page.locator(".advisor-step .advisor-confidence").get_attribute(
+        "data-confidence") == "high"
     ui.screenshot("advisor-restored")
     assert ui.errors == []
 

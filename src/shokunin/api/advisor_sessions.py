@@ -9,6 +9,7 @@ the stored runs, so they survive a restart.
     DELETE /api/session/{id}
     POST   /api/session/{id}/clear     the conversation restarts; the profile is kept
     GET    /api/session/{id}/messages  {"messages": [{"role", "content"}], "current_step"}
+                                       (+ each answer's tools and sources, the step's detail)
     POST   /api/session/{id}/step      {"step"}: the user moves the focus
     GET    /api/playbook               the steps
     GET    /api/diagrams/latest[?session_id=]   {"diagram": null | {"filename", "url"}}
@@ -143,25 +144,35 @@ async def clear_session(request: Request, session_id: str) -> dict[str, Any]:
     return {"session_id": session_id, "cleared": True}
 
 
-async def conversation(store: Any, session_id: str) -> tuple[list[dict[str, str]], str | None]:
-    """The session's messages as the user saw them, and its current step (None: 未判定)."""
-    messages: list[dict[str, str]] = []
-    step: str | None = None
-    events = await store.thread_events(session_id)
+async def conversation(store: Any, session_id: str
+                       ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The session's messages as the user saw them (an answer with its tool calls and
+    knowledge sources), and the last step update (None: 未判定)."""
+    messages: list[dict[str, Any]] = []
+    step: dict[str, Any] | None = None
     runs = {run["id"]: run for run in await store.thread_runs(session_id)}
-    answered: set[str] = set()
-    for event in events:
+    tools: dict[str, list[dict[str, Any]]] = {}
+    sources: dict[str, list[dict[str, Any]]] = {}
+    for event in await store.thread_events(session_id):
         run = runs.get(event.run_id)
         if run is None:
             continue
         message = (run["input"] or {}).get("message")
         if isinstance(event, ev.RunStarted) and isinstance(message, str):
             messages.append({"role": "user", "content": message})
-        elif isinstance(event, ev.Text) and event.run_id not in answered:
-            answered.add(event.run_id)
-            messages.append({"role": "assistant", "content": event.text})
+        elif isinstance(event, ev.ToolCall):
+            tools.setdefault(event.run_id, []).append({"tool": event.name, "args": event.args})
+        elif isinstance(event, ev.ToolResult) and event.name == "search_knowledge_base":
+            hits = (event.result or {}).get("results", []) if event.success else []
+            sources[event.run_id] = [{k: h.get(k) for k in ("source", "heading", "score")}
+                                     for h in hits]
+        elif isinstance(event, ev.Text):
+            messages.append({"role": "assistant", "content": event.text,
+                             "tools": tools.pop(event.run_id, []),
+                             "sources": sources.pop(event.run_id, [])})
         elif isinstance(event, ev.StepUpdate):
-            step = None if event.step == UNKNOWN else event.step
+            step = {"step": event.step, "confidence": event.confidence,
+                    "reasoning": event.reasoning}
     return messages, step
 
 
@@ -169,7 +180,8 @@ async def conversation(store: Any, session_id: str) -> tuple[list[dict[str, str]
 async def session_messages(request: Request, session_id: str) -> dict[str, Any]:
     thread = await advisor_session(request, session_id)
     messages, step = await conversation(_services(request).store, session_id)
-    return {"messages": messages, "current_step": step,
+    current = None if step is None or step["step"] == UNKNOWN else step["step"]
+    return {"messages": messages, "current_step": current, "step": step,
             "user_info": thread["meta"].get("user_info") or {}}
 
 

@@ -46,10 +46,12 @@ export class ChatLog {
     return this.add(el("div", "advisor-msg user", text));
   }
 
-  /** A stored answer (a restored session). */
-  assistant(markdown) {
+  /** A stored answer (a restored session): {content, tools?, sources?}. */
+  assistant({ content, tools = [], sources = [] }) {
     const turn = new Turn(this);
-    turn.content(markdown);
+    for (const { tool, args } of tools) turn.tool(tool, args);
+    turn.content(content);
+    turn.showSources(sources);
     return turn;
   }
 

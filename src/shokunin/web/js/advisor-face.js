@@ -213,9 +213,9 @@ class AdvisorFace {
     let last = null;
     for (const message of data.messages) {
       if (message.role === "user") this.log.user(message.content);
-      else last = this.log.assistant(message.content);
+      else last = this.log.assistant(message);
     }
-    this.steps.show({ step: data.current_step });
+    this.steps.show(data.step ?? { step: data.current_step });
     if (last) await this.showLatestDiagram(last);
     this.input.focus({ preventScroll: true }); // on a narrow screen the profile stays in sight
   }
