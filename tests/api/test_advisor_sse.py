@@ -103,6 +103,9 @@ def test_an_unknown_session_gets_an_error_event_not_a_new_session(
         f"no session {'f' * 32!r}; create a session with POST /api/session")}]
     assert httpx.get(f"{live_server.url}/api/sessions").json()["sessions"] == before
     assert httpx.get(f"{live_server.url}/api/session/{'f' * 32}/messages").status_code == 404
+    _, long = _chat(live_server, _session(live_server), "原価" * 4001)
+    assert _data(long) == [{"type": "error", "code": "bad_request",
+                            "error": "the message is longer than 8000 characters"}]
     for body in ({"session_id": "x"}, {"message": "hi"}, [1, 2]):
         answer = httpx.post(f"{live_server.url}/api/chat", json=body)
         assert json.loads(answer.text.split("data: ", 1)[1].split("\n")[0])["type"] == "error"

@@ -29,6 +29,7 @@ from fastapi import APIRouter, Depends, Request
 from shokunin import events as ev
 from shokunin.advisor import NAME as AGENT
 from shokunin.advisor import UNKNOWN
+from shokunin.advisor.agent import MAX_MESSAGE_CHARS
 from shokunin.api import sse
 from shokunin.api.access import principal
 from shokunin.api.advisor_sessions import DIAGRAMS, advisor, advisor_session
@@ -126,6 +127,10 @@ async def chat(request: Request, body: Any = Depends(_json_body)
         yield _message({"type": "error", "code": "bad_request", "error": (
             'send {"message": "...", "session_id": "..."} (create a session with '
             "POST /api/session)")})
+        return
+    if len(message) > MAX_MESSAGE_CHARS:
+        yield _message({"type": "error", "code": "bad_request", "error": (
+            f"the message is longer than {MAX_MESSAGE_CHARS} characters")})
         return
     try:
         await advisor_session(request, session_id)
