@@ -244,3 +244,11 @@ def test_a_request_for_a_chart_with_data_draws_it_and_the_diagram_is_served(
     png = httpx.get(f"{live_server.url}{diagram['url']}")
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
     assert httpx.get(f"{live_server.url}/api/diagrams/../../etc/passwd").status_code == 404
+
+
+def test_offline_an_english_question_is_told_what_the_advisor_reads(
+        live_server: LiveServer) -> None:
+    _, blocks = _chat(live_server, _session(live_server), "What is price pass-through?")
+    done = _data(blocks)[-1]
+    assert done["type"] == "done" and done["current_step"] is None
+    assert "in Japanese" in done["content"] and "SHOKUNIN_MODEL" in done["content"]

@@ -30,6 +30,7 @@ _NUMBER = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
 _EXPRESSION = re.compile(rf"{_NUMBER}(?:\s*[-+*/×÷＋－＊／]\s*{_NUMBER})+")
 
 
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|diagram|chart|graph", re.IGNORECASE)
 _DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセス")),
                   ("network", re.compile(r"関係図|つながり|ネットワーク")),
@@ -104,6 +105,12 @@ class OfflineBrain:
         kind = _diagram_kind(message)
         if kind is not None and "generate_diagram" in plugins:
             done.append(await self._draw(plugins["generate_diagram"], kind, message))
+        if settled.ask and not _JAPANESE.search(message):
+            return "\n\n".join([*done, (
+                "Offline (no model configured), the Advisor reads questions in Japanese "
+                f"against its Japanese knowledge base and playbook ({playbook.title}); I "
+                "found nothing in yours to go on. Ask in Japanese, or set SHOKUNIN_MODEL "
+                "for answers in English.")])
         if settled.ask:
             steps = "\n".join(f"- {s.id}: {s.title}" for s in playbook.steps)
             near = settled.proposal
