@@ -17,7 +17,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from shokunin.advisor import UNKNOWN, StepClassifier, load_playbook
+from shokunin.advisor import StepClassifier, load_playbook
 from shokunin.config import Settings
 from shokunin.knowledge import KnowledgeIndex
 
@@ -80,4 +80,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-    assert UNKNOWN  # the label a question of no step carries
