@@ -240,9 +240,15 @@ def test_a_request_for_a_chart_with_data_draws_it_and_the_diagram_is_served(
     diagram = next(m for m in messages if m["type"] == "diagram")["diagram"]
     latest = httpx.get(f"{live_server.url}/api/diagrams/latest",
                        params={"session_id": session}).json()["diagram"]
-    assert latest == diagram and diagram["url"] == f"/api/diagrams/{diagram['filename']}"
+    assert latest == diagram and diagram["url"] == (
+        f"/api/diagrams/{diagram['filename']}?session_id={session}")
     png = httpx.get(f"{live_server.url}{diagram['url']}")
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    by_name = httpx.get(f"{live_server.url}/api/diagrams/{diagram['filename']}")
+    assert by_name.content == png.content  # the file name alone finds it too
+    elsewhere = httpx.get(f"{live_server.url}/api/diagrams/{diagram['filename']}",
+                          params={"session_id": _session(live_server)})
+    assert elsewhere.status_code == 404
     assert httpx.get(f"{live_server.url}/api/diagrams/../../etc/passwd").status_code == 404
 
 

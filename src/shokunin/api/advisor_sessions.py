@@ -40,6 +40,7 @@ PROFILE_KEYS = ("industry", "products", "companySize", "region", "clientIndustry
                 "priceTransferStatus")
 MAX_PROFILE_VALUE = 500
 DIAGRAMS = "diagrams"
+SEARCHED_SESSIONS = 1000  # for a diagram asked for by file name alone
 _DIAGRAM_NAME = re.compile(r"^[0-9a-f]{8,64}\.png$")
 
 
@@ -216,12 +217,13 @@ def _diagram_files(folder: Path) -> list[Path]:
         return []
 
 
-async def _sessions_to_search(request: Request, session_id: str | None) -> list[str]:
+async def _sessions_to_search(request: Request, session_id: str | None,
+                              limit: int = 50) -> list[str]:
     if session_id:
         await advisor_session(request, session_id)
         return [session_id]
     threads = await _services(request).store.list_threads(
-        agent=AGENT, owner=owner_scope(principal(request)), limit=50)
+        agent=AGENT, owner=owner_scope(principal(request)), limit=limit)
     return [t["id"] for t in threads]
 
 
@@ -229,20 +231,24 @@ async def _sessions_to_search(request: Request, session_id: str | None) -> list[
 async def latest_diagram(request: Request, session_id: str | None = None) -> dict[str, Any]:
     """The newest diagram of the session (or of the caller's recent sessions)."""
     runner = _services(request).runner
-    files = [f for sid in await _sessions_to_search(request, session_id)
+    files = [(f, sid) for sid in await _sessions_to_search(request, session_id)
              for f in await asyncio.to_thread(_diagram_files, runner.workspace(sid) / DIAGRAMS)]
     if not files:
         return {"diagram": None}
-    newest = max(files, key=lambda p: p.stat().st_mtime_ns)
-    return {"diagram": {"filename": newest.name, "url": f"/api/diagrams/{newest.name}"}}
+    newest, sid = max(files, key=lambda pair: pair[0].stat().st_mtime_ns)
+    return {"diagram": {"filename": newest.name,
+                        "url": f"/api/diagrams/{newest.name}?session_id={sid}"}}
 
 
 @router.get("/diagrams/{filename}")
-async def diagram_file(request: Request, filename: str) -> FileResponse:
+async def diagram_file(request: Request, filename: str,
+                       session_id: str | None = None) -> FileResponse:
+    """The PNG; ``session_id`` (as ``latest`` gives it) says where, else the caller's
+    sessions are searched, newest first."""
     if not _DIAGRAM_NAME.match(filename):
         raise ApiError(404, f"no diagram {filename[:80]!r}", "not_found")
     runner = _services(request).runner
-    for sid in await _sessions_to_search(request, None):
+    for sid in await _sessions_to_search(request, session_id, limit=SEARCHED_SESSIONS):
         path = runner.workspace(sid) / DIAGRAMS / filename
         if path.is_file():
             return FileResponse(path, media_type="image/png")

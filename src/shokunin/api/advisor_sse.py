@@ -69,8 +69,8 @@ class ChatWire:
         if isinstance(event, ev.Image) and event.path and event.path.startswith(
                 f"{DIAGRAMS}/"):
             name = event.path.rsplit("/", 1)[-1]
-            return {"type": "diagram",
-                    "diagram": {"filename": name, "url": f"/api/diagrams/{name}"}}
+            return {"type": "diagram", "diagram": {
+                "filename": name, "url": f"/api/diagrams/{name}?session_id={event.thread_id}"}}
         if isinstance(event, ev.StepUpdate):
             self.step = None if event.step == UNKNOWN else event.step
             return {"type": "step_update", "step": event.step,
