@@ -104,6 +104,9 @@ def test_a_run_in_progress_while_hidden_is_caught_up_on_return(ui) -> None:
     page.click('.nav a[data-view="tools"]')  # the run goes on on the server meanwhile
     page.wait_for_function("() => window.shokunin.ws.ws === null")
     page.click('.nav a[data-view="workbench"]')
+    # caught up: the run's end arrives (right after the socket reopens, "running" may not
+    # be shown yet, so waiting for it to be hidden alone can pass before the catch-up)
+    page.wait_for_selector(".debug-entry.done", timeout=60_000)
     page.wait_for_selector(".chat-running", state="hidden", timeout=60_000)
     assert page.locator(".thumb").count() == 1
     assert page.locator(".debug-entry.done").count() == 1
