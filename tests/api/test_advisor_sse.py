@@ -258,3 +258,26 @@ def test_offline_an_english_question_is_told_what_the_advisor_reads(
     done = _data(blocks)[-1]
     assert done["type"] == "done" and done["current_step"] is None
     assert "in Japanese" in done["content"] and "SHOKUNIN_MODEL" in done["content"]
+
+
+def test_a_tool_call_the_model_garbles_is_answered_and_the_model_goes_on(
+        model: tuple[LiveServer, FakeOpenAI]) -> None:
+    server, fake = model
+    fake.script(Reply(DETECTED),
+                Reply(calls=[Call("search_knowledge_base", raw_args="not json at all")]),
+                Reply(calls=[Call("calculator", {"expression": "1/0"})]),
+                Reply("原価計算の答えです。"))
+    _, blocks = _chat(server, _session(server), "原価計算のやり方")
+    assert _data(blocks)[-1]["content"] == "原価計算の答えです。"
+    tool_messages = [m for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "not valid JSON" in tool_messages[0]["content"]
+    assert len(tool_messages) == 2  # every call answered, the calculator's refusal too
+
+
+def test_an_unclear_first_question_is_asked_back_with_the_playbooks_steps(
+        live_server: LiveServer) -> None:
+    _, blocks = _chat(live_server, _session(live_server), "よろしくお願いします")
+    done = _data(blocks)[-1]
+    assert done["current_step"] is None
+    assert "「価格転嫁の進め方」のどの段階" in done["content"]  # the playbook's own title
+    assert "- STEP_0_CHECK_1: 取引条件・業務内容の確認" in done["content"]

@@ -10,7 +10,15 @@ import re
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    InvalidToolCall,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
 from langchain_core.tools import BaseTool
 
 from shokunin.advisor.knowledge_tool import knowledge_tool, search_knowledge
@@ -71,6 +79,27 @@ def _plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
     return {t.name: t for t in as_langchain_tools(registry, ctx) if t.name in names}
 
 
+async def _answer_call(tools: dict[str, BaseTool], call: ToolCall) -> ToolMessage:
+    """The tool's answer to a model's call; a failure is an answer the model reads."""
+    tool = tools.get(call["name"])
+    try:
+        if tool is None:
+            raise LookupError(f"unknown tool {call['name']!r}; available: {', '.join(tools)}")
+        content = str(await tool.ainvoke(call["args"]))
+    except Exception as exc:  # noqa: BLE001 - bad arguments, a failing tool: the model reacts
+        content = f"Error: {exc}"
+    return ToolMessage(content=content, tool_call_id=call["id"] or "", name=call["name"])
+
+
+def _refuse_call(call: InvalidToolCall) -> ToolMessage:
+    """Every call needs an answer before the conversation goes on: one whose arguments did
+    not parse gets why, so the model can call again."""
+    return ToolMessage(
+        content=f"Error: the arguments are not valid JSON ({call.get('error')}): "
+                f"{call.get('args')}. Call the tool again with a JSON object.",
+        tool_call_id=call.get("id") or "", name=call.get("name") or "", status="error")
+
+
 class Brain(Protocol):
     name: str
 
@@ -117,7 +146,7 @@ class OfflineBrain:
             guess = (f"（近いと思われるのは {near}「{playbook.title_of(near)}」です。）\n"
                      if near else "")
             return "\n\n".join([*done, (
-                "ご質問が価格転嫁のどの段階のお話か、判断できませんでした。"
+                f"ご質問が「{playbook.title}」のどの段階のお話か、判断できませんでした。"
                 f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")])
         parts: list[str] = []
         if settled.step and settled.step != UNKNOWN:
@@ -212,18 +241,16 @@ class LLMBrain:
                        "切り替えを提案してください。")
         model = self.model.bind_tools(list(tools.values())) if tools else self.model
         messages: list[AnyMessage] = [SystemMessage(system), *history, HumanMessage(message)]
-        reply: Any = None
+        reply = await model.ainvoke(messages)
         for _ in range(MAX_TOOL_ROUNDS):
-            reply = await model.ainvoke(messages)
-            messages.append(reply)
-            if not getattr(reply, "tool_calls", None):
+            if not (reply.tool_calls or reply.invalid_tool_calls):
                 break
-            for call in reply.tool_calls:
-                tool = tools.get(call["name"])
-                content = (await tool.ainvoke(call["args"]) if tool is not None else
-                           f"Error: unknown tool {call['name']!r}")
-                messages.append(ToolMessage(content=str(content), tool_call_id=call["id"],
-                                            name=call["name"]))
+            messages.append(reply)
+            messages += [await _answer_call(tools, call) for call in reply.tool_calls]
+            messages += [_refuse_call(call) for call in reply.invalid_tool_calls]
+            reply = await model.ainvoke(messages)
+        if reply.tool_calls or reply.invalid_tool_calls:  # out of rounds: answer with no tools
+            reply = await self.model.ainvoke([*messages, HumanMessage(
+                "Answer now from what the tools returned, without calling more tools.")])
         assert isinstance(reply, AIMessage)
-        return reply.text if hasattr(reply, "text") and isinstance(reply.text, str) else str(
-            reply.content)
+        return reply.text

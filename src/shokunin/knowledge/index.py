@@ -82,7 +82,9 @@ class KnowledgeIndex:
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._lock = threading.Lock()
         self.embed = embed
-        self._vectors: tuple[np.ndarray, np.ndarray] | None = None  # (ids, rows), cached
+        # read once, until the chunks change
+        self._vectors: tuple[np.ndarray, np.ndarray] | None = None  # (ids, rows)
+        self._chunk_count: int | None = None
         with self._lock:
             self._db.executescript(_SCHEMA)
             if embed is not None:  # chunks indexed before the embedder was set
@@ -98,7 +100,10 @@ class KnowledgeIndex:
             self._db.executemany("INSERT INTO chunk_vectors VALUES (?, ?)", [
                 (row[0], np.asarray(v, dtype=np.float32).tobytes())
                 for row, v in zip(rows, vectors, strict=True)])
-            self._vectors = None
+            self._changed()
+
+    def _changed(self) -> None:
+        self._vectors = self._chunk_count = None
 
     def close(self) -> None:
         with self._lock:
@@ -120,6 +125,7 @@ class KnowledgeIndex:
             self._db.execute("INSERT INTO chunk_terms (rowid, terms) VALUES (?, ?)", (
                 cursor.lastrowid, " ".join(terms(f"{chunk.heading}\n{chunk.text}"))))
             count += 1
+        self._changed()
         return count
 
     def _remove(self, source: str) -> None:
@@ -127,8 +133,8 @@ class KnowledgeIndex:
                          "(SELECT id FROM chunks WHERE source = ?)", (source,))
         self._db.execute("DELETE FROM chunk_vectors WHERE id IN "
                          "(SELECT id FROM chunks WHERE source = ?)", (source,))
-        self._vectors = None
         self._db.execute("DELETE FROM chunks WHERE source = ?", (source,))
+        self._changed()
         self._db.execute("DELETE FROM documents WHERE source = ?", (source,))
 
     def ingest(self, folder: Path, progress: Progress | None = None) -> IngestReport:
@@ -176,7 +182,9 @@ class KnowledgeIndex:
         """The query's terms, and whether the index is large: then only its rarest, rarest
         first (see SEARCH_TERMS)."""
         unique = list(dict.fromkeys(terms(query)))[:MAX_QUERY_TERMS]
-        chunks = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if self._chunk_count is None:  # a count(*) scans every chunk: not on each query
+            self._chunk_count = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        chunks = self._chunk_count
         if not unique or chunks < PRUNE_FROM:
             return unique, False
         marks = ",".join("?" * len(unique))
