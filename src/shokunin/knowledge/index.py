@@ -92,9 +92,12 @@ class KnowledgeIndex:
                     self._embed_missing()
 
     def _embed_missing(self) -> None:
-        rows = self._db.execute(
+        """Embed the chunks that have no vector yet (indexed before the embedder was set)."""
+        self._embed(self._db.execute(
             "SELECT c.id, c.heading, c.text FROM chunks c "
-            "LEFT JOIN chunk_vectors v ON v.id = c.id WHERE v.id IS NULL").fetchall()
+            "LEFT JOIN chunk_vectors v ON v.id = c.id WHERE v.id IS NULL").fetchall())
+
+    def _embed(self, rows: list[tuple[int, str, str]]) -> None:
         if rows and self.embed is not None:
             vectors = self.embed([f"{heading}\n{text}" for _, heading, text in rows])
             self._db.executemany("INSERT INTO chunk_vectors VALUES (?, ?)", [
@@ -112,21 +115,21 @@ class KnowledgeIndex:
     def add_chunks(self, chunks: Iterable[Chunk]) -> int:
         """Index ``chunks`` (no document bookkeeping: for built-in or generated text)."""
         with self._lock, self._db:
-            count = self._insert(chunks)
-            self._embed_missing()
-            return count
+            return self._insert(chunks)
 
     def _insert(self, chunks: Iterable[Chunk]) -> int:
-        count = 0
+        """Index ``chunks`` (and embed them, with an embedder); return how many."""
+        added = []
         for chunk in chunks:
             cursor = self._db.execute(
                 "INSERT INTO chunks (source, heading, text) VALUES (?, ?, ?)",
                 (chunk.source, chunk.heading, chunk.text))
             self._db.execute("INSERT INTO chunk_terms (rowid, terms) VALUES (?, ?)", (
                 cursor.lastrowid, " ".join(terms(f"{chunk.heading}\n{chunk.text}"))))
-            count += 1
+            added.append((cursor.lastrowid, chunk.heading, chunk.text))
+        self._embed(added)
         self._changed()
-        return count
+        return len(added)
 
     def _remove(self, source: str) -> None:
         self._db.execute("DELETE FROM chunk_terms WHERE rowid IN "
@@ -162,7 +165,6 @@ class KnowledgeIndex:
                     self._remove(source)
                     if chunks is not None:
                         report.chunks += self._insert(chunks)
-                        self._embed_missing()
                         self._db.execute("INSERT INTO documents VALUES (?, ?, ?)",
                                          (source, stat.st_size, stat.st_mtime_ns))
                 if chunks is not None:
