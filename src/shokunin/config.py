@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
@@ -151,6 +152,14 @@ class Settings(BaseSettings):
     advisor_playbook: Path = Field(
         PACKAGE_DIR / "data" / "advisor" / "price_pass_through" / "playbook.yaml",
         description="The Advisor's playbook: the steps of the process it guides (YAML).")
+    studio_pipeline: Path = Field(
+        PACKAGE_DIR / "data" / "studio" / "pipeline.yaml",
+        description="The Studio's pipeline (YAML): phases, agents, dependencies, checkpoints, "
+        "retries and worker fan-out. New projects use it; a project keeps the one it began with.")
+    studio_socket_dialect: Literal["seed", "client"] = Field(
+        "seed", description="Default Socket.IO dialect of the Studio: `seed` (seed 002's flat "
+        "payloads) or `client` (the nested payloads of the seed project's React client). A "
+        "connection picks its own with the query parameter `?dialect=`.")
     analyst_max_attempts: int = Field(
         3, ge=1, le=10, description="Cells the Analyst runs for one question before it reports "
         "what failed (its fix loop).")

@@ -160,6 +160,78 @@ class Metrics(BaseEvent):
     model: str | None = None
 
 
+class AgentStarted(BaseEvent):
+    """A pipeline agent (Studio) began work; ``agent`` is its record as the API shows it."""
+
+    kind: Literal["agent_started"] = "agent_started"
+    agent: dict[str, Any]
+
+
+class AgentProgress(BaseEvent):
+    kind: Literal["agent_progress"] = "agent_progress"
+    agent_id: str
+    progress: int
+    current_task: str
+    completed_tasks: int
+    total_tasks: int
+
+
+class AgentLog(BaseEvent):
+    """One entry of a pipeline agent's log (``entry`` as the API shows it)."""
+
+    kind: Literal["agent_log"] = "agent_log"
+    agent_id: str
+    entry: dict[str, Any]
+
+
+class AgentCompleted(BaseEvent):
+    kind: Literal["agent_completed"] = "agent_completed"
+    agent_id: str
+    duration_ms: int
+    tokens_used: int
+    output_summary: str
+
+
+class AgentFailed(BaseEvent):
+    kind: Literal["agent_failed"] = "agent_failed"
+    agent_id: str
+    error_type: str
+    error_message: str
+    can_retry: bool
+    retry_count: int
+    max_retries: int
+    llm_error: str | None = None  # the model's failure kind (rate_limit, ...) if it was one
+    retry_after: float | None = None
+
+
+class AgentTokens(BaseEvent):
+    kind: Literal["agent_tokens"] = "agent_tokens"
+    agent_id: str
+    tokens_used: int
+    tokens_total: int
+
+
+class ProjectStatus(BaseEvent):
+    kind: Literal["project_status"] = "project_status"
+    project_id: str
+    old_status: str
+    new_status: str
+
+
+class PhaseChanged(BaseEvent):
+    kind: Literal["phase_changed"] = "phase_changed"
+    project_id: str
+    phase: int
+    phase_name: str
+
+
+class ProjectMetrics(BaseEvent):
+    """A project's figures (``metrics`` as the API's ProjectMetrics shows them)."""
+
+    kind: Literal["project_metrics"] = "project_metrics"
+    metrics: dict[str, Any]
+
+
 class Debug(BaseEvent):
     """What an agent decided in one step, for a debug pane (seed 000 ``debug``)."""
 
@@ -199,6 +271,8 @@ Event = Annotated[
     RunStarted | TextDelta | Text | Code | CodeResult | Image | Table | MapDefinition | MapShow
     | HighlightRoom | Arrow | ClearArrows | ClearMap | StepUpdate | ToolCall | ToolResult
     | Progress | Log | Debug | CheckpointCreated | CheckpointResolved | Metrics | Error
+    | AgentStarted | AgentProgress | AgentLog | AgentCompleted | AgentFailed | AgentTokens
+    | ProjectStatus | PhaseChanged | ProjectMetrics
     | RunCompleted | RunFailed | RunCancelled | RunInterrupted,
     Field(discriminator="kind"),
 ]

@@ -24,6 +24,7 @@ from shokunin.api import (
     health,
     login,
     runs,
+    studio_rest,
     threads,
     tools,
     web,
@@ -36,11 +37,13 @@ from shokunin.api.errors import install_error_handlers
 from shokunin.api.origin import OriginMiddleware
 from shokunin.api.security_headers import SecurityHeadersMiddleware
 from shokunin.api.services import Services
+from shokunin.api.studio_sio import StudioSocket
 from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunError, Runner, RunNotFound
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store, close_checkpointer, open_checkpointer
+from shokunin.studio import Studio
 from shokunin.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -68,10 +71,15 @@ async def build_services(settings: Settings) -> Services:
     runner.services.update(services.as_agent_services())
     for agent in build_agents(runner.services):  # it may note a face that is unavailable
         runner.register(agent)
+    parts = runner.services.get("studio_parts")
+    if parts is not None:
+        services.studio = Studio(runner, parts.agent.records, parts.pipeline, parts.agent.pauses)
     return services
 
 
 async def close_services(services: Services) -> None:
+    if services.studio is not None:
+        await services.studio.close()
     await services.runner.shutdown()
     for agent in services.runner.agents.values():  # an agent's own resources, if any
         if hasattr(agent, "aclose"):
@@ -107,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     authenticator = Authenticator(token)
+    socket = StudioSocket(settings.studio_socket_dialect)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -115,8 +124,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         authenticator.keys = KeyStore(services.store.engine)
         try:
             await services.sandbox.start()  # may refuse (SandboxUnavailable): still close
+            socket.studio = services.studio
+            if services.studio is not None:
+                await services.studio.recover()  # projects cut short by a restart go on
             yield
         finally:
+            await socket.close()
             await close_services(services)
 
     app = FastAPI(title="shokunin", version=__version__, lifespan=lifespan)
@@ -133,7 +146,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _run_error(_request: Request, exc: RunError) -> JSONResponse:
         return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
 
+    app.mount("/socket.io", socket.app)  # seed 002's Socket.IO on the same port, before
+    # the web face's catch-all routes
     for module in (health, login, tools, agent_tools, threads, runs, analyst_datasets,
-                   analyst_runs, advisor_sessions, advisor_sse, workbench_ws, web):
+                   analyst_runs, advisor_sessions, advisor_sse, studio_rest, workbench_ws, web):
         app.include_router(module.router)
     return app

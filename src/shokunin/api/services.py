@@ -20,6 +20,7 @@ class Services:
     sandbox: Any
     map_package: Any  # MapPackage, or the MapError that stopped it loading
     checkpointer: Any = None  # the server's one LangGraph checkpointer
+    studio: Any = None  # the Studio service, None when its pipeline cannot be loaded
 
     def as_agent_services(self) -> dict[str, Any]:
         return {"settings": self.settings, "tools": self.tools, "sandbox": self.sandbox,

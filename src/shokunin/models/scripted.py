@@ -118,14 +118,33 @@ class ScriptedChatModel(BaseChatModel):
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
         return self
 
-    def with_structured_output(self, schema: Any, **kwargs: Any) -> Runnable:
+    def with_structured_output(self, schema: Any, *, include_raw: bool = False,
+                               **kwargs: Any) -> Runnable:
+        """Replay the next response as ``schema``; with ``include_raw``, as providers do:
+        ``{"raw": AIMessage (with usage), "parsed": ..., "parsing_error": ...}``."""
         def parse(messages: Any) -> Any:
-            self._asked.append(list(messages) if isinstance(messages, list) else [messages])
+            asked = list(messages) if isinstance(messages, list) else [messages]
+            self._asked.append(asked)
             response = self._next()
+            parsed, error = response, None
             if isinstance(schema, type) and issubclass(schema, BaseModel):
-                return response if isinstance(response, schema) else schema.model_validate(
-                    response)
-            return response
+                try:
+                    parsed = response if isinstance(response, schema) else (
+                        schema.model_validate(response))
+                except ValueError as exc:  # pydantic's ValidationError
+                    if not include_raw:
+                        raise
+                    parsed, error = None, exc
+            if not include_raw:
+                return parsed
+            text = response.model_dump_json() if isinstance(response, BaseModel) else (
+                json.dumps(response, ensure_ascii=False, default=str))
+            prompt_tokens = sum(len(str(getattr(m, "content", m)).split()) for m in asked)
+            out_tokens = len(text.split())
+            raw = AIMessage(content=text, usage_metadata={
+                "input_tokens": prompt_tokens, "output_tokens": out_tokens,
+                "total_tokens": prompt_tokens + out_tokens})
+            return {"raw": raw, "parsed": parsed, "parsing_error": error}
 
         return RunnableLambda(parse)
 

@@ -43,8 +43,17 @@ def _v4_analyst_datasets(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
+def _v5_studio(conn: Connection) -> None:
+    for table in (schema.studio_projects, schema.studio_agents, schema.studio_checkpoints,
+                  schema.studio_outputs, schema.studio_logs):
+        table.create(conn, checkfirst=True)
+        for index in table.indexes:
+            index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
-    (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets)]
+    (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets),
+    (5, _v5_studio)]
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -8,6 +8,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -102,4 +103,96 @@ analyst_datasets = Table(
     Column("path", Text, nullable=False),
     Column("profile", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# The Studio (seed 002). A project is a thread (its id is the thread's): deleting the thread
+# deletes the project, and a project's rows go with it. Ids of agents, checkpoints and
+# outputs are derived from what they are (project, agent type, task, attempt), so a node
+# that LangGraph re-runs finds the row it wrote instead of writing a second one.
+studio_projects = Table(
+    "studio_projects",
+    metadata,
+    Column("id", String(64), ForeignKey("threads.id", ondelete="CASCADE"), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("description", Text),
+    Column("concept", JSON),
+    Column("config", JSON),
+    Column("status", String(16), nullable=False),
+    Column("current_phase", Integer, nullable=False),
+    Column("state", JSON),
+    Column("pipeline", JSON, nullable=False),  # the pipeline it was created with
+    Column("run_id", String(64)),  # its current run
+    Column("elapsed_seconds", Float, nullable=False, default=0.0),  # running time before now
+    Column("running_since", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+studio_agents = Table(
+    "studio_agents",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("studio_projects.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("type", String(32), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("progress", Integer, nullable=False, default=0),
+    Column("current_task", Text),
+    Column("tokens_used", Integer, nullable=False, default=0),
+    Column("started_at", DateTime(timezone=True)),
+    Column("completed_at", DateTime(timezone=True)),
+    Column("duration_ms", Integer),
+    Column("error", Text),
+    Column("parent_agent_id", String(64)),
+    Column("metadata", JSON, nullable=False, default=dict),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+Index("ix_studio_agents_type_done", studio_agents.c.type, studio_agents.c.completed_at)
+
+studio_checkpoints = Table(
+    "studio_checkpoints",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("studio_projects.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("agent_id", String(64), nullable=False),
+    Column("type", String(32), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("description", Text),
+    Column("output", JSON, nullable=False),
+    Column("status", String(24), nullable=False),
+    Column("feedback", Text),
+    Column("resolved_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+studio_outputs = Table(
+    "studio_outputs",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("studio_projects.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("agent_id", String(64), nullable=False, index=True),
+    Column("output_type", String(32), nullable=False),
+    Column("content", JSON),
+    Column("file_path", Text),
+    Column("tokens_used", Integer, nullable=False, default=0),
+    Column("generation_time_ms", Integer, nullable=False, default=0),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+studio_logs = Table(
+    "studio_logs",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("project_id", String(64), ForeignKey("studio_projects.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("agent_id", String(64), nullable=False, index=True),
+    Column("timestamp", DateTime(timezone=True), nullable=False),
+    Column("level", String(8), nullable=False),
+    Column("message", Text, nullable=False),
+    Column("progress", Integer),
+    Column("metadata", JSON),
 )

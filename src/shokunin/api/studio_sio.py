@@ -1,0 +1,220 @@
+"""The Studio's Socket.IO face (seed 002 section 1): python-socketio on the server's own
+port at ``/socket.io``, behind the same perimeter (Origin, auth) as every route.
+
+Client events: ``subscribe:project`` and ``unsubscribe:project`` (a bare project id
+string), ``checkpoint:resolve`` ({checkpointId, resolution, feedback?}). A subscriber joins
+the project's room of its dialect and gets ``connection:state_sync``, a snapshot read from
+the records: Socket.IO does not replay what a client missed while away, so every
+(re)subscription starts from the server's state. Bad input is answered with
+``error:state`` (and in the event's acknowledgement), never by dropping the connection.
+
+The dialect is ``seed`` by default (``SHOKUNIN_STUDIO_SOCKET_DIALECT``); a connection picks
+its own with ``?dialect=seed|client``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import parse_qs
+
+import socketio
+from pydantic import ValidationError
+
+from shokunin.api.access import may_see
+from shokunin.api.studio_wire import DIALECTS, Dialect, to_wire
+from shokunin.studio import Studio, StudioError
+from shokunin.studio.contracts import (
+    Agent,
+    AgentLogEntry,
+    Checkpoint,
+    Project,
+    SocketResolution,
+)
+from shokunin.studio.metrics import project_metrics
+
+log = logging.getLogger(__name__)
+SYNC_LOGS = 200  # log entries a client-dialect state sync carries
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    return model.model_dump(mode="json", by_alias=True)
+
+
+class StudioSocket:
+    def __init__(self, default_dialect: Dialect) -> None:
+        # Origins are checked by the perimeter (OriginMiddleware) before a request gets here.
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*",
+                                        logger=False, engineio_logger=False)
+        self.app = socketio.ASGIApp(self.sio, socketio_path="socket.io")
+        self.default_dialect = default_dialect
+        self.studio: Studio | None = None
+        self._members: dict[str, set[str]] = {}  # project id -> subscribed sids
+        self._feeds: dict[str, asyncio.Task[None]] = {}
+        self._last_sync: dict[tuple[str, str], str] = {}  # (sid, project) -> updatedAt sent
+        self.sio.on("connect", self._connect)
+        self.sio.on("disconnect", self._disconnect)
+        self.sio.on("subscribe:project", self._subscribe)
+        self.sio.on("unsubscribe:project", self._unsubscribe)
+        self.sio.on("checkpoint:resolve", self._resolve)
+
+    async def close(self) -> None:
+        for task in self._feeds.values():
+            task.cancel()
+        for task in self._feeds.values():
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._feeds.clear()
+
+    # connection
+    async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+        query = parse_qs(environ.get("QUERY_STRING", ""))
+        dialect = (query.get("dialect") or [self.default_dialect])[0]
+        if dialect not in DIALECTS:
+            raise socketio.exceptions.ConnectionRefusedError(
+                f"unknown dialect {dialect[:20]!r}: use seed or client")
+        scope = environ.get("asgi.scope") or {}
+        principal = (scope.get("state") or {}).get("principal")
+        await self.sio.save_session(sid, {"dialect": dialect, "principal": principal})
+
+    async def _disconnect(self, sid: str, *args: Any) -> None:
+        for project_id in [p for p, sids in self._members.items() if sid in sids]:
+            self._leave(sid, project_id)
+
+    async def _error(self, sid: str, kind: str, message: str) -> dict[str, Any]:
+        await self.sio.emit("error:state", {"errorType": kind, "errorMessage": message,
+                                            "timestamp": _now()}, to=sid)
+        return {"ok": False, "error": message}
+
+    async def _project_for(self, sid: str, data: Any) -> tuple[dict[str, Any] | None, str]:
+        """The project a subscribe names (a bare id; ``{"projectId"}`` is accepted too)."""
+        project_id = data.get("projectId") if isinstance(data, dict) else data
+        if not isinstance(project_id, str) or not project_id or len(project_id) > 128:
+            return None, "send the project id as a string"
+        studio = self.studio
+        if studio is None:
+            return None, "the Studio is unavailable"
+        project = await studio.records.project(project_id)
+        session = await self.sio.get_session(sid)
+        thread = await studio.runner.store.get_thread(project_id) if project else None
+        if project is None or thread is None or not may_see(session["principal"], thread):
+            return None, f"no project {project_id[:128]!r}"
+        return project, ""
+
+    # subscriptions
+    async def _subscribe(self, sid: str, data: Any = None) -> dict[str, Any]:
+        project, why = await self._project_for(sid, data)
+        if project is None:
+            return await self._error(sid, "sync_failed", why)
+        session = await self.sio.get_session(sid)
+        project_id = project["id"]
+        await self.sio.enter_room(sid, f"{project_id}:{session['dialect']}")
+        self._members.setdefault(project_id, set()).add(sid)
+        if project_id not in self._feeds:  # subscribed before the snapshot: nothing missed
+            sub = self.studio.runner.bus.subscribe_thread(project_id)  # type: ignore[union-attr]
+            self._feeds[project_id] = asyncio.create_task(self._feed(project_id, sub))
+        try:
+            await self.sio.emit("connection:state_sync",
+                                await self._snapshot(sid, project_id, session["dialect"]),
+                                to=sid)
+        except Exception as exc:  # noqa: BLE001 - told to the client, the socket goes on
+            log.exception("state sync of project %s failed", project_id)
+            return await self._error(sid, "sync_failed", f"state sync failed: {exc}")
+        return {"ok": True}
+
+    async def _unsubscribe(self, sid: str, data: Any = None) -> dict[str, Any]:
+        project_id = data.get("projectId") if isinstance(data, dict) else data
+        if not isinstance(project_id, str):
+            return await self._error(sid, "sync_failed", "send the project id as a string")
+        session = await self.sio.get_session(sid)
+        await self.sio.leave_room(sid, f"{project_id}:{session['dialect']}")
+        self._leave(sid, project_id)
+        return {"ok": True}
+
+    def _leave(self, sid: str, project_id: str) -> None:
+        self._last_sync.pop((sid, project_id), None)
+        members = self._members.get(project_id)
+        if members is None:
+            return
+        members.discard(sid)
+        if not members:
+            del self._members[project_id]
+            feed = self._feeds.pop(project_id, None)
+            if feed is not None:
+                feed.cancel()
+
+    async def _feed(self, project_id: str, sub: Any) -> None:
+        """The project's events, to each dialect's room, in order."""
+        try:
+            while True:
+                event = await sub.get()
+                for dialect in DIALECTS:
+                    for name, payload in to_wire(event, dialect):
+                        await self.sio.emit(name, payload, room=f"{project_id}:{dialect}")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the Socket.IO feed of project %s stopped", project_id)
+            await self.sio.emit("error:state", {
+                "errorType": "sync_failed", "timestamp": _now(),
+                "errorMessage": "live updates stopped; subscribe again"},
+                room=f"{project_id}:seed")
+        finally:
+            sub.close()
+
+    async def _snapshot(self, sid: str, project_id: str, dialect: str) -> dict[str, Any]:
+        studio = self.studio
+        assert studio is not None
+        project = await studio.project(project_id)
+        agents = await studio.records.agents(project_id)
+        metrics = await project_metrics(studio.records, project, studio.phase_name(project))
+        if dialect == "client":
+            logs = await studio.records.logs(project_id=project_id, limit=SYNC_LOGS)
+            return {"projectId": project_id, "project": _dump(Project.model_validate(project)),
+                    "agents": [_dump(Agent.model_validate(a)) for a in agents],
+                    "checkpoints": [_dump(Checkpoint.model_validate(c))
+                                    for c in await studio.records.checkpoints(project_id)],
+                    "metrics": _dump(metrics),
+                    "logs": [_dump(AgentLogEntry.model_validate(r)) | {"agentId": r["agent_id"]}
+                             for r in logs],
+                    "timestamp": _now()}
+        running = [a for a in agents if a["status"] == "running"]
+        updated = project["updated_at"].isoformat()
+        previous = self._last_sync.get((sid, project_id))
+        self._last_sync[(sid, project_id)] = updated
+        return {"projectId": project_id, "serverState": {
+                    "currentAgent": running[0]["id"] if running else "",
+                    "progress": metrics.progress_percent,
+                    "completedTasks": metrics.completed_tasks,
+                    "totalTasks": metrics.total_tasks},
+                # First sync of this subscriber: whatever it holds may differ.
+                "hasDiff": previous != updated, "timestamp": _now()}
+
+    # checkpoints
+    async def _resolve(self, sid: str, data: Any = None) -> dict[str, Any]:
+        studio = self.studio
+        if studio is None:
+            return await self._error(sid, "checkpoint_failed", "the Studio is unavailable")
+        try:
+            body = SocketResolution.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "payload"
+            return await self._error(sid, "checkpoint_failed", f"{where}: {first['msg']}")
+        checkpoint = await studio.records.checkpoint(body.checkpoint_id)
+        if checkpoint is None or (await self._project_for(sid, checkpoint["project_id"]))[0] \
+                is None:
+            return await self._error(sid, "checkpoint_failed",
+                                     f"no checkpoint {body.checkpoint_id!r}")
+        try:
+            row = await studio.resolve(body.checkpoint_id, body.resolution, body.feedback)
+        except StudioError as exc:
+            return await self._error(sid, "checkpoint_failed", str(exc))
+        return {"ok": True, "checkpoint": _dump(Checkpoint.model_validate(row))}

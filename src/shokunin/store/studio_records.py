@@ -1,0 +1,164 @@
+"""The Studio's records: projects, agents, checkpoints, outputs and logs (seed 002).
+
+Rows whose ids are derived (agents, checkpoints, outputs) are inserted only if absent, so a
+graph node that LangGraph re-runs after an interrupt or a crash finds what it wrote before.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Table, and_, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from shokunin.store import schema
+
+projects = schema.studio_projects
+agents = schema.studio_agents
+checkpoints = schema.studio_checkpoints
+outputs = schema.studio_outputs
+logs = schema.studio_logs
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class StudioRecords:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+
+    async def _rows(self, query: Any) -> list[dict[str, Any]]:
+        async with self.engine.connect() as conn:
+            return [dict(r) for r in (await conn.execute(query)).mappings()]
+
+    async def _row(self, table: Table, row_id: str) -> dict[str, Any] | None:
+        rows = await self._rows(select(table).where(table.c.id == row_id))
+        return rows[0] if rows else None
+
+    async def _insert_absent(self, table: Table, row: dict[str, Any]) -> dict[str, Any]:
+        """Insert ``row`` unless a row with its id exists; return the stored row."""
+        async with self.engine.begin() as conn:
+            await conn.execute(self._insert(table).values(**row)
+                               .on_conflict_do_nothing(index_elements=["id"]))
+            stored = (await conn.execute(select(table).where(table.c.id == row["id"]))
+                      ).mappings().first()
+            return dict(stored)  # type: ignore[arg-type]
+
+    async def _update(self, table: Table, row_id: str, values: dict[str, Any],
+                      where: Any = None) -> bool:
+        condition = table.c.id == row_id if where is None else and_(table.c.id == row_id, where)
+        async with self.engine.begin() as conn:
+            return (await conn.execute(update(table).where(condition).values(**values))
+                    ).rowcount == 1
+
+    # projects
+    async def add_project(self, row: dict[str, Any], agent_rows: list[dict[str, Any]]) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(projects.insert().values(**row))
+            if agent_rows:
+                await conn.execute(agents.insert(), agent_rows)
+
+    async def project(self, project_id: str) -> dict[str, Any] | None:
+        return await self._row(projects, project_id)
+
+    async def projects(self) -> list[dict[str, Any]]:
+        return await self._rows(select(projects).order_by(projects.c.created_at.desc(),
+                                                          projects.c.id))
+
+    async def projects_with_status(self, *statuses: str) -> list[dict[str, Any]]:
+        return await self._rows(select(projects).where(projects.c.status.in_(statuses)))
+
+    async def update_project(self, project_id: str, values: dict[str, Any],
+                             from_status: tuple[str, ...] | None = None,
+                             where_phase_below: int | None = None) -> bool:
+        """Update the project; with ``from_status``, only if its status is one of those
+        (a compare-and-set: of two racing transitions, one wins); with
+        ``where_phase_below``, only if its current phase is lower."""
+        conditions = []
+        if from_status:
+            conditions.append(projects.c.status.in_(from_status))
+        if where_phase_below is not None:
+            conditions.append(projects.c.current_phase < where_phase_below)
+        return await self._update(projects, project_id, {**values, "updated_at": now()},
+                                  and_(*conditions) if conditions else None)
+
+    # agents
+    async def agents(self, project_id: str) -> list[dict[str, Any]]:
+        return await self._rows(select(agents).where(agents.c.project_id == project_id)
+                                .order_by(agents.c.created_at, agents.c.id))
+
+    async def agent(self, agent_id: str) -> dict[str, Any] | None:
+        return await self._row(agents, agent_id)
+
+    async def ensure_agent(self, row: dict[str, Any]) -> dict[str, Any]:
+        return await self._insert_absent(agents, row)
+
+    async def update_agent(self, agent_id: str, values: dict[str, Any]) -> bool:
+        return await self._update(agents, agent_id, values)
+
+    async def finished_samples(self, agent_type: str, limit: int) -> list[dict[str, Any]]:
+        """The latest completed agents of a type, anywhere: the ETA's evidence."""
+        return await self._rows(
+            select(agents.c.duration_ms, agents.c.tokens_used)
+            .where(agents.c.type == agent_type, agents.c.status == "completed",
+                   agents.c.duration_ms.is_not(None))
+            .order_by(agents.c.completed_at.desc()).limit(limit))
+
+    # checkpoints
+    async def ensure_checkpoint(self, row: dict[str, Any]) -> dict[str, Any]:
+        return await self._insert_absent(checkpoints, row)
+
+    async def checkpoint(self, checkpoint_id: str) -> dict[str, Any] | None:
+        return await self._row(checkpoints, checkpoint_id)
+
+    async def checkpoints(self, project_id: str) -> list[dict[str, Any]]:
+        return await self._rows(select(checkpoints).where(checkpoints.c.project_id == project_id)
+                                .order_by(checkpoints.c.created_at, checkpoints.c.id))
+
+    async def resolve_checkpoint(self, checkpoint_id: str, status: str,
+                                 feedback: str | None) -> bool:
+        """Resolve a pending checkpoint; False if it was no longer pending (one wins)."""
+        at = now()
+        return await self._update(checkpoints, checkpoint_id, {
+            "status": status, "feedback": feedback, "resolved_at": at, "updated_at": at},
+            checkpoints.c.status == "pending")
+
+    # outputs
+    async def ensure_output(self, row: dict[str, Any]) -> dict[str, Any]:
+        return await self._insert_absent(outputs, row)
+
+    async def output(self, output_id: str) -> dict[str, Any] | None:
+        return await self._row(outputs, output_id)
+
+    async def outputs(self, *, agent_id: str | None = None,
+                      project_id: str | None = None) -> list[dict[str, Any]]:
+        query = select(outputs).order_by(outputs.c.created_at, outputs.c.id)
+        if agent_id is not None:
+            query = query.where(outputs.c.agent_id == agent_id)
+        if project_id is not None:
+            query = query.where(outputs.c.project_id == project_id)
+        return await self._rows(query)
+
+    # logs
+    async def add_log(self, row: dict[str, Any]) -> dict[str, Any]:
+        return await self._insert_absent(logs, row)
+
+    async def logs(self, *, agent_id: str | None = None, project_id: str | None = None,
+                   limit: int = 500) -> list[dict[str, Any]]:
+        """The newest ``limit`` entries, oldest first."""
+        query = select(logs).order_by(logs.c.timestamp.desc(), logs.c.id.desc()).limit(limit)
+        if agent_id is not None:
+            query = query.where(logs.c.agent_id == agent_id)
+        if project_id is not None:
+            query = query.where(logs.c.project_id == project_id)
+        return list(reversed(await self._rows(query)))
+
+    async def token_total(self, project_id: str) -> int:
+        async with self.engine.connect() as conn:
+            total = (await conn.execute(select(func.coalesce(func.sum(agents.c.tokens_used), 0))
+                                        .where(agents.c.project_id == project_id))).scalar()
+            return int(total or 0)

@@ -1,0 +1,215 @@
+"""The Studio's wire types (seed 002), as pydantic models that dump camelCase.
+
+Enum values are the seed's. One spelling differs between the seed's two halves: a change
+request is ``changes_requested`` on the socket and ``revision_requested`` in REST; both
+are accepted everywhere (``parse_resolution``) and stored as ``revision_requested``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+# SQLite gives back naive datetimes (stored as UTC): every time on the wire says it is UTC.
+Timestamp = Annotated[datetime, AfterValidator(
+    lambda value: value if value.tzinfo else value.replace(tzinfo=UTC))]
+
+ProjectStatus = Literal["draft", "running", "paused", "completed", "failed"]
+AgentStatus = Literal["pending", "running", "completed", "failed", "blocked"]
+CheckpointStatus = Literal["pending", "approved", "rejected", "revision_requested"]
+AgentType = Literal[
+    "concept", "design", "scenario", "character", "world", "task_split",
+    "code_leader", "asset_leader", "code_worker", "asset_worker",
+    "integrator", "tester", "reviewer"]
+OutputType = Literal[
+    "concept_doc", "design_doc", "scenario_doc", "character_specs", "world_design",
+    "task_breakdown", "code", "asset_image", "asset_audio",
+    "build_result", "test_result", "review_result"]
+CheckpointType = Literal[
+    "concept_review", "design_review", "scenario_review", "character_review", "world_review",
+    "task_split_review", "code_review", "asset_review", "integration_review",
+    "test_review", "final_review", "release_decision"]
+ErrorType = Literal["timeout", "llm_error", "validation_error", "dependency_error"]
+Resolution = Literal["approved", "rejected", "revision_requested"]
+RESOLUTIONS = ("approved", "rejected", "revision_requested", "changes_requested")
+
+
+def parse_resolution(value: str) -> Resolution:
+    """Either spelling of a change request, as stored: ``revision_requested``."""
+    if value == "changes_requested":
+        return "revision_requested"
+    if value in ("approved", "rejected", "revision_requested"):
+        return value  # type: ignore[return-value]
+    raise ValueError(f"resolution must be one of {', '.join(RESOLUTIONS)}")
+
+
+def socket_resolution(value: str) -> str:
+    """The socket's spelling of a stored resolution (seed 1.1 CheckpointResolvedEvent)."""
+    return "changes_requested" if value == "revision_requested" else value
+
+
+class Wire(BaseModel):
+    """Dumps camelCase (``model_dump(by_alias=True)``), accepts either case; built from a
+    stored row, it ignores the row's own columns."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True,
+                              extra="ignore")
+
+
+class Input(Wire):
+    """A request body: an unknown field is an error that names it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class GameConcept(Input):
+    description: str = Field(min_length=1, max_length=10_000)
+    platform: Literal["web", "desktop", "mobile"]
+    scope: Literal["mvp", "full"]
+    genre: str | None = Field(default=None, max_length=200)
+    target_audience: str | None = Field(default=None, max_length=500)
+
+
+class ProjectConfig(Input):
+    llm_provider: Literal["claude", "gpt4"] | None = None
+    max_tokens_per_agent: int | None = Field(default=None, ge=1, le=10_000_000)
+    enable_asset_generation: bool | None = None
+
+
+class CreateProjectInput(Input):
+    name: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=10_000)
+    concept: GameConcept
+    config: ProjectConfig | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name must not be blank")
+        return value.strip()
+
+
+class UpdateProjectInput(Input):
+    """PATCH: the fields given replace the stored ones (concept only while a draft)."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=10_000)
+    concept: GameConcept | None = None
+    config: ProjectConfig | None = None
+
+
+class ResolveCheckpointRequest(Input):
+    resolution: Literal["approved", "rejected", "revision_requested", "changes_requested"]
+    feedback: str | None = Field(default=None, max_length=20_000)
+
+
+class SocketResolution(ResolveCheckpointRequest):
+    checkpoint_id: str = Field(min_length=1, max_length=64)
+
+
+class Project(Wire):
+    id: str
+    name: str
+    description: str | None = None
+    concept: GameConcept | None = None
+    status: ProjectStatus
+    current_phase: Literal[1, 2, 3]
+    state: dict[str, Any] | None = None
+    config: ProjectConfig | None = None
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class Agent(Wire):
+    id: str
+    project_id: str
+    type: AgentType
+    status: AgentStatus
+    progress: int
+    current_task: str | None
+    tokens_used: int
+    started_at: Timestamp | None
+    completed_at: Timestamp | None
+    error: str | None
+    parent_agent_id: str | None
+    metadata: dict[str, Any]
+    created_at: Timestamp
+
+
+class AgentLogEntry(Wire):
+    id: str
+    timestamp: Timestamp
+    level: Literal["debug", "info", "warn", "error"]
+    message: str
+    progress: int | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class AgentOutput(Wire):
+    id: str
+    agent_id: str
+    output_type: OutputType
+    content: dict[str, Any] | None
+    file_path: str | None
+    tokens_used: int
+    generation_time_ms: int
+    created_at: Timestamp
+
+
+class CheckpointOutput(Wire):
+    document_type: str | None = None
+    summary: str | None = None
+    content: dict[str, Any] | None = None
+    tokens_used: int | None = None
+    generation_time_ms: int | None = None
+    preview_url: str | None = None
+
+
+class Checkpoint(Wire):
+    id: str
+    project_id: str
+    agent_id: str
+    type: CheckpointType
+    title: str
+    description: str | None
+    output: CheckpointOutput
+    status: CheckpointStatus
+    feedback: str | None
+    resolved_at: Timestamp | None
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class AgentMetrics(Wire):
+    agent_id: str
+    agent_type: AgentType
+    status: AgentStatus
+    progress: int
+    current_task: str | None
+    tokens_used: int
+    tokens_estimated: int
+    runtime_seconds: float
+    estimated_remaining_seconds: float | None
+    completed_tasks: int
+    total_tasks: int
+    active_sub_agents: int
+    sub_agent_metrics: list[AgentMetrics]
+
+
+class ProjectMetrics(Wire):
+    project_id: str
+    total_tokens_used: int
+    estimated_total_tokens: int
+    elapsed_time_seconds: float
+    # null until agents of the remaining types have finished somewhere (no sample to go by)
+    estimated_remaining_seconds: float | None
+    estimated_end_time: Timestamp | None
+    completed_tasks: int
+    total_tasks: int
+    progress_percent: float
+    current_phase: Literal[1, 2, 3]
+    phase_name: str

@@ -1,0 +1,292 @@
+"""What one run of a project does to its records: the actions of the graph's nodes.
+
+Every action is safe to repeat: LangGraph re-runs an interrupted node from its start, and
+a project resumed after a crash re-runs the nodes that had not finished. Rows have derived
+ids and are written only if absent; events are emitted only on a real change (an agent
+that is already running is not started again, a checkpoint that exists is not created
+again), so a replay neither duplicates nor loses an output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from shokunin import events as ev
+from shokunin.runs import RunContext
+from shokunin.store.studio_records import StudioRecords, now
+from shokunin.studio.brains import Brain, Job, JobFailed, Produced
+from shokunin.studio.contracts import Agent, AgentLogEntry, Checkpoint
+from shokunin.studio.metrics import elapsed_seconds, project_metrics
+from shokunin.studio.pauses import Pauses
+from shokunin.studio.pipeline import AgentSpec, Pipeline
+
+_IDS = uuid.UUID("6f1b7c0e-58a4-4c8e-9d0f-0b9a4b6c2d11")  # namespace of derived ids
+# How often a paused node looks at the database (another process may have resumed it).
+PAUSE_POLL_SECONDS = 2.0
+
+
+def derived_id(*parts: str) -> str:
+    return uuid.uuid5(_IDS, "/".join(parts)).hex
+
+
+def agent_id(project_id: str, agent_type: str, task_id: str | None = None) -> str:
+    return derived_id(project_id, agent_type, *([task_id] if task_id else []))
+
+
+class GaveUp(Exception):  # noqa: N818 - the agent gave up after its retries
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+def agent_wire(row: dict[str, Any]) -> dict[str, Any]:
+    return Agent.model_validate(row).model_dump(mode="json", by_alias=True)
+
+
+def checkpoint_wire(row: dict[str, Any]) -> dict[str, Any]:
+    return Checkpoint.model_validate(row).model_dump(mode="json", by_alias=True)
+
+
+def log_wire(row: dict[str, Any]) -> dict[str, Any]:
+    return AgentLogEntry.model_validate(row).model_dump(mode="json", by_alias=True,
+                                                        exclude_none=True)
+
+
+class ProjectSession:
+    def __init__(self, ctx: RunContext, records: StudioRecords, brain: Brain,
+                 pipeline: Pipeline, pauses: Pauses) -> None:
+        self.ctx = ctx
+        self.records = records
+        self.brain = brain
+        self.pipeline = pipeline
+        self.pauses = pauses
+        self.project_id = ctx.thread_id
+        self.outputs_dir = ctx.workspace / "outputs"
+
+    # the project
+    async def project(self) -> dict[str, Any]:
+        project = await self.records.project(self.project_id)
+        if project is None:
+            raise LookupError(f"project {self.project_id} is gone")
+        return project
+
+    async def gate(self) -> dict[str, Any]:
+        """A node boundary: wait here while the project is paused; return the project."""
+        while True:
+            project = await self.project()
+            if project["status"] != "paused":
+                return project
+            await self.pauses.wait(self.project_id, PAUSE_POLL_SECONDS)
+
+    async def enter_phase(self, phase: int) -> None:
+        if await self.records.update_project(self.project_id, {"current_phase": phase},
+                                             where_phase_below=phase):
+            await self.ctx.emit(ev.PhaseChanged(
+                project_id=self.project_id, phase=phase,
+                phase_name=self.pipeline.phase_name(phase)))
+
+    async def set_status(self, new: str, *, from_status: tuple[str, ...]) -> bool:
+        project = await self.project()
+        values: dict[str, Any] = {"status": new}
+        if new != "running" and project["running_since"] is not None:
+            values |= {"elapsed_seconds": elapsed_seconds(project), "running_since": None}
+        if not await self.records.update_project(self.project_id, values,
+                                                 from_status=from_status):
+            return False
+        await self.ctx.emit(ev.ProjectStatus(project_id=self.project_id,
+                                             old_status=project["status"], new_status=new))
+        return True
+
+    async def metrics(self) -> None:
+        project = await self.project()
+        figures = await project_metrics(self.records, project,
+                                        self.pipeline.phase_name(project["current_phase"]))
+        await self.ctx.emit(ev.ProjectMetrics(metrics=figures.model_dump(
+            mode="json", by_alias=True)))
+
+    # agents
+    async def agent(self, spec: AgentSpec | str, task: dict[str, Any] | None = None,
+                    parent: str | None = None) -> dict[str, Any]:
+        """The agent's row, created if it is a worker seen for the first time."""
+        agent_type = spec if isinstance(spec, str) else spec.type
+        row_id = agent_id(self.project_id, agent_type, task["id"] if task else None)
+        row = await self.records.agent(row_id)
+        if row is None:
+            row = await self.records.ensure_agent({
+                "id": row_id, "project_id": self.project_id, "type": agent_type,
+                "status": "pending", "progress": 0, "tokens_used": 0,
+                "parent_agent_id": parent, "created_at": now(),
+                "metadata": {"task": task} if task else {}})
+        return row
+
+    async def begin(self, agent: dict[str, Any], what: str) -> None:
+        if agent["status"] == "running":
+            return  # a re-run of the node: it started before
+        values = {"status": "running", "progress": 0, "current_task": what, "error": None,
+                  "completed_at": None, "started_at": agent["started_at"] or now()}
+        await self.records.update_agent(agent["id"], values)
+        await self.ctx.emit(ev.AgentStarted(agent=agent_wire({**agent, **values})))
+
+    async def log(self, agent: dict[str, Any], message: str, level: str = "info",
+                  progress: int | None = None, metadata: dict[str, Any] | None = None) -> None:
+        row = await self.records.add_log({
+            "id": uuid.uuid4().hex, "project_id": self.project_id, "agent_id": agent["id"],
+            "timestamp": now(), "level": level, "message": message, "progress": progress,
+            "metadata": metadata})
+        await self.ctx.emit(ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)))
+
+    async def progress(self, agent: dict[str, Any], percent: int, what: str,
+                       done: int = 0, total: int = 1) -> None:
+        await self.records.update_agent(agent["id"], {"progress": percent, "current_task": what})
+        await self.ctx.emit(ev.AgentProgress(agent_id=agent["id"], progress=percent,
+                                             current_task=what, completed_tasks=done,
+                                             total_tasks=total))
+
+    async def produce(self, spec: AgentSpec, agent: dict[str, Any], job: Job,
+                      max_retries: int) -> dict[str, Any]:
+        """The agent's output for ``job.attempt``: the stored one if this attempt wrote it
+        before, else the brain's, with retries. Raise ``GaveUp`` after the last retry."""
+        output_id = derived_id(agent["id"], "output", str(job.attempt))
+        stored = await self.records.output(output_id)
+        if stored is not None:
+            return stored
+        await self.begin(agent, job.title)
+        for retry in range(max_retries + 1):
+            await self.progress(agent, 10, f"{job.title}: 作成中" + (
+                f"(再試行 {retry})" if retry else ""))
+            started = time.perf_counter()
+            try:
+                produced = await self.brain.produce(job)
+            except JobFailed as exc:
+                can_retry = retry < max_retries
+                await self.log(agent, f"{exc.error_type}: {exc}", level="error",
+                               metadata={"retry": retry})
+                await self.ctx.emit(ev.AgentFailed(
+                    agent_id=agent["id"], error_type=exc.error_type, error_message=str(exc),
+                    can_retry=can_retry, retry_count=retry + 1 if can_retry else retry,
+                    max_retries=max_retries, llm_error=exc.llm_error,
+                    retry_after=exc.retry_after))
+                if not can_retry:
+                    raise GaveUp(exc.error_type, str(exc)) from None
+                await asyncio.sleep(min(exc.retry_after or 0, 30))
+                continue
+            elapsed_ms = int((time.perf_counter() - started) * 1000)
+            return await self._store(spec, agent, job, produced, output_id, elapsed_ms)
+        raise AssertionError("unreachable")
+
+    async def _store(self, spec: AgentSpec, agent: dict[str, Any], job: Job,
+                     produced: Produced, output_id: str, elapsed_ms: int) -> dict[str, Any]:
+        first_file = None
+        for rel, text in produced.files.items():
+            path = (self.outputs_dir / rel).resolve()
+            if not path.is_relative_to(self.outputs_dir.resolve()):
+                raise GaveUp("validation_error", f"output path {rel!r} leaves the project")
+            await asyncio.to_thread(_write, path, text)
+            first_file = first_file or f"outputs/{rel}"
+        output_type = (spec.workers.output if spec.workers and job.task else spec.output)
+        row = await self.records.ensure_output({
+            "id": output_id, "project_id": self.project_id, "agent_id": agent["id"],
+            "output_type": output_type,
+            "content": produced.content | {"summary": produced.summary, "attempt": job.attempt},
+            "file_path": first_file, "tokens_used": produced.tokens,
+            "generation_time_ms": elapsed_ms, "created_at": now()})
+        fresh = await self.records.agent(agent["id"]) or agent
+        tokens = int(fresh["tokens_used"] or 0) + produced.tokens
+        await self.records.update_agent(agent["id"], {
+            "tokens_used": tokens, "duration_ms": int(fresh["duration_ms"] or 0) + elapsed_ms})
+        await self.log(agent, f"出力を作成: {produced.summary}", progress=90,
+                       metadata={"outputId": output_id, "tokens": produced.tokens})
+        if produced.tokens:
+            await self.ctx.emit(ev.AgentTokens(agent_id=agent["id"], tokens_used=produced.tokens,
+                                               tokens_total=tokens))
+        await self.progress(agent, 90, f"{job.title}: 出力済み")
+        return row
+
+    async def complete(self, agent: dict[str, Any], summary: str) -> None:
+        fresh = await self.records.agent(agent["id"]) or agent
+        if fresh["status"] == "completed":
+            return
+        await self.records.update_agent(agent["id"], {
+            "status": "completed", "progress": 100, "current_task": None,
+            "completed_at": now()})
+        await self.ctx.emit(ev.AgentCompleted(
+            agent_id=agent["id"], duration_ms=int(fresh["duration_ms"] or 0),
+            tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500]))
+        await self.metrics()
+
+    async def fail(self, agent: dict[str, Any], error: str, *, status: str = "failed",
+                   error_type: str | None = None) -> None:
+        """Mark the agent failed (or blocked); a ``error_type`` also tells the clients (a
+        failure after retries was told as it happened)."""
+        fresh = await self.records.agent(agent["id"]) or agent
+        if fresh["status"] in ("failed", "blocked", "completed"):
+            return
+        await self.records.update_agent(agent["id"], {
+            "status": status, "error": error, "current_task": None, "completed_at": now()})
+        if error_type is not None:
+            await self.ctx.emit(ev.AgentFailed(
+                agent_id=agent["id"], error_type=error_type, error_message=error,
+                can_retry=False, retry_count=0, max_retries=0))
+        await self.log(agent, error, level="warn" if status == "blocked" else "error")
+
+    # checkpoints
+    async def checkpoint(self, spec: AgentSpec, agent: dict[str, Any], attempt: int,
+                         outputs: list[dict[str, Any]]) -> dict[str, Any]:
+        """The checkpoint of this attempt, created (and told) once."""
+        assert spec.checkpoint is not None
+        checkpoint_id = derived_id(agent["id"], "checkpoint", str(attempt))
+        row = await self.records.checkpoint(checkpoint_id)
+        if row is not None:
+            return row
+        summary = "\n".join(str((o["content"] or {}).get("summary", "")) for o in outputs)
+        content: dict[str, Any] = (outputs[0]["content"] or {}) if len(outputs) == 1 else {
+            "outputs": [{"agentId": o["agent_id"], "filePath": o["file_path"],
+                         **(o["content"] or {})} for o in outputs]}
+        at = now()
+        row = await self.records.ensure_checkpoint({
+            "id": checkpoint_id, "project_id": self.project_id, "agent_id": agent["id"],
+            "type": spec.checkpoint, "title": f"{spec.title or spec.type} の確認"
+            + (f"(修正 {attempt} 回目)" if attempt else ""),
+            "description": f"{spec.type} の出力 ({spec.output}) を確認してください。",
+            "output": {"documentType": spec.output, "summary": summary[:4000],
+                       "content": content,
+                       "tokensUsed": sum(o["tokens_used"] for o in outputs),
+                       "generationTimeMs": sum(o["generation_time_ms"] for o in outputs)},
+            "status": "pending", "feedback": None, "resolved_at": None,
+            "created_at": at, "updated_at": at})
+        await self.progress(agent, 95, "承認待ち")
+        await self.ctx.emit(ev.CheckpointCreated(checkpoint_id=checkpoint_id,
+                                                 payload=checkpoint_wire(row)))
+        return row
+
+    async def upstream(self, spec: AgentSpec) -> dict[str, dict[str, Any]]:
+        """The latest outputs of the agent's dependencies, by output type."""
+        found: dict[str, dict[str, Any]] = {}
+        for dep in spec.depends_on:
+            dep_id = agent_id(self.project_id, dep)
+            rows = await self.records.outputs(agent_id=dep_id)
+            if rows:
+                found[self.pipeline.by_type[dep].output] = rows[-1]["content"] or {}
+        return found
+
+    async def files(self) -> dict[str, str]:
+        """The text of every file the project's outputs wrote, by relative path."""
+        if not self.outputs_dir.is_dir():
+            return {}
+        return await asyncio.to_thread(_read_tree, self.outputs_dir)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)  # atomic: a crash leaves the old file or the new one, never half
+
+
+def _read_tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.name.endswith(".part")}

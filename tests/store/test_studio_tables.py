@@ -1,0 +1,37 @@
+"""Migration v5: the Studio's tables; a project's rows go with its thread."""
+
+from __future__ import annotations
+
+from sqlalchemy import inspect
+
+from shokunin.store import Store
+from shokunin.store.studio_records import StudioRecords, now
+
+
+async def test_a_project_and_its_agents_go_when_its_thread_is_deleted(db_url: str) -> None:
+    store = await Store.open(db_url)
+    try:
+        async with store.engine.connect() as conn:
+            names = await conn.run_sync(lambda c: inspect(c).get_table_names())
+        assert {"studio_projects", "studio_agents", "studio_checkpoints", "studio_outputs",
+                "studio_logs"} <= set(names)
+        records = StudioRecords(store.engine)
+        await store.ensure_thread("p1", "studio")
+        at = now()
+        await records.add_project({
+            "id": "p1", "name": "n", "status": "draft", "current_phase": 1, "pipeline": {},
+            "elapsed_seconds": 0.0, "created_at": at, "updated_at": at},
+            [{"id": "a1", "project_id": "p1", "type": "concept", "status": "pending",
+              "progress": 0, "tokens_used": 0, "metadata": {}, "created_at": at}])
+        row = {"id": "o1", "project_id": "p1", "agent_id": "a1", "output_type": "concept_doc",
+               "content": {"summary": "first"}, "tokens_used": 0, "generation_time_ms": 0,
+               "created_at": at}
+        await records.ensure_output(row)
+        again = await records.ensure_output({**row, "content": {"summary": "second"}})
+        assert again["content"] == {"summary": "first"}  # written once, found after
+        assert await store.delete_thread("p1")
+        assert await records.project("p1") is None
+        assert await records.agents("p1") == []
+        assert await records.outputs(project_id="p1") == []
+    finally:
+        await store.close()
