@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+
 from shokunin.api.services import Services
+from shokunin.studio import StudioConflict, StudioNotFound
+from shokunin.studio.metrics import project_metrics
+from shokunin.studio.session import agent_id
 from tests.studio.conftest import new_project, pending, settle
 
 
@@ -37,3 +44,100 @@ async def test_a_project_approved_at_every_checkpoint_completes_with_every_agent
     # nine documents, one per agent that is not a leader or a worker; 3 code files, 2 assets
     assert len(outputs) == len({o["id"] for o in outputs}) == 9 + 3 + 2
     assert final["current_phase"] == 3
+
+
+async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again(
+        services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    await studio.start(project["id"])
+    await settle(services, project["id"])
+    [first] = await pending(services, project["id"])
+    await studio.resolve(first["id"], "changes_requested", "敵をもっと増やして")
+    await settle(services, project["id"])
+    [second] = await pending(services, project["id"])
+    assert second["id"] != first["id"] and second["agent_id"] == first["agent_id"]
+    assert "修正 1 回目" in second["title"]
+    assert "敵をもっと増やして" in second["output"]["summary"]
+    assert (await studio.checkpoint(first["id"]))["status"] == "revision_requested"
+    outputs = await studio.records.outputs(agent_id=first["agent_id"])
+    assert [o["content"]["attempt"] for o in outputs] == [0, 1]
+    await studio.resolve(second["id"], "approved", None)
+    await settle(services, project["id"])
+    agent = await studio.agent(first["agent_id"])
+    assert agent["status"] == "completed"
+    [design] = await pending(services, project["id"])
+    assert design["type"] == "design_review"
+
+
+async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
+        services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    await studio.start(project["id"])
+    await settle(services, project["id"])
+    [concept] = await pending(services, project["id"])
+    await studio.resolve(concept["id"], "rejected", "方向性が違う")
+    final = await settle(services, project["id"])
+    assert final["status"] == "failed"
+    by_type = {a["type"]: a for a in await studio.records.agents(project["id"])}
+    assert by_type["concept"]["status"] == "failed"
+    assert "方向性が違う" in by_type["concept"]["error"]
+    assert by_type["design"]["status"] == "blocked"
+    assert by_type["reviewer"]["status"] == "blocked"
+    run = await services.store.get_run(final["run_id"])
+    assert run["status"] == "completed"  # the run ended; the project failed
+
+
+async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
+        services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    await studio.start(project["id"])
+    await settle(services, project["id"])
+    [concept] = await pending(services, project["id"])
+    await studio.resolve(concept["id"], "approved", None)
+    with pytest.raises(StudioConflict, match="already approved"):
+        await studio.resolve(concept["id"], "rejected", None)
+    await settle(services, project["id"])
+    [design] = await pending(services, project["id"])
+    await studio.resolve(design["id"], "rejected", None)
+    await settle(services, project["id"])
+    with pytest.raises(StudioConflict, match="no longer be resolved"):
+        await studio.resolve(design["id"], "approved", None)
+
+
+async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    await studio.start(project["id"])
+    await settle(services, project["id"])
+    [concept] = await pending(services, project["id"])
+    await studio.pause(project["id"])
+    await studio.resolve(concept["id"], "approved", None)  # allowed while paused
+    await asyncio.sleep(0.3)
+    design = await studio.agent(agent_id(project["id"], "design"))
+    assert design["status"] == "pending"  # the next node waits at its boundary
+    assert services.runner.is_live((await studio.project(project["id"]))["run_id"])
+    with pytest.raises(StudioConflict):
+        await studio.pause(project["id"])
+    await studio.resume(project["id"])
+    await settle(services, project["id"])
+    [design_review] = await pending(services, project["id"])
+    assert design_review["type"] == "design_review"
+    figures = await project_metrics(studio.records, await studio.project(project["id"]),
+                                    "planning")
+    assert figures.completed_tasks == 1 and figures.total_tasks == 11
+
+
+async def test_wrong_transitions_are_conflicts(services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    for action in (studio.pause, studio.resume):
+        with pytest.raises(StudioConflict, match="only from"):
+            await action(project["id"])
+    await studio.start(project["id"])
+    with pytest.raises(StudioConflict, match="cannot go from running to running"):
+        await studio.start(project["id"])
+    with pytest.raises(StudioNotFound):
+        await studio.start("nope")

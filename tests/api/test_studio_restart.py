@@ -1,0 +1,91 @@
+"""kill -9 of the server in the middle of a Studio project, then a restart: the project
+goes on from LangGraph's last checkpoint; no agent output is written twice or lost.
+
+The model is a fake OpenAI server: one of three agents running side by side hangs (its
+request is never answered) while the other two finish, so the kill lands mid-step."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.fake_openai import API_KEY, FakeOpenAI, Hang, Reply
+from tests.live_server import LiveServer
+
+UNIVERSAL = json.dumps({  # fits every output schema (pydantic ignores the other keys)
+    "summary": "雨の街", "sections": [{"heading": "h", "body": "b"}],
+    "tasks": [{"id": "loop", "kind": "code", "title": "t", "description": "d"},
+              {"id": "hero", "kind": "asset", "title": "t", "description": "d"}],
+    "path": "assets/x.svg", "language": "svg", "content": "<svg/>", "svg": "<svg/>"},
+    ensure_ascii=False)
+CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
+
+
+def wait_for(check: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def pending(http: httpx.Client, project_id: str) -> list[dict[str, Any]]:
+    return [c for c in http.get(f"/api/projects/{project_id}/checkpoints").json()
+            if c["status"] == "pending"]
+
+
+def test_a_project_killed_mid_step_resumes_after_restart_without_redoing_agents(
+        tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        env = {"SHOKUNIN_MODEL": "openai:fake-gpt", "SHOKUNIN_MODEL_BASE_URL": fake.base_url,
+               "SHOKUNIN_MODEL_API_KEY": API_KEY}
+        server = LiveServer(tmp_path / "server", env=env).start()
+        try:
+            # concept, design, then scenario/character/world side by side: one hangs
+            fake.script(Reply(UNIVERSAL), Reply(UNIVERSAL), Reply(UNIVERSAL), Reply(UNIVERSAL),
+                        Hang())
+            http = httpx.Client(base_url=server.url, timeout=10)
+            project = http.post("/api/projects", json={"name": "雨", "concept": CONCEPT}).json()
+            pid = project["id"]
+            http.post(f"/api/projects/{pid}/start").raise_for_status()
+            for _ in range(2):  # concept, design
+                [checkpoint] = wait_for(lambda: pending(http, pid))
+                http.post(f"/api/checkpoints/{checkpoint['id']}/resolve",
+                          json={"resolution": "approved"}).raise_for_status()
+                wait_for(lambda cp=checkpoint: not any(
+                    c["id"] == cp["id"] for c in pending(http, pid)))
+            two = wait_for(lambda: len(pending(http, pid)) == 2 and pending(http, pid))
+            wait_for(lambda: len(fake.requests) == 5)  # the third is hanging now
+            before = {a["type"]: a for a in http.get(f"/api/projects/{pid}/agents").json()}
+            hung = next(t for t in ("scenario", "character", "world")
+                        if before[t]["status"] == "running" and before[t]["progress"] < 90)
+            server.proc.kill()  # SIGKILL: no shutdown, no cleanup
+            server.proc.wait()
+
+            fake.script(Reply(UNIVERSAL))  # the hung agent's second try is answered
+            server.start()
+            third = wait_for(lambda: len(pending(http, pid)) == 3 and pending(http, pid))
+            assert {c["id"] for c in two} < {c["id"] for c in third}  # the two kept theirs
+            agents = {a["type"]: a for a in http.get(f"/api/projects/{pid}/agents").json()}
+            assert agents["concept"]["status"] == agents["design"]["status"] == "completed"
+            assert agents[hung]["progress"] >= 90
+            # 2 + 3 answered before the kill (one never arrived), 1 after: nothing redone
+            assert len(fake.requests) == 6
+            outputs = Counter()
+            for agent in agents.values():
+                rows = http.get(f"/api/agents/{agent['id']}/outputs").json()
+                outputs[agent["type"]] = len(rows)
+            assert outputs == Counter({"concept": 1, "design": 1, "scenario": 1,
+                                       "character": 1, "world": 1})
+            checkpoints = http.get(f"/api/projects/{pid}/checkpoints").json()
+            assert len(checkpoints) == len({c["id"] for c in checkpoints}) == 5
+            assert http.get(f"/api/projects/{pid}").json()["status"] == "running"
+        finally:
+            server.stop()
