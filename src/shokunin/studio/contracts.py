@@ -10,7 +10,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 
 # SQLite gives back naive datetimes (stored as UTC): every time on the wire says it is UTC.
@@ -65,7 +72,15 @@ class Input(Wire):
     model_config = ConfigDict(extra="forbid")
 
 
-class GameConcept(Input):
+class Optional_(Input):
+    """The seed's optional fields (``genre?``) are left out when unset, not sent as null."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset(self, handler: Any) -> dict[str, Any]:
+        return {k: v for k, v in handler(self).items() if v is not None}
+
+
+class GameConcept(Optional_):
     description: str = Field(min_length=1, max_length=10_000)
     platform: Literal["web", "desktop", "mobile"]
     scope: Literal["mvp", "full"]
@@ -73,7 +88,7 @@ class GameConcept(Input):
     target_audience: str | None = Field(default=None, max_length=500)
 
 
-class ProjectConfig(Input):
+class ProjectConfig(Optional_):
     llm_provider: Literal["claude", "gpt4"] | None = None
     max_tokens_per_agent: int | None = Field(default=None, ge=1, le=10_000_000)
     enable_asset_generation: bool | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -210,11 +211,15 @@ class ProjectSession:
         fresh = await self.records.agent(agent["id"]) or agent
         if fresh["status"] == "completed":
             return
+        at = now()
+        duration = fresh["duration_ms"]
+        if duration is None:  # a leader without a checkpoint: from its start to now
+            duration = _since(fresh["started_at"], at)
         await self.records.update_agent(agent["id"], {
             "status": "completed", "progress": 100, "current_task": None,
-            "completed_at": now()})
+            "completed_at": at, "duration_ms": duration})
         await self.ctx.emit(ev.AgentCompleted(
-            agent_id=agent["id"], duration_ms=int(fresh["duration_ms"] or 0),
+            agent_id=agent["id"], duration_ms=int(duration),
             tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500]))
         await self.metrics()
 
@@ -242,6 +247,11 @@ class ProjectSession:
         row = await self.records.checkpoint(checkpoint_id)
         if row is not None:
             return row
+        fresh = await self.records.agent(agent["id"]) or agent
+        if fresh["duration_ms"] is None:  # a leader: its work ends when its workers' does,
+            # not when a human approves it (the ETA's samples must not count waiting)
+            await self.records.update_agent(agent["id"], {
+                "duration_ms": _since(fresh["started_at"], now())})
         summary = "\n".join(str((o["content"] or {}).get("summary", "")) for o in outputs)
         content: dict[str, Any] = (outputs[0]["content"] or {}) if len(outputs) == 1 else {
             "outputs": [{"agentId": o["agent_id"], "filePath": o["file_path"],
@@ -278,6 +288,14 @@ class ProjectSession:
         if not self.outputs_dir.is_dir():
             return {}
         return await asyncio.to_thread(_read_tree, self.outputs_dir)
+
+
+def _since(started: datetime | None, at: datetime) -> int:
+    if started is None:
+        return 0
+    if started.tzinfo is None:  # SQLite gives back naive UTC
+        started = started.replace(tzinfo=at.tzinfo)
+    return max(0, int((at - started).total_seconds() * 1000))
 
 
 def _write(path: Path, text: str) -> None:
