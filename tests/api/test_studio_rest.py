@@ -235,3 +235,18 @@ def test_the_eta_is_unknown_until_agents_of_a_type_have_finished(
         figures = http.get(f"/api/projects/{second}/metrics").json()
         assert figures["estimatedRemainingSeconds"] > 0
         assert ISO.match(figures["estimatedEndTime"])
+
+
+def test_a_studio_whose_pipeline_is_broken_answers_503_with_the_reason(tmp_path: Any) -> None:
+    broken = tmp_path / "pipeline.yaml"
+    broken.write_text("phases: [{number: 1, name: a}]\nagents: [{type: nobody}]\n")
+    server = LiveServer(tmp_path / "server",
+                        env={"SHOKUNIN_STUDIO_PIPELINE": str(broken)}).start()
+    try:
+        response = httpx.get(f"{server.url}/api/projects", timeout=10)
+        assert response.status_code == 503
+        assert response.json()["code"] == "studio_unavailable"
+        assert "agents.0" in response.json()["error"]
+        assert httpx.get(f"{server.url}/api/playbook", timeout=10).status_code == 200
+    finally:
+        server.stop()

@@ -17,6 +17,7 @@ from pydantic import (
     Field,
     field_validator,
     model_serializer,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -67,9 +68,17 @@ class Wire(BaseModel):
 
 
 class Input(Wire):
-    """A request body: an unknown field is an error that names it."""
+    """A request body: an unknown field is an error that names it, and so is text with a NUL
+    character (PostgreSQL cannot store it)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _no_nul(self) -> Input:
+        for name, value in self:
+            if isinstance(value, str) and "\x00" in value:
+                raise ValueError(f"{name} must not contain a NUL character")
+        return self
 
 
 class Optional_(Input):

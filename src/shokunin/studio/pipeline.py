@@ -73,7 +73,9 @@ class Pipeline(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> Pipeline:
         numbers = [p.number for p in self.phases]
-        if sorted(numbers) != sorted(set(numbers)) or not numbers:
+        if not numbers or not self.agents:
+            raise ValueError("a pipeline needs at least one phase and one agent")
+        if len(numbers) != len(set(numbers)):
             raise ValueError("phases must have distinct numbers")
         seen: dict[str, AgentSpec] = {}
         workers = {a.workers.type for a in self.agents if a.workers}
