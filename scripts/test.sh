@@ -19,5 +19,8 @@ fi
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,postgres]'
+if command -v npm >/dev/null; then  # socket.io-client for tests/e2e/test_socketio_js_client.py
+  npm ci --prefix tests/js --no-audit --no-fund --loglevel=error >/dev/null
+fi
 .venv/bin/python -m ruff check src tests bench
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
