@@ -100,13 +100,18 @@ class StudioRecords:
     async def update_agent(self, agent_id: str, values: dict[str, Any]) -> bool:
         return await self._update(agents, agent_id, values)
 
-    async def finished_samples(self, agent_type: str, limit: int) -> list[dict[str, Any]]:
-        """The latest completed agents of a type, anywhere: the ETA's evidence."""
-        return await self._rows(
-            select(agents.c.duration_ms, agents.c.tokens_used)
-            .where(agents.c.type == agent_type, agents.c.status == "completed",
-                   agents.c.duration_ms.is_not(None))
-            .order_by(agents.c.completed_at.desc()).limit(limit))
+    async def finished_samples(self, agent_types: list[str], limit: int
+                               ) -> list[dict[str, Any]]:
+        """The latest ``limit`` completed agents of each type, anywhere: the ETA's evidence.
+        One query for every type (a window per type)."""
+        latest = func.row_number().over(partition_by=agents.c.type,
+                                         order_by=agents.c.completed_at.desc())
+        ranked = (select(agents.c.type, agents.c.duration_ms, agents.c.tokens_used,
+                         latest.label("n"))
+                  .where(agents.c.type.in_(agent_types), agents.c.status == "completed",
+                         agents.c.duration_ms.is_not(None))).subquery()
+        return await self._rows(select(ranked.c.type, ranked.c.duration_ms,
+                                       ranked.c.tokens_used).where(ranked.c.n <= limit))
 
     # checkpoints
     async def ensure_checkpoint(self, row: dict[str, Any]) -> dict[str, Any]:
@@ -145,7 +150,9 @@ class StudioRecords:
 
     # logs
     async def add_log(self, row: dict[str, Any]) -> dict[str, Any]:
-        return await self._insert_absent(logs, row)
+        async with self.engine.begin() as conn:
+            await conn.execute(logs.insert().values(**row))
+        return row
 
     async def logs(self, *, agent_id: str | None = None, project_id: str | None = None,
                    limit: int = 500) -> list[dict[str, Any]]:

@@ -62,7 +62,8 @@ class StudioAgent:
         if project is None:
             raise LookupError(f"no project {ctx.thread_id}")
         pipeline = Pipeline.model_validate(project["pipeline"])
-        session = ProjectSession(ctx, self.records, self.brain, pipeline, self.pauses)
+        session = await ProjectSession.open(ctx, self.records, self.brain, pipeline,
+                                            self.pauses)
         graph_input: Any = ({"outcome": {}, "stopped": False, "tasks": []}
                             if input.get("fresh") else None)
         try:

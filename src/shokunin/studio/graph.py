@@ -99,13 +99,12 @@ async def _start(spec: AgentSpec, state: StudioState, runtime: Runtime[StudioDep
     return session, agent, why
 
 
-def _job(session: ProjectSession, spec: AgentSpec, project: dict[str, Any],
-         inputs: dict[str, Any], attempt: int, feedback: str | None,
-         task: dict[str, Any] | None = None) -> Job:
+def _job(session: ProjectSession, spec: AgentSpec, inputs: dict[str, Any], attempt: int,
+         feedback: str | None, task: dict[str, Any] | None = None) -> Job:
     output = spec.workers.output if spec.workers and task else spec.output
     return Job(agent_type=spec.workers.type if spec.workers and task else spec.type,
                output_type=output, title=(task or {}).get("title") or spec.title or spec.type,
-               project_name=project["name"], concept=project["concept"] or {},
+               project_name=session.name, concept=session.concept,
                inputs=inputs, feedback=feedback, task=task, attempt=attempt,
                timeout_seconds=spec.timeout_seconds)
 
@@ -156,13 +155,12 @@ def _agent_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph 
         session, agent, blocked = await _start(spec, state, runtime, pipeline)
         if blocked:
             return {"outcome": {spec.type: "blocked"}}
-        project = await session.project()
         inputs: dict[str, Any] = await session.upstream(spec)
         if spec.phase == 3:
             inputs["files"] = await session.files()
 
         async def make(attempt: int, feedback: str | None) -> list[dict[str, Any]]:
-            job = _job(session, spec, project, inputs, attempt, feedback)
+            job = _job(session, spec, inputs, attempt, feedback)
             return [await session.produce(spec, agent, job, spec.max_retries)]
 
         return await _review_loop(session, spec, agent, make)
@@ -216,8 +214,7 @@ def _worker_node(spec: AgentSpec):  # noqa: ANN202 - a graph node
         leader = await session.agent(spec)
         worker = await session.agent(worker_type, task, parent=leader["id"])
         key = worker_key(worker_type, task["id"])
-        project = await session.project()
-        job = _job(session, spec, project, await session.upstream(spec), 0, None, task)
+        job = _job(session, spec, await session.upstream(spec), 0, None, task)
         try:
             output = await session.produce(spec, worker, job, spec.max_retries)
         except GaveUp as exc:
@@ -248,14 +245,13 @@ def _review_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph
                                error_type="dependency_error")
             await session.set_status("failed", from_status=("running", "paused"))
             return {"outcome": {spec.type: "failed"}, "stopped": True}
-        project = await session.project()
         inputs = await session.upstream(spec)
 
         async def make(attempt: int, feedback: str | None) -> list[dict[str, Any]]:
             rows = []
             for number, task in enumerate(tasks):
                 worker = await session.agent(worker_type, task, parent=leader["id"])
-                job = _job(session, spec, project, inputs, attempt, feedback, task)
+                job = _job(session, spec, inputs, attempt, feedback, task)
                 row = await session.produce(spec, worker, job, spec.max_retries)
                 if attempt:
                     await session.complete(worker, str((row["content"] or {}).get("summary")))

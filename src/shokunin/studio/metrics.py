@@ -15,19 +15,22 @@ SAMPLES = 20  # the rolling window: the latest finished agents of a type
 
 
 class Estimates:
-    """Median duration (s) and tokens per agent type, read once per computation."""
+    """Median duration (s) and tokens per agent type, from one query per computation."""
 
-    def __init__(self, records: StudioRecords) -> None:
-        self.records = records
-        self._cache: dict[str, tuple[float, int] | None] = {}
+    def __init__(self, by_type: dict[str, tuple[float, int]]) -> None:
+        self.by_type = by_type
 
-    async def of(self, agent_type: str) -> tuple[float, int] | None:
-        if agent_type not in self._cache:
-            rows = await self.records.finished_samples(agent_type, SAMPLES)
-            self._cache[agent_type] = (
-                statistics.median(r["duration_ms"] for r in rows) / 1000,
-                int(statistics.median(r["tokens_used"] for r in rows))) if rows else None
-        return self._cache[agent_type]
+    @classmethod
+    async def read(cls, records: StudioRecords, agent_types: set[str]) -> Estimates:
+        samples: dict[str, list[dict[str, Any]]] = {}
+        for row in await records.finished_samples(sorted(agent_types), SAMPLES):
+            samples.setdefault(row["type"], []).append(row)
+        return cls({kind: (statistics.median(r["duration_ms"] for r in rows) / 1000,
+                           int(statistics.median(r["tokens_used"] for r in rows)))
+                    for kind, rows in samples.items()})
+
+    def of(self, agent_type: str) -> tuple[float, int] | None:
+        return self.by_type.get(agent_type)
 
 
 def elapsed_seconds(project: dict[str, Any], at: datetime | None = None) -> float:
@@ -44,14 +47,14 @@ def elapsed_seconds(project: dict[str, Any], at: datetime | None = None) -> floa
 async def project_metrics(records: StudioRecords, project: dict[str, Any],
                           phase_name: str) -> ProjectMetrics:
     agents = await records.agents(project["id"])
-    estimates = Estimates(records)
     done = [a for a in agents if a["status"] == "completed"]
     open_ = [a for a in agents if a["status"] in ("pending", "running")]
     tokens = sum(int(a["tokens_used"] or 0) for a in agents)
     remaining: float | None = 0.0
     more_tokens = 0
+    estimates = await Estimates.read(records, {a["type"] for a in open_})
     for agent in open_:
-        estimate = await estimates.of(agent["type"])
+        estimate = estimates.of(agent["type"])
         if estimate is None:
             remaining = None
             continue
@@ -79,9 +82,8 @@ async def project_metrics(records: StudioRecords, project: dict[str, Any],
 
 async def agent_metrics(records: StudioRecords, agent: dict[str, Any],
                         children: list[dict[str, Any]] | None = None) -> AgentMetrics:
-    estimates = Estimates(records)
     children = children or []
-    estimate = await estimates.of(agent["type"])
+    estimate = (await Estimates.read(records, {agent["type"]})).of(agent["type"])
     runtime = (agent["duration_ms"] or 0) / 1000
     if agent["status"] == "running" and agent["started_at"] is not None:
         started = agent["started_at"]

@@ -1,23 +1,31 @@
-"""Pauses: where a paused project's nodes wait, woken at once by a resume in this process
-(another process's resume is seen by polling the database)."""
+"""Pauses: which projects are paused in this process, and where their nodes wait.
+
+The service marks a project paused or running here as it records the change, and at
+start-up for every project recorded as paused; a node waits at its start (a node boundary)
+until the project is resumed, without asking the database."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 
 class Pauses:
     def __init__(self) -> None:
-        self._events: dict[str, asyncio.Event] = {}
+        self._paused: dict[str, asyncio.Event] = {}  # project id -> set when resumed
 
-    async def wait(self, project_id: str, timeout: float) -> None:
-        event = self._events.setdefault(project_id, asyncio.Event())
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await event.wait()
+    def pause(self, project_id: str) -> None:
+        self._paused.setdefault(project_id, asyncio.Event())
 
-    def wake(self, project_id: str) -> None:
-        event = self._events.pop(project_id, None)
+    def resume(self, project_id: str) -> None:
+        event = self._paused.pop(project_id, None)
         if event is not None:
             event.set()
+
+    def is_paused(self, project_id: str) -> bool:
+        return project_id in self._paused
+
+    async def wait(self, project_id: str) -> None:
+        """Return when the project is not paused (at once if it is not)."""
+        event = self._paused.get(project_id)
+        if event is not None:
+            await event.wait()

@@ -135,7 +135,7 @@ class Studio:
         with contextlib.suppress(RunStateError):  # an interrupted run: closed first
             if project["run_id"]:
                 await self.runner.cancel(project["run_id"])
-        self.pauses.wake(project_id)
+        self.pauses.resume(project_id)
         await delete_thread(self.runner, project_id)
 
     async def _transition(self, project_id: str, new: str, from_: tuple[str, ...],
@@ -163,11 +163,13 @@ class Studio:
             return project
 
     async def pause(self, project_id: str) -> dict[str, Any]:
-        return await self._transition(project_id, "paused", ("running",))
+        project = await self._transition(project_id, "paused", ("running",))
+        self.pauses.pause(project_id)  # the nodes that start from now on wait
+        return project
 
     async def resume(self, project_id: str) -> dict[str, Any]:
         project = await self._transition(project_id, "running", ("paused",))
-        self.pauses.wake(project_id)
+        self.pauses.resume(project_id)
         await self._revive(project)
         return project
 
@@ -219,11 +221,11 @@ class Studio:
         await self.kick(project_id)
 
     async def _interrupt_payload(self, run_id: str) -> dict[str, Any]:
-        events = await self.runner.store.events_after(run_id, 0)
-        for event in reversed(events):
-            if event.kind == "run_interrupted":  # type: ignore[attr-defined]
-                return event.payload  # type: ignore[attr-defined]
-        return {}
+        """What the run waits for: its last event (a waiting run says nothing after it)."""
+        store = self.runner.store
+        events = await store.events_after(run_id, await store.last_seq(run_id) - 1)
+        last = events[-1] if events else None
+        return last.payload if last is not None and last.kind == "run_interrupted" else {}  # type: ignore[attr-defined]
 
     async def _revive(self, project: dict[str, Any]) -> None:
         """Give a running (or paused) project a run again if its last one ended without
@@ -248,7 +250,9 @@ class Studio:
         """At server start: every running or paused project goes on. Return how many."""
         projects = await self.records.projects_with_status("running", "paused")
         for project in projects:
-            if project["status"] == "running":  # the clock stopped with the old process
+            if project["status"] == "paused":
+                self.pauses.pause(project["id"])
+            else:  # the clock stopped with the old process
                 await self.records.update_project(project["id"], {"running_since": now()})
             try:
                 await self._revive(project)

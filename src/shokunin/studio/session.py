@@ -26,8 +26,6 @@ from shokunin.studio.pauses import Pauses
 from shokunin.studio.pipeline import AgentSpec, Pipeline
 
 _IDS = uuid.UUID("6f1b7c0e-58a4-4c8e-9d0f-0b9a4b6c2d11")  # namespace of derived ids
-# How often a paused node looks at the database (another process may have resumed it).
-PAUSE_POLL_SECONDS = 2.0
 
 
 def derived_id(*parts: str) -> str:
@@ -58,15 +56,35 @@ def log_wire(row: dict[str, Any]) -> dict[str, Any]:
 
 
 class ProjectSession:
+    """One run's view of its project. The run is the only writer of its project's agents,
+    outputs and checkpoints, so it reads them once (``open``) and keeps them as it writes;
+    the service changes only the project's status and checkpoints' resolutions."""
+
     def __init__(self, ctx: RunContext, records: StudioRecords, brain: Brain,
-                 pipeline: Pipeline, pauses: Pauses) -> None:
+                 pipeline: Pipeline, pauses: Pauses, project: dict[str, Any]) -> None:
         self.ctx = ctx
         self.records = records
         self.brain = brain
         self.pipeline = pipeline
         self.pauses = pauses
         self.project_id = ctx.thread_id
+        self.name, self.concept = project["name"], project["concept"] or {}
         self.outputs_dir = ctx.workspace / "outputs"
+        self._agents: dict[str, dict[str, Any]] = {}
+        self._outputs: dict[str, dict[str, Any]] = {}
+        self._checkpoints: set[str] = set()
+
+    @classmethod
+    async def open(cls, ctx: RunContext, records: StudioRecords, brain: Brain,
+                   pipeline: Pipeline, pauses: Pauses) -> ProjectSession:
+        project = await records.project(ctx.thread_id)
+        if project is None:
+            raise LookupError(f"no project {ctx.thread_id}")
+        session = cls(ctx, records, brain, pipeline, pauses, project)
+        session._agents = {a["id"]: a for a in await records.agents(ctx.thread_id)}
+        session._outputs = {o["id"]: o for o in await records.outputs(project_id=ctx.thread_id)}
+        session._checkpoints = {c["id"] for c in await records.checkpoints(ctx.thread_id)}
+        return session
 
     # the project
     async def project(self) -> dict[str, Any]:
@@ -75,13 +93,9 @@ class ProjectSession:
             raise LookupError(f"project {self.project_id} is gone")
         return project
 
-    async def gate(self) -> dict[str, Any]:
-        """A node boundary: wait here while the project is paused; return the project."""
-        while True:
-            project = await self.project()
-            if project["status"] != "paused":
-                return project
-            await self.pauses.wait(self.project_id, PAUSE_POLL_SECONDS)
+    async def gate(self) -> None:
+        """A node boundary: wait here while the project is paused."""
+        await self.pauses.wait(self.project_id)
 
     async def enter_phase(self, phase: int) -> None:
         if await self.records.update_project(self.project_id, {"current_phase": phase},
@@ -115,13 +129,18 @@ class ProjectSession:
         """The agent's row, created if it is a worker seen for the first time."""
         agent_type = spec if isinstance(spec, str) else spec.type
         row_id = agent_id(self.project_id, agent_type, task["id"] if task else None)
-        row = await self.records.agent(row_id)
+        row = self._agents.get(row_id)
         if row is None:
-            row = await self.records.ensure_agent({
+            row = self._agents[row_id] = await self.records.ensure_agent({
                 "id": row_id, "project_id": self.project_id, "type": agent_type,
                 "status": "pending", "progress": 0, "tokens_used": 0,
                 "parent_agent_id": parent, "created_at": now(),
                 "metadata": {"task": task} if task else {}})
+        return row
+
+    async def _update_agent(self, row_id: str, values: dict[str, Any]) -> dict[str, Any]:
+        await self.records.update_agent(row_id, values)
+        row = self._agents[row_id] = {**self._agents[row_id], **values}
         return row
 
     async def begin(self, agent: dict[str, Any], what: str) -> None:
@@ -129,7 +148,7 @@ class ProjectSession:
             return  # a re-run of the node: it started before
         values = {"status": "running", "progress": 0, "current_task": what, "error": None,
                   "completed_at": None, "started_at": agent["started_at"] or now()}
-        await self.records.update_agent(agent["id"], values)
+        await self._update_agent(agent["id"], values)
         await self.ctx.emit(ev.AgentStarted(agent=agent_wire({**agent, **values})))
 
     async def log(self, agent: dict[str, Any], message: str, level: str = "info",
@@ -142,7 +161,7 @@ class ProjectSession:
 
     async def progress(self, agent: dict[str, Any], percent: int, what: str,
                        done: int = 0, total: int = 1) -> None:
-        await self.records.update_agent(agent["id"], {"progress": percent, "current_task": what})
+        await self._update_agent(agent["id"], {"progress": percent, "current_task": what})
         await self.ctx.emit(ev.AgentProgress(agent_id=agent["id"], progress=percent,
                                              current_task=what, completed_tasks=done,
                                              total_tasks=total))
@@ -152,7 +171,7 @@ class ProjectSession:
         """The agent's output for ``job.attempt``: the stored one if this attempt wrote it
         before, else the brain's, with retries. Raise ``GaveUp`` after the last retry."""
         output_id = derived_id(agent["id"], "output", str(job.attempt))
-        stored = await self.records.output(output_id)
+        stored = self._outputs.get(output_id)
         if stored is not None:
             return stored
         await self.begin(agent, job.title)
@@ -189,15 +208,15 @@ class ProjectSession:
             await asyncio.to_thread(_write, path, text)
             first_file = first_file or f"outputs/{rel}"
         output_type = (spec.workers.output if spec.workers and job.task else spec.output)
-        row = await self.records.ensure_output({
+        row = self._outputs[output_id] = await self.records.ensure_output({
             "id": output_id, "project_id": self.project_id, "agent_id": agent["id"],
             "output_type": output_type,
             "content": produced.content | {"summary": produced.summary, "attempt": job.attempt},
             "file_path": first_file, "tokens_used": produced.tokens,
             "generation_time_ms": elapsed_ms, "created_at": now()})
-        fresh = await self.records.agent(agent["id"]) or agent
+        fresh = self._agents[agent["id"]]
         tokens = int(fresh["tokens_used"] or 0) + produced.tokens
-        await self.records.update_agent(agent["id"], {
+        await self._update_agent(agent["id"], {
             "tokens_used": tokens, "duration_ms": int(fresh["duration_ms"] or 0) + elapsed_ms})
         await self.log(agent, f"出力を作成: {produced.summary}", progress=90,
                        metadata={"outputId": output_id, "tokens": produced.tokens})
@@ -208,14 +227,14 @@ class ProjectSession:
         return row
 
     async def complete(self, agent: dict[str, Any], summary: str) -> None:
-        fresh = await self.records.agent(agent["id"]) or agent
+        fresh = self._agents[agent["id"]]
         if fresh["status"] == "completed":
             return
         at = now()
         duration = fresh["duration_ms"]
         if duration is None:  # a leader without a checkpoint: from its start to now
             duration = _since(fresh["started_at"], at)
-        await self.records.update_agent(agent["id"], {
+        await self._update_agent(agent["id"], {
             "status": "completed", "progress": 100, "current_task": None,
             "completed_at": at, "duration_ms": duration})
         await self.ctx.emit(ev.AgentCompleted(
@@ -227,10 +246,10 @@ class ProjectSession:
                    error_type: str | None = None) -> None:
         """Mark the agent failed (or blocked); a ``error_type`` also tells the clients (a
         failure after retries was told as it happened)."""
-        fresh = await self.records.agent(agent["id"]) or agent
+        fresh = self._agents[agent["id"]]
         if fresh["status"] in ("failed", "blocked", "completed"):
             return
-        await self.records.update_agent(agent["id"], {
+        await self._update_agent(agent["id"], {
             "status": status, "error": error, "current_task": None, "completed_at": now()})
         if error_type is not None:
             await self.ctx.emit(ev.AgentFailed(
@@ -244,13 +263,12 @@ class ProjectSession:
         """The checkpoint of this attempt, created (and told) once."""
         assert spec.checkpoint is not None
         checkpoint_id = derived_id(agent["id"], "checkpoint", str(attempt))
-        row = await self.records.checkpoint(checkpoint_id)
-        if row is not None:
-            return row
-        fresh = await self.records.agent(agent["id"]) or agent
+        if checkpoint_id in self._checkpoints:
+            return await self.records.checkpoint(checkpoint_id)  # type: ignore[return-value]
+        fresh = self._agents[agent["id"]]
         if fresh["duration_ms"] is None:  # a leader: its work ends when its workers' does,
             # not when a human approves it (the ETA's samples must not count waiting)
-            await self.records.update_agent(agent["id"], {
+            await self._update_agent(agent["id"], {
                 "duration_ms": _since(fresh["started_at"], now())})
         summary = "\n".join(str((o["content"] or {}).get("summary", "")) for o in outputs)
         content: dict[str, Any] = (outputs[0]["content"] or {}) if len(outputs) == 1 else {
@@ -268,6 +286,7 @@ class ProjectSession:
                        "generationTimeMs": sum(o["generation_time_ms"] for o in outputs)},
             "status": "pending", "feedback": None, "resolved_at": None,
             "created_at": at, "updated_at": at})
+        self._checkpoints.add(checkpoint_id)
         await self.progress(agent, 95, "承認待ち")
         await self.ctx.emit(ev.CheckpointCreated(checkpoint_id=checkpoint_id,
                                                  payload=checkpoint_wire(row)))
@@ -278,7 +297,7 @@ class ProjectSession:
         found: dict[str, dict[str, Any]] = {}
         for dep in spec.depends_on:
             dep_id = agent_id(self.project_id, dep)
-            rows = await self.records.outputs(agent_id=dep_id)
+            rows = [o for o in self._outputs.values() if o["agent_id"] == dep_id]
             if rows:
                 found[self.pipeline.by_type[dep].output] = rows[-1]["content"] or {}
         return found
