@@ -170,12 +170,15 @@ def test_a_project_is_created_reviewed_and_approved_to_the_end_in_the_ui(ui: Any
     assert download.get_attribute("href") == f"/api/projects/{project_id}/outputs.zip"
     archive = page.request.get(f"{ui.server.url}/api/projects/{project_id}/outputs.zip")
     assert archive.ok and archive.body()[:2] == b"PK"
+    assert page.locator(".studio-output").evaluate_all(
+        "items => items.map(i => i.dataset.type)")[:3] == [
+        "concept_doc", "design_doc", "scenario_doc"], "in pipeline order"
+    page.locator(".studio-layout").evaluate("e => e.scrollTo(0, 0)")
+    ui.screenshot("studio-completed")
     code = page.locator('.studio-output[data-type="code"]').first
     code.locator("> summary").click()
     expect(code.locator(".studio-doc-code")).to_contain_text("export function")
-    ui.screenshot("studio-completed")
-    page.locator(".studio-layout").evaluate("e => e.scrollTo(0, e.scrollHeight)")
-    ui.screenshot("studio-completed-bottom")
+    ui.screenshot("studio-completed-outputs")
 
     # the list shows it completed; English works
     page.click(".studio-back")
@@ -261,7 +264,7 @@ def test_server_errors_are_shown(ui: Any) -> None:
     expect(page.locator(".conn-status")).to_have_attribute("data-status", "failed")
     expect(page.locator(".studio-actions button").first).to_be_disabled()
 
-    # a checkpoint resolved elsewhere: the UI's own answer gets the server's 409
+    # a checkpoint resolved elsewhere: the UI's own answer gets the server's 409, shown
     project = httpx.post(f"{ui.server.url}/api/projects", json={
         "name": "競合", "concept": {"description": CONCEPT, "platform": "web", "scope": "mvp"}})
     project_id = project.json()["id"]
@@ -270,14 +273,19 @@ def test_server_errors_are_shown(ui: Any) -> None:
     card = _card(page, "concept_review")
     expect(card).to_have_count(1)
     # no live update may remove the card first: this page stops listening
+    ui.wait_connected()
     page.evaluate("window.shokunin.views.instance('studio').socket.socket.disconnect()")
     expect(page.locator(".conn-status")).to_have_attribute("data-status", "disconnected")
     checkpoint_id = card.get_attribute("data-checkpoint")
     assert httpx.post(f"{ui.server.url}/api/checkpoints/{checkpoint_id}/resolve",
                       json={"resolution": "approved"}).status_code == 200
     card.locator('.studio-resolve[data-resolution="approved"]').click()
-    expect(card.locator(".studio-checkpoint-error")).to_be_visible()
-    assert "approved" in card.locator(".studio-checkpoint-error").inner_text()
+    expect(page.locator(".studio-alert")).to_contain_text("already approved")
+    # and the page re-reads the project: the card goes, the checkpoint is listed approved
+    expect(card).to_have_count(0)
+    expect(page.locator(f'.studio-resolved-item[data-checkpoint="{checkpoint_id}"]')
+           ).to_have_attribute("data-status", "approved")
+    page.locator(".studio-layout").evaluate("e => e.scrollTo(0, 0)")
     ui.screenshot("studio-resolve-error")
     # the browser logs each refused request (422, 404, 409); nothing else went wrong
     assert [e for e in ui.errors if "Failed to load resource" not in e] == []

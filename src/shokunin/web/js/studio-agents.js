@@ -21,6 +21,20 @@ function byPipeline(a, b) {
   return 0;
 }
 
+/** The agents as the tree shows them: pipeline order, each leader followed by its workers. */
+export function pipelineOrder(agents) {
+  const known = new Set(agents.map((a) => a.id));
+  const children = new Map();
+  for (const agent of agents) {
+    const parent = known.has(agent.parentAgentId) ? agent.parentAgentId : null;
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(agent);
+  }
+  const walk = (parent) => (children.get(parent) ?? []).sort(byPipeline)
+    .flatMap((agent) => [agent, ...walk(agent.id)]);
+  return walk(null);
+}
+
 /** An agent's name: its pipeline title, a worker's task title, else its type. */
 export function agentName(agent) {
   return agent?.metadata?.title || agent?.metadata?.task?.title || agent?.type || "";

@@ -376,7 +376,13 @@ class StudioFace {
   }
 
   async resolve(checkpoint, resolution, feedback) {
-    await api.resolve(checkpoint.id, resolution, feedback);
+    try {
+      await api.resolve(checkpoint.id, resolution, feedback);
+    } catch (error) {
+      // resolved elsewhere, or the project moved on: say so and show the state as it is
+      if (error.status !== 409 && error.status !== 404) throw error;
+      this.alert(error.message);
+    }
     this.later();
   }
 }

@@ -4,7 +4,7 @@
 
 import { t } from "./i18n.js";
 import { el } from "./dom.js";
-import { agentName } from "./studio-agents.js";
+import { agentName, pipelineOrder } from "./studio-agents.js";
 import { studioApi as api } from "./studio-api.js";
 import { renderDocument } from "./studio-document.js";
 
@@ -36,7 +36,7 @@ export class OutputsPanel {
   /** agents: the project's agents; loads what is new. Throws the server's error. */
   async update(agents) {
     const projectId = this.projectId;
-    const done = agents.filter((a) => a.status === "completed");
+    const done = pipelineOrder(agents).filter((a) => a.status === "completed");
     const stale = done.filter((a) => this.cache.get(a.id)?.completedAt !== a.completedAt);
     const loaded = await Promise.all(stale.map((a) => api.agentOutputs(a.id)));
     if (projectId !== this.projectId) return;
