@@ -4,6 +4,7 @@
 import { advisorView } from "./advisor-face.js";
 import { analystView } from "./analyst-face.js";
 import { currentLang, setLang, translate } from "./i18n.js";
+import { studioView } from "./studio-face.js";
 import { toolsView } from "./tools-face.js";
 import { ViewRegistry } from "./view-registry.js";
 import { workbenchView } from "./workbench.js";
@@ -17,6 +18,7 @@ views.register(workbenchView);
 views.register(toolsView);
 views.register(analystView);
 views.register(advisorView);
+views.register(studioView);
 
 for (const b of document.querySelectorAll(".lang-switch button")) {
   b.addEventListener("click", () => setLang(b.dataset.lang));
