@@ -66,6 +66,9 @@ async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again
     await settle(services, project["id"])
     agent = await studio.agent(first["agent_id"])
     assert agent["status"] == "completed"
+    logs = [e["message"] for e in await studio.records.logs(agent_id=agent["id"])]
+    # the node replayed its first answer on resume: the request is still logged once
+    assert sum(m.startswith("修正を依頼されました") for m in logs) == 1
     [design] = await pending(services, project["id"])
     assert design["type"] == "design_review"
 

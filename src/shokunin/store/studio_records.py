@@ -149,10 +149,12 @@ class StudioRecords:
         return await self._rows(query)
 
     # logs
-    async def add_log(self, row: dict[str, Any]) -> dict[str, Any]:
+    async def add_log(self, row: dict[str, Any]) -> bool:
+        """Add the entry unless one with its id exists (a replayed node's); True if added."""
         async with self.engine.begin() as conn:
-            await conn.execute(logs.insert().values(**row))
-        return row
+            result = await conn.execute(self._insert(logs).values(**row)
+                                        .on_conflict_do_nothing(index_elements=["id"]))
+            return result.rowcount == 1
 
     async def logs(self, *, agent_id: str | None = None, project_id: str | None = None,
                    limit: int = 500) -> list[dict[str, Any]]:

@@ -135,7 +135,8 @@ async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str
                             "checkpointType": spec.checkpoint})
         resolution = parse_resolution(str(answer.get("resolution")))
         if resolution == "approved":
-            await session.log(agent, f"承認されました: {checkpoint['title']}")
+            await session.log(agent, f"承認されました: {checkpoint['title']}",
+                              once=f"approved/{attempt}")
             await session.complete(agent, summary)
             return update
         if resolution == "rejected":
@@ -147,7 +148,8 @@ async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str
             return {"outcome": {spec.type: "rejected"}}
         attempt += 1
         feedback = str(answer.get("feedback") or "") or "(フィードバックなし)"
-        await session.log(agent, f"修正を依頼されました: {feedback}", level="warn")
+        await session.log(agent, f"修正を依頼されました: {feedback}", level="warn",
+                          once=f"revision/{attempt}")
 
 
 def _agent_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph node

@@ -152,12 +152,15 @@ class ProjectSession:
         await self.ctx.emit(ev.AgentStarted(agent=agent_wire({**agent, **values})))
 
     async def log(self, agent: dict[str, Any], message: str, level: str = "info",
-                  progress: int | None = None, metadata: dict[str, Any] | None = None) -> None:
-        row = await self.records.add_log({
-            "id": uuid.uuid4().hex, "project_id": self.project_id, "agent_id": agent["id"],
-            "timestamp": now(), "level": level, "message": message, "progress": progress,
-            "metadata": metadata})
-        await self.ctx.emit(ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)))
+                  progress: int | None = None, metadata: dict[str, Any] | None = None,
+                  once: str | None = None) -> None:
+        """Add a log entry; with ``once`` (a key), only the first time: what a node logs
+        after an ``interrupt()`` it replays on resume is logged once."""
+        row = {"id": derived_id(agent["id"], "log", once) if once else uuid.uuid4().hex,
+               "project_id": self.project_id, "agent_id": agent["id"], "timestamp": now(),
+               "level": level, "message": message, "progress": progress, "metadata": metadata}
+        if await self.records.add_log(row):
+            await self.ctx.emit(ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)))
 
     async def progress(self, agent: dict[str, Any], percent: int, what: str,
                        done: int = 0, total: int = 1) -> None:
