@@ -22,8 +22,10 @@ ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 class Watcher:
     """A socket that records every event it gets."""
 
-    def __init__(self, server: LiveServer, dialect: str | None = None) -> None:
+    def __init__(self, server: LiveServer, dialect: str | None = None,
+                 transport: str = "websocket") -> None:
         self.url = server.url + (f"?dialect={dialect}" if dialect else "")
+        self.transport = transport
         self.sio = socketio.AsyncClient(reconnection=False)
         self.events: list[tuple[str, Any]] = []
         self.sio.on("*", self._record)
@@ -32,7 +34,7 @@ class Watcher:
         self.events.append((event, data))
 
     async def __aenter__(self) -> Watcher:
-        await self.sio.connect(self.url, transports=["websocket"], wait_timeout=10)
+        await self.sio.connect(self.url, transports=[self.transport], wait_timeout=10)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -65,10 +67,11 @@ def ended(watcher: Watcher, status: str, dialect: str = "seed") -> bool:
     return any(s["newStatus"] == status for s in watcher.named("project:status_changed"))
 
 
+@pytest.mark.parametrize("transport", ["websocket", "polling"])
 async def test_subscribing_sends_a_state_sync_of_the_project(
-        live_server: LiveServer, http: httpx.AsyncClient) -> None:
+        live_server: LiveServer, http: httpx.AsyncClient, transport: str) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server) as watcher:
+    async with Watcher(live_server, transport=transport) as watcher:
         ack = await watcher.sio.call("subscribe:project", pid, timeout=10)
         assert ack == {"ok": True}
         await watcher.wait(lambda: watcher.named("connection:state_sync"))
@@ -231,3 +234,29 @@ async def test_the_client_dialect_sends_the_react_clients_nested_payloads(
         "running", "completed"]
     assert not watcher.named("project:status_changed")  # the seed's names go to the seed
     assert not seed.named("project:updated") and seed.named("project:status_changed")
+
+
+async def test_with_auth_on_a_socket_needs_the_token_like_every_route(tmp_path: Any) -> None:
+    token = "studio-test-token-0123456789abcdef"
+    server = LiveServer(tmp_path / "server", env={"SHOKUNIN_AUTH_TOKEN": token}).start()
+    try:
+        anonymous = socketio.AsyncClient(reconnection=False)
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await anonymous.connect(server.url, transports=["polling"], wait_timeout=5)
+        bearer = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+            handshake = await http.get("/socket.io/", params={"EIO": "4",
+                                                              "transport": "polling"})
+            assert handshake.status_code == 401
+            assert (await http.get("/api/projects")).status_code == 401
+            http.headers.update(bearer)
+            pid = await new_project(http)
+        client = socketio.AsyncClient(reconnection=False)
+        await client.connect(server.url, headers=bearer, transports=["websocket"],
+                             wait_timeout=10)
+        try:
+            assert await client.call("subscribe:project", pid, timeout=10) == {"ok": True}
+        finally:
+            await client.disconnect()
+    finally:
+        server.stop()
