@@ -38,7 +38,10 @@ class Watcher:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.sio.disconnect()
+        if self.transport == "polling":  # the client would wait out its pending long-poll
+            await self.sio.eio.disconnect(abort=True)
+        else:
+            await self.sio.disconnect()
 
     def named(self, name: str) -> list[Any]:
         return [data for event, data in self.events if event == name]

@@ -64,7 +64,10 @@ def serve(
     uvicorn.run(app, host=settings.host, port=settings.port,
                 log_level=log_level, ws_max_size=max(settings.ws_max_message_bytes * 4, 1 << 20),
                 # Frames are small JSON; deflating each one costs more CPU than it saves.
-                ws_per_message_deflate=False)
+                ws_per_message_deflate=False,
+                # Open streams (SSE, a Socket.IO long-poll) would hold a stop for as long as
+                # they last: they get this long to end, then are closed.
+                timeout_graceful_shutdown=5)
 
 
 def _tune_gc() -> None:
