@@ -87,5 +87,12 @@ def test_a_project_killed_mid_step_resumes_after_restart_without_redoing_agents(
             checkpoints = http.get(f"/api/projects/{pid}/checkpoints").json()
             assert len(checkpoints) == len({c["id"] for c in checkpoints}) == 5
             assert http.get(f"/api/projects/{pid}").json()["status"] == "running"
+            fake.script(Reply(UNIVERSAL))  # task_split, once the three are approved
+            for checkpoint in third:
+                http.post(f"/api/checkpoints/{checkpoint['id']}/resolve",
+                          json={"resolution": "approved"}).raise_for_status()
+            [split] = wait_for(lambda: [c for c in pending(http, pid)
+                                        if c["type"] == "task_split_review"])
+            assert len(fake.requests) == 7
         finally:
             server.stop()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import inspect
 
-from shokunin.store import Store
+from shokunin.events import Log
+from shokunin.store import Store, schema
 from shokunin.store.studio_records import StudioRecords, now
 
 
@@ -26,9 +27,18 @@ async def test_a_project_and_its_agents_go_when_its_thread_is_deleted(db_url: st
         row = {"id": "o1", "project_id": "p1", "agent_id": "a1", "output_type": "concept_doc",
                "content": {"summary": "first"}, "tokens_used": 0, "generation_time_ms": 0,
                "created_at": at}
-        await records.ensure_output(row)
-        again = await records.ensure_output({**row, "content": {"summary": "second"}})
-        assert again["content"] == {"summary": "first"}  # written once, found after
+        # with the event that tells of it, through the event writer's one transaction
+        await store.create_run("r1", "p1", "studio", {})
+        for seq, content in ((1, "first"), (2, "second")):
+            await store.append_event(
+                Log(message="out", run_id="r1", thread_id="p1", seq=seq),
+                records.insert_write(schema.studio_outputs,
+                                     {**row, "content": {"summary": content}}),
+                records.update_write(schema.studio_agents, "a1", {"progress": seq * 10}))
+        [stored] = await records.outputs(project_id="p1")
+        assert stored["content"] == {"summary": "first"}  # written once, kept after
+        assert (await records.agent("a1"))["progress"] == 20
+        assert [e.seq for e in await store.events_after("r1")] == [1, 2]
         assert await store.delete_thread("p1")
         assert await records.project("p1") is None
         assert await records.agents("p1") == []

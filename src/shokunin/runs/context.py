@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from shokunin.events import BaseEvent
 from shokunin.runs.bus import EventBus
 from shokunin.store import Store
+from shokunin.store.event_writer import Write
 
 
 @dataclass
@@ -58,10 +60,12 @@ class RunContext:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
 
-    async def emit(self, event: BaseEvent, *, status: dict[str, Any] | None = None) -> BaseEvent:
+    async def emit(self, event: BaseEvent, *, status: dict[str, Any] | None = None,
+                   writes: Sequence[Write] = ()) -> BaseEvent:
         """Number, store, then publish the event; return it as sent. ``status`` (the
-        arguments of ``Store.finish_run``) is stored in the same transaction as the event."""
-        return (await self._emit([event], status))[0]
+        arguments of ``Store.finish_run``) or ``writes`` (an agent's own record changes,
+        see ``Store.append_event``) are stored in the same transaction as the event."""
+        return (await self._emit([event], status, writes=writes))[0]
 
     async def emit_all(self, events: list[BaseEvent]) -> list[BaseEvent]:
         """``emit`` for several events in order, stored in one transaction: one wait for the
@@ -74,7 +78,7 @@ class RunContext:
 
     async def _emit(
         self, events: list[BaseEvent], status: dict[str, Any] | None = None,
-        create: dict[str, Any] | None = None,
+        create: dict[str, Any] | None = None, writes: Sequence[Write] = (),
     ) -> list[BaseEvent]:
         async with self._lock:
             self._loop = self._loop or asyncio.get_running_loop()
@@ -88,7 +92,7 @@ class RunContext:
                 elif status is not None:
                     await self.store.finish_run(self.run_id, final=numbered[0], **status)
                 elif len(numbered) == 1:
-                    await self.store.append_event(numbered[0])
+                    await self.store.append_event(numbered[0], *writes)
                 else:
                     await self.store.append_events(numbered)
             except asyncio.CancelledError:

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from shokunin.events import BaseEvent, Event, RunFailed, parse_event
 from shokunin.store import schema
 from shokunin.store.database import create_engine
-from shokunin.store.event_writer import INSERT_RUN, EventWriter, event_row
+from shokunin.store.event_writer import INSERT_RUN, EventWriter, Write, event_row
 from shokunin.store.migrations import migrate
 
 
@@ -158,8 +158,11 @@ class Store:
             return len(stale)
 
     # events
-    async def append_event(self, event: BaseEvent) -> None:
-        await self._writer.append(event)
+    async def append_event(self, event: BaseEvent, *writes: Write) -> None:
+        """Store the event; with ``writes`` (a face's own rows, e.g. ``StudioRecords``'
+        ``*_write`` statements) in the same transaction: the record and what a client is
+        told of it are never seen apart."""
+        await self._writer.append(event, *writes)
 
     async def append_events(self, events: list[BaseEvent]) -> None:
         """Store several events of a run in one transaction."""

@@ -2,6 +2,8 @@
 
 Rows whose ids are derived (agents, checkpoints, outputs) are inserted only if absent, so a
 graph node that LangGraph re-runs after an interrupt or a crash finds what it wrote before.
+The ``*_write`` methods return a write for ``RunContext.emit(event, writes=...)``: a run's
+record changes are stored with the event that tells of them, in one transaction.
 """
 
 from __future__ import annotations
@@ -9,11 +11,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, and_, func, select, update
+from sqlalchemy import Executable, Table, and_, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.store import schema
+from shokunin.store.event_writer import Write
 
 projects = schema.studio_projects
 agents = schema.studio_agents
@@ -30,6 +33,27 @@ class StudioRecords:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self._insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+        # Prepared once each: the event writer compiles a statement the first time it sees it.
+        self._updates: dict[tuple[str, tuple[str, ...]], Executable] = {}
+        self._absent: dict[str, Executable] = {}
+
+    # writes that go with an event
+    def update_write(self, table: Table, row_id: str, values: dict[str, Any]) -> Write:
+        key = (table.name, tuple(sorted(values)))
+        statement = self._updates.get(key)
+        if statement is None:
+            statement = self._updates[key] = update(table).where(
+                table.c.id == bindparam("id_")).values(
+                {name: bindparam(name, type_=table.c[name].type) for name in key[1]})
+        return statement, {"id_": row_id, **values}
+
+    def insert_write(self, table: Table, row: dict[str, Any]) -> Write:
+        """Insert ``row`` (every column given) unless its id exists."""
+        statement = self._absent.get(table.name)
+        if statement is None:
+            statement = self._absent[table.name] = self._insert(table).on_conflict_do_nothing(
+                index_elements=["id"])
+        return statement, {c.name: row.get(c.name) for c in table.columns}
 
     async def _rows(self, query: Any) -> list[dict[str, Any]]:
         async with self.engine.connect() as conn:
@@ -97,9 +121,6 @@ class StudioRecords:
     async def ensure_agent(self, row: dict[str, Any]) -> dict[str, Any]:
         return await self._insert_absent(agents, row)
 
-    async def update_agent(self, agent_id: str, values: dict[str, Any]) -> bool:
-        return await self._update(agents, agent_id, values)
-
     async def finished_samples(self, agent_types: list[str], limit: int
                                ) -> list[dict[str, Any]]:
         """The latest ``limit`` completed agents of each type, anywhere: the ETA's evidence.
@@ -114,9 +135,6 @@ class StudioRecords:
                                        ranked.c.tokens_used).where(ranked.c.n <= limit))
 
     # checkpoints
-    async def ensure_checkpoint(self, row: dict[str, Any]) -> dict[str, Any]:
-        return await self._insert_absent(checkpoints, row)
-
     async def checkpoint(self, checkpoint_id: str) -> dict[str, Any] | None:
         return await self._row(checkpoints, checkpoint_id)
 
@@ -133,12 +151,6 @@ class StudioRecords:
             checkpoints.c.status == "pending")
 
     # outputs
-    async def ensure_output(self, row: dict[str, Any]) -> dict[str, Any]:
-        return await self._insert_absent(outputs, row)
-
-    async def output(self, output_id: str) -> dict[str, Any] | None:
-        return await self._row(outputs, output_id)
-
     async def outputs(self, *, agent_id: str | None = None,
                       project_id: str | None = None) -> list[dict[str, Any]]:
         query = select(outputs).order_by(outputs.c.created_at, outputs.c.id)
@@ -149,12 +161,10 @@ class StudioRecords:
         return await self._rows(query)
 
     # logs
-    async def add_log(self, row: dict[str, Any]) -> bool:
-        """Add the entry unless one with its id exists (a replayed node's); True if added."""
-        async with self.engine.begin() as conn:
-            result = await conn.execute(self._insert(logs).values(**row)
-                                        .on_conflict_do_nothing(index_elements=["id"]))
-            return result.rowcount == 1
+    async def log_ids(self, project_id: str) -> set[str]:
+        async with self.engine.connect() as conn:
+            return set((await conn.execute(select(logs.c.id).where(
+                logs.c.project_id == project_id))).scalars())
 
     async def logs(self, *, agent_id: str | None = None, project_id: str | None = None,
                    limit: int = 500) -> list[dict[str, Any]]:
@@ -165,9 +175,3 @@ class StudioRecords:
         if project_id is not None:
             query = query.where(logs.c.project_id == project_id)
         return list(reversed(await self._rows(query)))
-
-    async def token_total(self, project_id: str) -> int:
-        async with self.engine.connect() as conn:
-            total = (await conn.execute(select(func.coalesce(func.sum(agents.c.tokens_used), 0))
-                                        .where(agents.c.project_id == project_id))).scalar()
-            return int(total or 0)

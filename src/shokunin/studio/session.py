@@ -12,13 +12,19 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from shokunin import events as ev
 from shokunin.runs import RunContext
+from shokunin.store.event_writer import Write
 from shokunin.store.studio_records import StudioRecords, now
+from shokunin.store.studio_records import agents as agents_table
+from shokunin.store.studio_records import checkpoints as checkpoints_table
+from shokunin.store.studio_records import logs as logs_table
+from shokunin.store.studio_records import outputs as outputs_table
 from shokunin.studio.brains import Brain, Job, JobFailed, Produced
 from shokunin.studio.contracts import Agent, AgentLogEntry, Checkpoint
 from shokunin.studio.metrics import elapsed_seconds, project_metrics
@@ -73,6 +79,7 @@ class ProjectSession:
         self._agents: dict[str, dict[str, Any]] = {}
         self._outputs: dict[str, dict[str, Any]] = {}
         self._checkpoints: set[str] = set()
+        self._logged: set[str] = set()
 
     @classmethod
     async def open(cls, ctx: RunContext, records: StudioRecords, brain: Brain,
@@ -84,6 +91,7 @@ class ProjectSession:
         session._agents = {a["id"]: a for a in await records.agents(ctx.thread_id)}
         session._outputs = {o["id"]: o for o in await records.outputs(project_id=ctx.thread_id)}
         session._checkpoints = {c["id"] for c in await records.checkpoints(ctx.thread_id)}
+        session._logged = await records.log_ids(ctx.thread_id)
         return session
 
     # the project
@@ -138,36 +146,42 @@ class ProjectSession:
                 "metadata": {"task": task} if task else {}})
         return row
 
-    async def _update_agent(self, row_id: str, values: dict[str, Any]) -> dict[str, Any]:
-        await self.records.update_agent(row_id, values)
-        row = self._agents[row_id] = {**self._agents[row_id], **values}
-        return row
+    def _agent_write(self, row_id: str, values: dict[str, Any]) -> Write:
+        """The change of an agent's row, to be stored with the event that tells of it."""
+        self._agents[row_id] = {**self._agents[row_id], **values}
+        return self.records.update_write(agents_table, row_id, values)
 
     async def begin(self, agent: dict[str, Any], what: str) -> None:
+        agent = self._agents[agent["id"]]
         if agent["status"] == "running":
             return  # a re-run of the node: it started before
         values = {"status": "running", "progress": 0, "current_task": what, "error": None,
                   "completed_at": None, "started_at": agent["started_at"] or now()}
-        await self._update_agent(agent["id"], values)
-        await self.ctx.emit(ev.AgentStarted(agent=agent_wire({**agent, **values})))
+        write = self._agent_write(agent["id"], values)
+        await self.ctx.emit(ev.AgentStarted(agent=agent_wire({**agent, **values})),
+                            writes=[write])
 
     async def log(self, agent: dict[str, Any], message: str, level: str = "info",
                   progress: int | None = None, metadata: dict[str, Any] | None = None,
-                  once: str | None = None) -> None:
-        """Add a log entry; with ``once`` (a key), only the first time: what a node logs
-        after an ``interrupt()`` it replays on resume is logged once."""
+                  once: str | None = None, extra: Sequence[Write] = ()) -> None:
+        """Add a log entry (with ``extra`` writes, in its transaction); with ``once`` (a
+        key), only the first time: what a node logs after an ``interrupt()`` it replays on
+        resume is logged once."""
         row = {"id": derived_id(agent["id"], "log", once) if once else uuid.uuid4().hex,
                "project_id": self.project_id, "agent_id": agent["id"], "timestamp": now(),
                "level": level, "message": message, "progress": progress, "metadata": metadata}
-        if await self.records.add_log(row):
-            await self.ctx.emit(ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)))
+        if row["id"] in self._logged:
+            return
+        self._logged.add(row["id"])
+        await self.ctx.emit(ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)),
+                            writes=[*extra, self.records.insert_write(logs_table, row)])
 
     async def progress(self, agent: dict[str, Any], percent: int, what: str,
                        done: int = 0, total: int = 1) -> None:
-        await self._update_agent(agent["id"], {"progress": percent, "current_task": what})
+        write = self._agent_write(agent["id"], {"progress": percent, "current_task": what})
         await self.ctx.emit(ev.AgentProgress(agent_id=agent["id"], progress=percent,
                                              current_task=what, completed_tasks=done,
-                                             total_tasks=total))
+                                             total_tasks=total), writes=[write])
 
     async def produce(self, spec: AgentSpec, agent: dict[str, Any], job: Job,
                       max_retries: int) -> dict[str, Any]:
@@ -211,18 +225,22 @@ class ProjectSession:
             await asyncio.to_thread(_write, path, text)
             first_file = first_file or f"outputs/{rel}"
         output_type = (spec.workers.output if spec.workers and job.task else spec.output)
-        row = self._outputs[output_id] = await self.records.ensure_output({
-            "id": output_id, "project_id": self.project_id, "agent_id": agent["id"],
-            "output_type": output_type,
-            "content": produced.content | {"summary": produced.summary, "attempt": job.attempt},
-            "file_path": first_file, "tokens_used": produced.tokens,
-            "generation_time_ms": elapsed_ms, "created_at": now()})
+        row = {"id": output_id, "project_id": self.project_id, "agent_id": agent["id"],
+               "output_type": output_type,
+               "content": produced.content | {"summary": produced.summary,
+                                              "attempt": job.attempt},
+               "file_path": first_file, "tokens_used": produced.tokens,
+               "generation_time_ms": elapsed_ms, "created_at": now()}
         fresh = self._agents[agent["id"]]
         tokens = int(fresh["tokens_used"] or 0) + produced.tokens
-        await self._update_agent(agent["id"], {
-            "tokens_used": tokens, "duration_ms": int(fresh["duration_ms"] or 0) + elapsed_ms})
+        # The output, the agent's figures and the log line that tells of them: one commit.
         await self.log(agent, f"出力を作成: {produced.summary}", progress=90,
-                       metadata={"outputId": output_id, "tokens": produced.tokens})
+                       metadata={"outputId": output_id, "tokens": produced.tokens},
+                       extra=[self.records.insert_write(outputs_table, row),
+                              self._agent_write(agent["id"], {
+                                  "tokens_used": tokens,
+                                  "duration_ms": int(fresh["duration_ms"] or 0) + elapsed_ms})])
+        self._outputs[output_id] = row
         if produced.tokens:
             await self.ctx.emit(ev.AgentTokens(agent_id=agent["id"], tokens_used=produced.tokens,
                                                tokens_total=tokens))
@@ -237,12 +255,13 @@ class ProjectSession:
         duration = fresh["duration_ms"]
         if duration is None:  # a leader without a checkpoint: from its start to now
             duration = _since(fresh["started_at"], at)
-        await self._update_agent(agent["id"], {
+        write = self._agent_write(agent["id"], {
             "status": "completed", "progress": 100, "current_task": None,
             "completed_at": at, "duration_ms": duration})
         await self.ctx.emit(ev.AgentCompleted(
             agent_id=agent["id"], duration_ms=int(duration),
-            tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500]))
+            tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500]),
+            writes=[write])
         await self.metrics()
 
     async def fail(self, agent: dict[str, Any], error: str, *, status: str = "failed",
@@ -252,13 +271,14 @@ class ProjectSession:
         fresh = self._agents[agent["id"]]
         if fresh["status"] in ("failed", "blocked", "completed"):
             return
-        await self._update_agent(agent["id"], {
+        write = self._agent_write(agent["id"], {
             "status": status, "error": error, "current_task": None, "completed_at": now()})
         if error_type is not None:
             await self.ctx.emit(ev.AgentFailed(
                 agent_id=agent["id"], error_type=error_type, error_message=error,
                 can_retry=False, retry_count=0, max_retries=0))
-        await self.log(agent, error, level="warn" if status == "blocked" else "error")
+        await self.log(agent, error, level="warn" if status == "blocked" else "error",
+                       extra=[write])
 
     # checkpoints
     async def checkpoint(self, spec: AgentSpec, agent: dict[str, Any], attempt: int,
@@ -269,16 +289,17 @@ class ProjectSession:
         if checkpoint_id in self._checkpoints:
             return await self.records.checkpoint(checkpoint_id)  # type: ignore[return-value]
         fresh = self._agents[agent["id"]]
+        writes = []
         if fresh["duration_ms"] is None:  # a leader: its work ends when its workers' does,
             # not when a human approves it (the ETA's samples must not count waiting)
-            await self._update_agent(agent["id"], {
-                "duration_ms": _since(fresh["started_at"], now())})
+            writes.append(self._agent_write(agent["id"], {
+                "duration_ms": _since(fresh["started_at"], now())}))
         summary = "\n".join(str((o["content"] or {}).get("summary", "")) for o in outputs)
         content: dict[str, Any] = (outputs[0]["content"] or {}) if len(outputs) == 1 else {
             "outputs": [{"agentId": o["agent_id"], "filePath": o["file_path"],
                          **(o["content"] or {})} for o in outputs]}
         at = now()
-        row = await self.records.ensure_checkpoint({
+        row = {
             "id": checkpoint_id, "project_id": self.project_id, "agent_id": agent["id"],
             "type": spec.checkpoint, "title": f"{spec.title or spec.type} の確認"
             + (f"(修正 {attempt} 回目)" if attempt else ""),
@@ -288,11 +309,13 @@ class ProjectSession:
                        "tokensUsed": sum(o["tokens_used"] for o in outputs),
                        "generationTimeMs": sum(o["generation_time_ms"] for o in outputs)},
             "status": "pending", "feedback": None, "resolved_at": None,
-            "created_at": at, "updated_at": at})
-        self._checkpoints.add(checkpoint_id)
+            "created_at": at, "updated_at": at}
         await self.progress(agent, 95, "承認待ち")
+        # Stored with its event: a client told of it can resolve it at once.
         await self.ctx.emit(ev.CheckpointCreated(checkpoint_id=checkpoint_id,
-                                                 payload=checkpoint_wire(row)))
+                                                 payload=checkpoint_wire(row)),
+                            writes=[*writes, self.records.insert_write(checkpoints_table, row)])
+        self._checkpoints.add(checkpoint_id)
         return row
 
     async def upstream(self, spec: AgentSpec) -> dict[str, dict[str, Any]]:
