@@ -68,7 +68,9 @@ def _approve_until_completed(page: Any, limit_s: float = 60) -> int:
     return approved
 
 
-def test_a_project_is_created_reviewed_and_approved_to_the_end_in_the_ui(ui: Any) -> None:
+def test_a_project_is_created_reviewed_and_approved_to_the_end_in_the_ui(
+        make_page: Any, fresh_server: Any) -> None:
+    ui = make_page(fresh_server)  # its own database: no agent has finished anywhere yet
     sockets: list[Any] = []
     ui.page.on("websocket", lambda ws: sockets.append(ws))
     page = _create(ui, "宇宙シューター")
