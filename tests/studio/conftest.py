@@ -59,3 +59,12 @@ async def settle(services: Services, project_id: str, timeout: float = 20.0) -> 
 async def pending(services: Services, project_id: str) -> list[dict[str, Any]]:
     return [c for c in await services.studio.records.checkpoints(project_id)
             if c["status"] == "pending"]
+
+
+async def started(services: Services) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A new project, started and waiting at its first checkpoint: both."""
+    project = await services.studio.create(new_project())
+    await services.studio.start(project["id"])
+    project = await settle(services, project["id"])
+    [checkpoint] = await pending(services, project["id"])
+    return project, checkpoint

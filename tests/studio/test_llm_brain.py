@@ -11,7 +11,7 @@ import pytest
 from shokunin.api.app import build_services, close_services
 from shokunin.api.services import Services
 from shokunin.models.scripted import register_script, unregister_script
-from tests.studio.conftest import new_project, pending, settle, studio_settings
+from tests.studio.conftest import new_project, settle, started, studio_settings
 
 DOCUMENT = {"summary": "雨の街を走る", "sections": [{"heading": "核", "body": "走る"}]}
 
@@ -36,10 +36,7 @@ async def events_of(services: Services, run_id: str) -> list[Any]:
 async def test_an_output_that_does_not_fit_is_retried_and_tokens_are_counted(
         scripted: Services) -> None:
     studio = scripted.studio
-    project = await studio.create(new_project())
-    await studio.start(project["id"])
-    project = await settle(scripted, project["id"])
-    [checkpoint] = await pending(scripted, project["id"])
+    project, checkpoint = await started(scripted)
     assert checkpoint["output"]["summary"] == "雨の街を走る"
     assert checkpoint["output"]["content"]["sections"] == DOCUMENT["sections"]
     events = await events_of(scripted, project["run_id"])

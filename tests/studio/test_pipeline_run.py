@@ -10,7 +10,7 @@ from shokunin.api.services import Services
 from shokunin.studio import StudioConflict, StudioNotFound
 from shokunin.studio.metrics import project_metrics
 from shokunin.studio.session import agent_id
-from tests.studio.conftest import new_project, pending, settle
+from tests.studio.conftest import new_project, pending, settle, started
 
 
 async def approve_all(services: Services, project_id: str, limit: int = 40) -> dict:
@@ -49,10 +49,7 @@ async def test_a_project_approved_at_every_checkpoint_completes_with_every_agent
 async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again(
         services: Services) -> None:
     studio = services.studio
-    project = await studio.create(new_project())
-    await studio.start(project["id"])
-    await settle(services, project["id"])
-    [first] = await pending(services, project["id"])
+    project, first = await started(services)
     await studio.resolve(first["id"], "changes_requested", "敵をもっと増やして")
     await settle(services, project["id"])
     [second] = await pending(services, project["id"])
@@ -76,10 +73,7 @@ async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again
 async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
         services: Services) -> None:
     studio = services.studio
-    project = await studio.create(new_project())
-    await studio.start(project["id"])
-    await settle(services, project["id"])
-    [concept] = await pending(services, project["id"])
+    project, concept = await started(services)
     await studio.resolve(concept["id"], "rejected", "方向性が違う")
     final = await settle(services, project["id"])
     assert final["status"] == "failed"
@@ -95,10 +89,7 @@ async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
 async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
         services: Services) -> None:
     studio = services.studio
-    project = await studio.create(new_project())
-    await studio.start(project["id"])
-    await settle(services, project["id"])
-    [concept] = await pending(services, project["id"])
+    project, concept = await started(services)
     await studio.resolve(concept["id"], "approved", None)
     with pytest.raises(StudioConflict, match="already approved"):
         await studio.resolve(concept["id"], "rejected", None)
@@ -112,10 +103,7 @@ async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
 
 async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Services) -> None:
     studio = services.studio
-    project = await studio.create(new_project())
-    await studio.start(project["id"])
-    await settle(services, project["id"])
-    [concept] = await pending(services, project["id"])
+    project, concept = await started(services)
     await studio.pause(project["id"])
     await studio.resolve(concept["id"], "approved", None)  # allowed while paused
     await asyncio.sleep(0.3)

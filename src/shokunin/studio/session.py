@@ -273,12 +273,14 @@ class ProjectSession:
             return
         write = self._agent_write(agent["id"], {
             "status": status, "error": error, "current_task": None, "completed_at": now()})
-        if error_type is not None:
-            await self.ctx.emit(ev.AgentFailed(
-                agent_id=agent["id"], error_type=error_type, error_message=error,
-                can_retry=False, retry_count=0, max_retries=0))
-        await self.log(agent, error, level="warn" if status == "blocked" else "error",
-                       extra=[write])
+        level = "warn" if status == "blocked" else "error"
+        if error_type is None:
+            await self.log(agent, error, level=level, extra=[write])
+            return
+        await self.ctx.emit(ev.AgentFailed(
+            agent_id=agent["id"], error_type=error_type, error_message=error,
+            can_retry=False, retry_count=0, max_retries=0), writes=[write])
+        await self.log(agent, error, level=level)
 
     # checkpoints
     async def checkpoint(self, spec: AgentSpec, agent: dict[str, Any], attempt: int,

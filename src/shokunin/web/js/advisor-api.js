@@ -2,28 +2,10 @@
 // and step, the playbook, diagrams, and the chat stream with its resume and cancel. Every
 // failure is an Error whose message is the server's `error` text (and `code` its code).
 
+import { api, send } from "./http.js";
 import { getEvents, postEvents } from "./sse.js";
 
-async function api(url, init = {}) {
-  let response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    throw new Error(`${url}: ${error.message}`);
-  }
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    throw Object.assign(new Error(body.error ?? `${response.status} ${response.statusText}`),
-      { code: body.code ?? null });
-  }
-  return body;
-}
-
-const post = (url, body) => api(url, {
-  method: "POST",
-  headers: { "Content-Type": "application/json" },
-  body: JSON.stringify(body ?? {}),
-});
+const post = (url, body) => send("POST", url, body);
 
 const session = (id) => `/api/session/${encodeURIComponent(id)}`;
 

@@ -21,8 +21,9 @@ function byPipeline(a, b) {
   return 0;
 }
 
-/** The agents as the tree shows them: pipeline order, each leader followed by its workers. */
-export function pipelineOrder(agents) {
+/** parent id (null for the top) -> its agents in pipeline order; a worker whose leader is
+ * not listed goes to the top. */
+function childrenOf(agents) {
   const known = new Set(agents.map((a) => a.id));
   const children = new Map();
   for (const agent of agents) {
@@ -30,7 +31,14 @@ export function pipelineOrder(agents) {
     if (!children.has(parent)) children.set(parent, []);
     children.get(parent).push(agent);
   }
-  const walk = (parent) => (children.get(parent) ?? []).sort(byPipeline)
+  for (const list of children.values()) list.sort(byPipeline);
+  return children;
+}
+
+/** The agents as the tree shows them: pipeline order, each leader followed by its workers. */
+export function pipelineOrder(agents) {
+  const children = childrenOf(agents);
+  const walk = (parent) => (children.get(parent) ?? [])
     .flatMap((agent) => [agent, ...walk(agent.id)]);
   return walk(null);
 }
@@ -52,14 +60,8 @@ export class AgentTree {
   render(agents) {
     this.agents = agents;
     this.rows.clear();
-    const known = new Set(agents.map((a) => a.id));
-    const children = new Map();
-    for (const agent of agents) {
-      const parent = known.has(agent.parentAgentId) ? agent.parentAgentId : null;
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(agent);
-    }
-    const branch = (parent) => (children.get(parent) ?? []).sort(byPipeline).map((agent) => {
+    const children = childrenOf(agents);
+    const branch = (parent) => (children.get(parent) ?? []).map((agent) => {
       const item = this.row(agent);
       const nested = branch(agent.id);
       if (nested.length) {

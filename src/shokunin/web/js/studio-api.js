@@ -2,35 +2,7 @@
 // agents, checkpoints, metrics, logs, outputs and assets. Every failure is an Error whose
 // message is the server's `error` text (and `code` its code).
 
-async function api(url, init = {}) {
-  let response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    throw new Error(`${url}: ${error.message}`);
-  }
-  if (response.status === 204) return null;
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    throw Object.assign(new Error(errorText(body) ?? `${response.status} ${response.statusText}`),
-      { code: body.code ?? null, status: response.status });
-  }
-  return body;
-}
-
-/** The message of the JSON error form {"error", "code"} (FastAPI's {"detail"} as a fallback). */
-function errorText(body) {
-  if (typeof body.error === "string") return body.error;
-  if (typeof body.detail === "string") return body.detail;
-  if (Array.isArray(body.detail)) return body.detail.map((d) => d.msg).join("; ");
-  return null;
-}
-
-const send = (method, url, body) => api(url, {
-  method,
-  headers: { "Content-Type": "application/json" },
-  body: JSON.stringify(body ?? {}),
-});
+import { api, send } from "./http.js";
 
 const project = (id) => `/api/projects/${encodeURIComponent(id)}`;
 const agent = (id) => `/api/agents/${encodeURIComponent(id)}`;
