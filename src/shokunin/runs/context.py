@@ -67,10 +67,11 @@ class RunContext:
         see ``Store.append_event``) are stored in the same transaction as the event."""
         return (await self._emit([event], status, writes=writes))[0]
 
-    async def emit_all(self, events: list[BaseEvent]) -> list[BaseEvent]:
-        """``emit`` for several events in order, stored in one transaction: one wait for the
-        database instead of one per event."""
-        return await self._emit(events) if events else []
+    async def emit_all(self, events: list[BaseEvent], *,
+                       writes: Sequence[Write] = ()) -> list[BaseEvent]:
+        """``emit`` for several events in order, stored in one transaction (with
+        ``writes``): one wait for the database instead of one per event."""
+        return await self._emit(events, writes=writes) if events else []
 
     async def open(self, started: BaseEvent, input: dict[str, Any]) -> BaseEvent:
         """Emit the run's first event, stored with the run's row (``Store.create_run``)."""
@@ -94,7 +95,7 @@ class RunContext:
                 elif len(numbered) == 1:
                     await self.store.append_event(numbered[0], *writes)
                 else:
-                    await self.store.append_events(numbered)
+                    await self.store.append_events(numbered, *writes)
             except asyncio.CancelledError:
                 self._seq = numbered[-1].seq  # the write was queued and goes on without us
                 raise

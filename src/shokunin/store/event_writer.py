@@ -132,9 +132,9 @@ class EventWriter:
         """Return once the event (and any writes, in the same transaction) is stored."""
         await self._submit([*writes, (INSERT_EVENTS, event_row(event))])
 
-    async def append_all(self, events: list[BaseEvent]) -> None:
-        """Return once every event is stored (one transaction)."""
-        await self._submit([(INSERT_EVENTS, event_row(e)) for e in events])
+    async def append_all(self, events: list[BaseEvent], *writes: Write) -> None:
+        """Return once every event (and any writes) is stored (one transaction)."""
+        await self._submit([*writes, *((INSERT_EVENTS, event_row(e)) for e in events)])
 
     async def execute(self, write: Write) -> None:
         """Run a write in the next batch; return once it is committed."""

@@ -164,9 +164,9 @@ class Store:
         told of it are never seen apart."""
         await self._writer.append(event, *writes)
 
-    async def append_events(self, events: list[BaseEvent]) -> None:
-        """Store several events of a run in one transaction."""
-        await self._writer.append_all(events)
+    async def append_events(self, events: list[BaseEvent], *writes: Write) -> None:
+        """Store several events of a run (and ``writes``) in one transaction."""
+        await self._writer.append_all(events, *writes)
 
     async def events_after(self, run_id: str, after_seq: int = 0) -> list[Event]:
         async with self.engine.connect() as conn:

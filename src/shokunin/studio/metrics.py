@@ -45,8 +45,11 @@ def elapsed_seconds(project: dict[str, Any], at: datetime | None = None) -> floa
 
 
 async def project_metrics(records: StudioRecords, project: dict[str, Any],
-                          phase_name: str) -> ProjectMetrics:
-    agents = await records.agents(project["id"])
+                          phase_name: str, agents: list[dict[str, Any]] | None = None
+                          ) -> ProjectMetrics:
+    """``agents``: the project's agents if the caller holds them (else they are read)."""
+    if agents is None:
+        agents = await records.agents(project["id"])
     done = [a for a in agents if a["status"] == "completed"]
     open_ = [a for a in agents if a["status"] in ("pending", "running")]
     tokens = sum(int(a["tokens_used"] or 0) for a in agents)

@@ -125,11 +125,15 @@ class ProjectSession:
         return True
 
     async def metrics(self) -> None:
+        await self.ctx.emit(await self._metrics())
+
+    async def _metrics(self) -> ev.ProjectMetrics:
+        """The project's figures, from the agents as this run keeps them."""
         project = await self.project()
         figures = await project_metrics(self.records, project,
-                                        self.pipeline.phase_name(project["current_phase"]))
-        await self.ctx.emit(ev.ProjectMetrics(metrics=figures.model_dump(
-            mode="json", by_alias=True)))
+                                        self.pipeline.phase_name(project["current_phase"]),
+                                        agents=list(self._agents.values()))
+        return ev.ProjectMetrics(metrics=figures.model_dump(mode="json", by_alias=True))
 
     # agents
     async def agent(self, spec: AgentSpec | str, task: dict[str, Any] | None = None,
@@ -167,14 +171,22 @@ class ProjectSession:
         """Add a log entry (with ``extra`` writes, in its transaction); with ``once`` (a
         key), only the first time: what a node logs after an ``interrupt()`` it replays on
         resume is logged once."""
+        told = self._log(agent, message, level, progress, metadata, once)
+        if told is not None:
+            await self.ctx.emit(told[0], writes=[*extra, told[1]])
+
+    def _log(self, agent: dict[str, Any], message: str, level: str = "info",
+             progress: int | None = None, metadata: dict[str, Any] | None = None,
+             once: str | None = None) -> tuple[ev.AgentLog, Write] | None:
+        """A log entry's event and row (None if ``once`` was logged before)."""
         row = {"id": derived_id(agent["id"], "log", once) if once else uuid.uuid4().hex,
                "project_id": self.project_id, "agent_id": agent["id"], "timestamp": now(),
                "level": level, "message": message, "progress": progress, "metadata": metadata}
         if row["id"] in self._logged:
-            return
+            return None
         self._logged.add(row["id"])
-        await self.ctx.emit(ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)),
-                            writes=[*extra, self.records.insert_write(logs_table, row)])
+        return (ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)),
+                self.records.insert_write(logs_table, row))
 
     async def progress(self, agent: dict[str, Any], percent: int, what: str,
                        done: int = 0, total: int = 1) -> None:
@@ -233,18 +245,24 @@ class ProjectSession:
                "generation_time_ms": elapsed_ms, "created_at": now()}
         fresh = self._agents[agent["id"]]
         tokens = int(fresh["tokens_used"] or 0) + produced.tokens
-        # The output, the agent's figures and the log line that tells of them: one commit.
-        await self.log(agent, f"出力を作成: {produced.summary}", progress=90,
-                       metadata={"outputId": output_id, "tokens": produced.tokens},
-                       extra=[self.records.insert_write(outputs_table, row),
-                              self._agent_write(agent["id"], {
-                                  "tokens_used": tokens,
-                                  "duration_ms": int(fresh["duration_ms"] or 0) + elapsed_ms})])
-        self._outputs[output_id] = row
+        what = f"{job.title}: 出力済み"
+        told = self._log(agent, f"出力を作成: {produced.summary}", progress=90,
+                         metadata={"outputId": output_id, "tokens": produced.tokens})
+        assert told is not None  # a fresh entry: never logged before
+        log_event, log_row = told
+        events: list[ev.BaseEvent] = [log_event]
         if produced.tokens:
-            await self.ctx.emit(ev.AgentTokens(agent_id=agent["id"], tokens_used=produced.tokens,
-                                               tokens_total=tokens))
-        await self.progress(agent, 90, f"{job.title}: 出力済み")
+            events.append(ev.AgentTokens(agent_id=agent["id"], tokens_used=produced.tokens,
+                                         tokens_total=tokens))
+        events.append(ev.AgentProgress(agent_id=agent["id"], progress=90, current_task=what,
+                                       completed_tasks=0, total_tasks=1))
+        # The output, the agent's figures and what tells of them: one commit.
+        await self.ctx.emit_all(events, writes=[
+            self.records.insert_write(outputs_table, row), log_row,
+            self._agent_write(agent["id"], {
+                "tokens_used": tokens, "progress": 90, "current_task": what,
+                "duration_ms": int(fresh["duration_ms"] or 0) + elapsed_ms})])
+        self._outputs[output_id] = row
         return row
 
     async def complete(self, agent: dict[str, Any], summary: str) -> None:
@@ -258,11 +276,10 @@ class ProjectSession:
         write = self._agent_write(agent["id"], {
             "status": "completed", "progress": 100, "current_task": None,
             "completed_at": at, "duration_ms": duration})
-        await self.ctx.emit(ev.AgentCompleted(
+        await self.ctx.emit_all([ev.AgentCompleted(
             agent_id=agent["id"], duration_ms=int(duration),
             tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500]),
-            writes=[write])
-        await self.metrics()
+            await self._metrics()], writes=[write])
 
     async def fail(self, agent: dict[str, Any], error: str, *, status: str = "failed",
                    error_type: str | None = None) -> None:
@@ -312,11 +329,14 @@ class ProjectSession:
                        "generationTimeMs": sum(o["generation_time_ms"] for o in outputs)},
             "status": "pending", "feedback": None, "resolved_at": None,
             "created_at": at, "updated_at": at}
-        await self.progress(agent, 95, "承認待ち")
-        # Stored with its event: a client told of it can resolve it at once.
-        await self.ctx.emit(ev.CheckpointCreated(checkpoint_id=checkpoint_id,
-                                                 payload=checkpoint_wire(row)),
-                            writes=[*writes, self.records.insert_write(checkpoints_table, row)])
+        writes.append(self._agent_write(agent["id"], {"progress": 95,
+                                                      "current_task": "承認待ち"}))
+        # Stored with its events: a client told of it can resolve it at once.
+        await self.ctx.emit_all([
+            ev.AgentProgress(agent_id=agent["id"], progress=95, current_task="承認待ち",
+                             completed_tasks=0, total_tasks=1),
+            ev.CheckpointCreated(checkpoint_id=checkpoint_id, payload=checkpoint_wire(row))],
+            writes=[*writes, self.records.insert_write(checkpoints_table, row)])
         self._checkpoints.add(checkpoint_id)
         return row
 
