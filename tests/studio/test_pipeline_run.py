@@ -132,3 +132,19 @@ async def test_wrong_transitions_are_conflicts(services: Services) -> None:
         await studio.start(project["id"])
     with pytest.raises(StudioNotFound):
         await studio.start("nope")
+
+
+async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
+        services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.pause(project["id"])
+    await studio.resolve(concept["id"], "approved", None)
+    await asyncio.sleep(0.2)
+    run_id = (await studio.project(project["id"]))["run_id"]
+    assert services.runner.is_live(run_id)  # its design node waits at the boundary
+    await studio.delete(project["id"])
+    assert not services.runner.is_live(run_id)
+    assert (await services.store.get_run(run_id)) is None  # gone with its thread
+    with pytest.raises(StudioNotFound):
+        await studio.project(project["id"])

@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from shokunin import events as ev
-from shokunin.runs import Runner, RunStateError
+from shokunin.runs import Runner, RunNotFound, RunStateError
 from shokunin.runs.deletion import delete_thread
 from shokunin.store.studio_records import StudioRecords, now
 from shokunin.studio.agent import NAME, answers_from_records
@@ -130,13 +130,12 @@ class Studio:
 
     async def delete(self, project_id: str) -> None:
         project = await self.project(project_id)
-        if project["run_id"] and self.runner.is_live(project["run_id"]):
-            await self.runner.cancel(project["run_id"])
-        with contextlib.suppress(RunStateError):  # an interrupted run: closed first
-            if project["run_id"]:
+        self.pauses.resume(project_id)  # a paused node would hold its run
+        if project["run_id"]:  # stop it, or close it if it waits at a checkpoint
+            with contextlib.suppress(RunNotFound):
                 await self.runner.cancel(project["run_id"])
-        self.pauses.resume(project_id)
         await delete_thread(self.runner, project_id)
+        self._locks.pop(project_id, None)
 
     async def _transition(self, project_id: str, new: str, from_: tuple[str, ...],
                           extra: dict[str, Any] | None = None) -> dict[str, Any]:
