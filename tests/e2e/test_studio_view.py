@@ -54,9 +54,9 @@ def _approve_until_completed(page: Any, limit_s: float = 60) -> int:
     deadline = time.monotonic() + limit_s
     approve = page.locator('.studio-checkpoint:not(.resolving)'
                            ' .studio-resolve[data-resolution="approved"]:enabled')
-    while page.locator(STATUS).get_attribute("data-status") != "completed":
+    while (status := page.locator(STATUS).get_attribute("data-status")) != "completed":
         assert time.monotonic() < deadline, "the project did not complete"
-        assert page.locator(STATUS).get_attribute("data-status") == "running"
+        assert status == "running"  # read once: it may complete between two reads
         if approve.count():
             try:  # a card may go between the count and the click (approved, re-read)
                 approve.first.click(timeout=2_000)
