@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 
 from shokunin.api.services import Services
 from shokunin.studio import StudioConflict, StudioNotFound
-from shokunin.studio.metrics import project_metrics
+from shokunin.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.studio.session import agent_id
 from tests.studio.conftest import new_project, pending, settle, started
 
@@ -109,6 +110,8 @@ async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Service
     await asyncio.sleep(0.3)
     design = await studio.agent(agent_id(project["id"], "design"))
     assert design["status"] == "pending"  # the next node waits at its boundary
+    # the answer took effect: the node that waited for it was past its boundary
+    assert (await studio.agent(concept["agent_id"]))["status"] == "completed"
     assert services.runner.is_live((await studio.project(project["id"]))["run_id"])
     with pytest.raises(StudioConflict):
         await studio.pause(project["id"])
@@ -148,3 +151,64 @@ async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
     assert (await services.store.get_run(run_id)) is None  # gone with its thread
     with pytest.raises(StudioNotFound):
         await studio.project(project["id"])
+
+
+async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_at(
+        services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.resolve(concept["id"], "approved", None)
+    await settle(services, project["id"])
+    [design] = await pending(services, project["id"])
+    await studio.resolve(design["id"], "approved", None)
+    await settle(services, project["id"])
+    three = {c["type"]: c for c in await pending(services, project["id"])}
+    assert set(three) == {"scenario_review", "character_review", "world_review"}
+    await studio.resolve(three["scenario_review"]["id"], "rejected", "違う")
+    final = await settle(services, project["id"])
+    assert final["status"] == "failed"
+    assert (await services.store.get_run(final["run_id"]))["status"] == "completed"
+    assert await pending(services, project["id"]) == []
+    agents = {a["type"]: a["status"] for a in await studio.records.agents(project["id"])}
+    assert agents["scenario"] == "failed"
+    assert agents["character"] == agents["world"] == agents["task_split"] == "blocked"
+    closed = await studio.checkpoint(three["world_review"]["id"])
+    assert closed["status"] == "rejected" and "失敗" in closed["feedback"]
+
+
+async def test_a_project_recorded_running_before_its_graph_began_starts_from_the_top(
+        services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    # as if the server died between the status and the run's first step
+    await studio.records.update_project(project["id"], {"status": "running"})
+    assert await studio.recover() == 1
+    project = await settle(services, project["id"])
+    assert project["status"] == "running"
+    [checkpoint] = await pending(services, project["id"])
+    assert checkpoint["type"] == "concept_review"
+
+
+async def test_start_and_delete_at_once_never_leave_a_run_without_its_project(
+        services: Services) -> None:
+    studio = services.studio
+    for _ in range(5):
+        project = await studio.create(new_project())
+        results = await asyncio.gather(studio.start(project["id"]), studio.delete(
+            project["id"]), return_exceptions=True)
+        assert all(r is None or isinstance(r, dict | StudioNotFound) for r in results), results
+    await asyncio.sleep(0.2)
+    threads = [t for t in await services.store.list_threads() if t["agent"] == "studio"]
+    assert threads == [] and await studio.records.projects() == []
+
+
+async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_downtime(
+        services: Services) -> None:
+    studio = services.studio
+    project, _ = await started(services)
+    last = (await services.store.events_after(project["run_id"]))[-1].ts
+    await studio.records.update_project(project["id"], {
+        "elapsed_seconds": 10.0, "running_since": last - timedelta(seconds=5)})
+    await studio.recover()  # as at the next start, the old process gone
+    recovered = await studio.project(project["id"])
+    assert 14.9 < elapsed_seconds(recovered) < 16.0

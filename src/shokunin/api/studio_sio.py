@@ -109,7 +109,8 @@ class StudioSocket:
         return project, ""
 
     # subscriptions
-    async def _subscribe(self, sid: str, data: Any = None) -> dict[str, Any]:
+    # Handlers take any extra arguments a client sends (python-socketio passes them all).
+    async def _subscribe(self, sid: str, data: Any = None, *_extra: Any) -> dict[str, Any]:
         project, why = await self._project_for(sid, data)
         if project is None:
             return await self._error(sid, "sync_failed", why)
@@ -117,7 +118,8 @@ class StudioSocket:
         project_id = project["id"]
         await self.sio.enter_room(sid, f"{project_id}:{session['dialect']}")
         self._members.setdefault(project_id, set()).add(sid)
-        if project_id not in self._feeds:  # subscribed before the snapshot: nothing missed
+        feed = self._feeds.get(project_id)
+        if feed is None or feed.done():  # subscribed before the snapshot: nothing missed
             sub = self.studio.runner.bus.subscribe_thread(project_id)  # type: ignore[union-attr]
             self._feeds[project_id] = asyncio.create_task(self._feed(project_id, sub))
         try:
@@ -129,7 +131,7 @@ class StudioSocket:
             return await self._error(sid, "sync_failed", f"state sync failed: {exc}")
         return {"ok": True}
 
-    async def _unsubscribe(self, sid: str, data: Any = None) -> dict[str, Any]:
+    async def _unsubscribe(self, sid: str, data: Any = None, *_extra: Any) -> dict[str, Any]:
         project_id = data.get("projectId") if isinstance(data, dict) else data
         if not isinstance(project_id, str):
             return await self._error(sid, "sync_failed", "send the project id as a string")
@@ -162,10 +164,11 @@ class StudioSocket:
             raise
         except Exception:
             log.exception("the Socket.IO feed of project %s stopped", project_id)
-            await self.sio.emit("error:state", {
-                "errorType": "sync_failed", "timestamp": _now(),
-                "errorMessage": "live updates stopped; subscribe again"},
-                room=f"{project_id}:seed")
+            for dialect in DIALECTS:
+                await self.sio.emit("error:state", {
+                    "errorType": "sync_failed", "timestamp": _now(),
+                    "errorMessage": "live updates stopped; subscribe again"},
+                    room=f"{project_id}:{dialect}")
         finally:
             sub.close()
 
@@ -198,7 +201,7 @@ class StudioSocket:
                 "hasDiff": previous != updated, "timestamp": _now()}
 
     # checkpoints
-    async def _resolve(self, sid: str, data: Any = None) -> dict[str, Any]:
+    async def _resolve(self, sid: str, data: Any = None, *_extra: Any) -> dict[str, Any]:
         studio = self.studio
         if studio is None:
             return await self._error(sid, "checkpoint_failed", "the Studio is unavailable")

@@ -64,8 +64,11 @@ class StudioAgent:
         pipeline = Pipeline.model_validate(project["pipeline"])
         session = await ProjectSession.open(ctx, self.records, self.brain, pipeline,
                                             self.pauses)
-        graph_input: Any = ({"outcome": {}, "stopped": False, "tasks": []}
-                            if input.get("fresh") else None)
+        graph_input: Any = None  # go on from the thread's last checkpoint
+        if input.get("fresh") or not (await self.graph(pipeline).aget_state(
+                {"configurable": {"thread_id": ctx.thread_id}})).values:
+            # a new project, or one stopped before its graph's first step: from the start
+            graph_input = {"outcome": {}, "stopped": False, "tasks": []}
         try:
             state = await self._drive(graph_input, ctx, session, pipeline)
         except (Interrupted, GeneratorExit):
@@ -89,6 +92,10 @@ class StudioAgent:
                                    durability="sync", models=self.brain.name != "offline")
             except Interrupted as stop:
                 answers = await answers_from_records(self.records, stop.payload)
+                if (await session.project())["status"] == "failed":
+                    # Failed beside them: branches waiting for a person are closed, so the
+                    # run ends and their agents are blocked, not waiting forever.
+                    answers |= await session.close_checkpoints(stop.payload, answers)
                 if not answers:
                     await session.metrics()
                     raise

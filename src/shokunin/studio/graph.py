@@ -89,8 +89,8 @@ def _why_blocked(spec: AgentSpec, state: StudioState, pipeline: Pipeline) -> str
 async def _start(spec: AgentSpec, state: StudioState, runtime: Runtime[StudioDeps],
                  pipeline: Pipeline) -> tuple[ProjectSession, dict[str, Any], str | None]:
     session = runtime.context.session
-    await session.gate()
     agent = await session.agent(spec)
+    await session.boundary(passed=session.is_running(agent))
     why = _why_blocked(spec, state, pipeline)
     if why:
         await session.fail(agent, why, status="blocked", error_type="dependency_error")
@@ -139,6 +139,10 @@ async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str
                               once=f"approved/{attempt}")
             await session.complete(agent, summary)
             return update
+        if resolution == "rejected" and answer.get("closed"):  # the project failed beside it
+            await session.fail(agent, str(answer.get("feedback")), status="blocked",
+                               error_type="dependency_error")
+            return {"outcome": {spec.type: "blocked"}}
         if resolution == "rejected":
             reason = f"却下されました: {answer.get('feedback') or '理由の記載なし'}"
             await session.fail(agent, reason)
@@ -211,10 +215,10 @@ def _worker_node(spec: AgentSpec):  # noqa: ANN202 - a graph node
 
     async def node(payload: dict[str, Any], runtime: Runtime[StudioDeps]) -> dict[str, Any]:
         session = runtime.context.session
-        await session.gate()
         task = payload["task"]
         leader = await session.agent(spec)
         worker = await session.agent(worker_type, task, parent=leader["id"])
+        await session.boundary(passed=session.is_running(worker))
         key = worker_key(worker_type, task["id"])
         job = _job(session, spec, await session.upstream(spec), 0, None, task)
         try:
@@ -234,8 +238,8 @@ def _review_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph
 
     async def node(state: StudioState, runtime: Runtime[StudioDeps]) -> dict[str, Any]:
         session = runtime.context.session
-        await session.gate()
         leader = await session.agent(spec)
+        await session.boundary(passed=session.was_asked(leader))
         outcome = state.get("outcome", {})
         if outcome.get(spec.type) == "blocked":
             return {}

@@ -129,12 +129,13 @@ class Studio:
         return await self.project(project_id)
 
     async def delete(self, project_id: str) -> None:
-        project = await self.project(project_id)
-        self.pauses.resume(project_id)  # a paused node would hold its run
-        if project["run_id"]:  # stop it, or close it if it waits at a checkpoint
-            with contextlib.suppress(RunNotFound):
-                await self.runner.cancel(project["run_id"])
-        await delete_thread(self.runner, project_id)
+        async with self._lock(project_id):  # not beside a start that has not begun its run
+            project = await self.project(project_id)
+            self.pauses.resume(project_id)  # a paused node would hold its run
+            if project["run_id"]:  # stop it, or close it if it waits at a checkpoint
+                with contextlib.suppress(RunNotFound):
+                    await self.runner.cancel(project["run_id"])
+            await delete_thread(self.runner, project_id)
         self._locks.pop(project_id, None)
 
     async def _transition(self, project_id: str, new: str, from_: tuple[str, ...],
@@ -158,17 +159,24 @@ class Studio:
             run_id = derived_id(project_id, "run", now().isoformat())
             project = await self._transition(project_id, "running", ("draft",),
                                              {"run_id": run_id})
-            await self.runner.start(NAME, project_id, {"fresh": True}, run_id=run_id)
+            try:
+                await self.runner.start(NAME, project_id, {"fresh": True}, run_id=run_id)
+            except BaseException:  # no run: the project is a draft again
+                await self.records.update_project(project_id, {
+                    "status": "draft", "run_id": None, "running_since": None})
+                raise
             return project
 
     async def pause(self, project_id: str) -> dict[str, Any]:
-        project = await self._transition(project_id, "paused", ("running",))
-        self.pauses.pause(project_id)  # the nodes that start from now on wait
-        return project
+        async with self._lock(project_id):  # the record and the nodes' gate agree
+            project = await self._transition(project_id, "paused", ("running",))
+            self.pauses.pause(project_id)  # the nodes that start from now on wait
+            return project
 
     async def resume(self, project_id: str) -> dict[str, Any]:
-        project = await self._transition(project_id, "running", ("paused",))
-        self.pauses.resume(project_id)
+        async with self._lock(project_id):
+            project = await self._transition(project_id, "running", ("paused",))
+            self.pauses.resume(project_id)
         await self._revive(project)
         return project
 
@@ -200,8 +208,7 @@ class Studio:
             if not run_id:
                 return
             if self.runner.is_live(run_id):
-                waiter = self._waiters.get(project_id)
-                if waiter is None or waiter.done():
+                if project_id not in self._waiters:
                     self._waiters[project_id] = asyncio.create_task(
                         self._kick_after(run_id, project_id))
                 return
@@ -215,9 +222,20 @@ class Studio:
                     await self.runner.resume(run_id, answers)
 
     async def _kick_after(self, run_id: str, project_id: str) -> None:
-        await self.runner.wait(run_id)
-        await asyncio.sleep(0)  # let the run's end be recorded
-        await self.kick(project_id)
+        """Look again each time the run stops, until it stops for good: a resolution that
+        came while it was busy is answered then."""
+        try:
+            while True:
+                await self.runner.wait(run_id)
+                await asyncio.sleep(0)  # let the run's end be recorded
+                self._waiters.pop(project_id, None)  # a busy run from now gets a new waiter
+                await self.kick(project_id)
+                if project_id in self._waiters or not self.runner.is_live(run_id):
+                    return
+                self._waiters[project_id] = asyncio.current_task()  # type: ignore[assignment]
+        finally:
+            if self._waiters.get(project_id) is asyncio.current_task():
+                del self._waiters[project_id]
 
     async def _interrupt_payload(self, run_id: str) -> dict[str, Any]:
         """What the run waits for: its last event (a waiting run says nothing after it)."""
@@ -251,14 +269,28 @@ class Studio:
         for project in projects:
             if project["status"] == "paused":
                 self.pauses.pause(project["id"])
-            else:  # the clock stopped with the old process
-                await self.records.update_project(project["id"], {"running_since": now()})
+            else:  # the clock counts what the old process did, not the time it was down
+                await self.records.update_project(project["id"], {
+                    "elapsed_seconds": await self._elapsed_until_stop(project),
+                    "running_since": now()})
             try:
                 await self._revive(project)
             except Exception:  # one project that cannot go on must not stop the others
                 log.exception("project %s could not be resumed", project["id"])
         return len(projects)
 
+    async def _elapsed_until_stop(self, project: dict[str, Any]) -> float:
+        """Running time up to the last event of its run (when the old process stopped)."""
+        store = self.runner.store
+        run_id = project["run_id"]
+        last = await store.events_after(run_id, await store.last_seq(run_id) - 1) \
+            if run_id else []
+        return elapsed_seconds(project, last[-1].ts if last else project["updated_at"])
+
     async def close(self) -> None:
-        for waiter in self._waiters.values():
+        for waiter in list(self._waiters.values()):
             waiter.cancel()
+        # A stop is not running time: the clock of each running project stops here.
+        for project in await self.records.projects_with_status("running"):
+            await self.records.update_project(project["id"], {
+                "elapsed_seconds": elapsed_seconds(project), "running_since": now()})

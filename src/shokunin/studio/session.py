@@ -340,6 +340,39 @@ class ProjectSession:
         self._checkpoints.add(checkpoint_id)
         return row
 
+    async def close_checkpoints(self, payload: dict[str, Any], answered: dict[str, Any]
+                                ) -> dict[str, Any]:
+        """Reject the pending checkpoints a failed project still waits at; their answers
+        (marked ``closed``) for the run's resume map."""
+        closing = "プロジェクトが失敗したため、この確認は閉じられました"
+        answers = {}
+        for pending in payload.get("interrupts", []):
+            checkpoint_id = str((pending.get("value") or {}).get("checkpointId", ""))
+            if pending["id"] in answered or not await self.records.resolve_checkpoint(
+                    checkpoint_id, "rejected", closing):
+                continue
+            row = await self.records.checkpoint(checkpoint_id)
+            await self.ctx.emit(ev.CheckpointResolved(checkpoint_id=checkpoint_id, value={
+                "resolution": "rejected", "feedback": closing,
+                "checkpoint": checkpoint_wire(row)}))  # type: ignore[arg-type]
+            answers[pending["id"]] = {"resolution": "rejected", "feedback": closing,
+                                      "closed": True}
+        return answers
+
+    async def boundary(self, passed: bool) -> None:
+        """A node's start: wait while the project is paused, unless the node is past its
+        boundary already (``passed``: LangGraph replays a node that waited at a checkpoint,
+        and an answer given while paused must take effect)."""
+        if not passed:
+            await self.gate()
+
+    def is_running(self, agent: dict[str, Any]) -> bool:
+        return self._agents[agent["id"]]["status"] == "running"
+
+    def was_asked(self, agent: dict[str, Any]) -> bool:
+        """Whether the agent's first checkpoint exists (its review node ran before)."""
+        return derived_id(agent["id"], "checkpoint", "0") in self._checkpoints
+
     async def upstream(self, spec: AgentSpec) -> dict[str, dict[str, Any]]:
         """The latest outputs of the agent's dependencies, by output type."""
         found: dict[str, dict[str, Any]] = {}
