@@ -203,6 +203,7 @@ class ProjectSession:
         stored = self._outputs.get(output_id)
         if stored is not None:
             return stored
+        await self.gate()  # new work (a revision inside a node too) waits while paused
         await self.begin(agent, job.title)
         for retry in range(max_retries + 1):
             await self.progress(agent, 10, f"{job.title}: 作成中" + (
