@@ -9,6 +9,7 @@ import pytest
 
 from shokunin.api.services import Services
 from shokunin.studio import StudioConflict, StudioNotFound
+from shokunin.studio.contracts import ProjectConfig
 from shokunin.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.studio.session import agent_id
 from tests.studio.conftest import new_project, pending, settle, started
@@ -212,3 +213,19 @@ async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_do
     await studio.recover()  # as at the next start, the old process gone
     recovered = await studio.project(project["id"])
     assert 14.9 < elapsed_seconds(recovered) < 16.0
+
+
+async def test_a_project_without_asset_generation_runs_no_asset_workers(
+        services: Services) -> None:
+    studio = services.studio
+    body = new_project()
+    body.config = ProjectConfig(enable_asset_generation=False)
+    project = await studio.create(body)
+    await studio.start(project["id"])
+    final = await approve_all(services, project["id"])
+    assert final["status"] == "completed"
+    agents = await studio.records.agents(project["id"])
+    assert [a["type"] for a in agents].count("asset_worker") == 0
+    assert {a["status"] for a in agents} == {"completed"}
+    types = [c["type"] for c in await studio.records.checkpoints(project["id"])]
+    assert "asset_review" not in types and len(types) == 10

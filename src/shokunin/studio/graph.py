@@ -126,7 +126,7 @@ async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str
         summary = "; ".join(str((o["content"] or {}).get("summary", "")) for o in outputs)
         update: dict[str, Any] = {"outcome": {spec.type: "completed"}}
         if spec.output == "task_breakdown" and outputs:
-            update["tasks"] = (outputs[-1]["content"] or {}).get("tasks", [])
+            update["tasks"] = session.wanted((outputs[-1]["content"] or {}).get("tasks", []))
         if spec.checkpoint is None:
             await session.complete(agent, summary)
             return update
@@ -244,6 +244,11 @@ def _review_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph
         if outcome.get(spec.type) == "blocked":
             return {}
         tasks = _tasks(spec, state)
+        if not tasks:  # nothing of its kind to do: nothing to review
+            await session.log(leader, "割り振るタスクがないため、確認なしで完了しました",
+                              once="no-tasks")
+            await session.complete(leader, "タスクなし")
+            return {"outcome": {spec.type: "completed"}}
         failed = [t["id"] for t in tasks
                   if outcome.get(worker_key(worker_type, t["id"])) != "completed"]
         if failed:

@@ -75,6 +75,7 @@ class ProjectSession:
         self.pauses = pauses
         self.project_id = ctx.thread_id
         self.name, self.concept = project["name"], project["concept"] or {}
+        self.config: dict[str, Any] = project["config"] or {}
         self.outputs_dir = ctx.workspace / "outputs"
         self._agents: dict[str, dict[str, Any]] = {}
         self._outputs: dict[str, dict[str, Any]] = {}
@@ -340,6 +341,13 @@ class ProjectSession:
             writes=[*writes, self.records.insert_write(checkpoints_table, row)])
         self._checkpoints.add(checkpoint_id)
         return row
+
+    def wanted(self, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The breakdown's tasks this project wants done: no asset tasks when its config
+        says ``enableAssetGeneration: false``."""
+        if self.config.get("enableAssetGeneration") is False:
+            return [t for t in tasks if t.get("kind") != "asset"]
+        return tasks
 
     async def close_checkpoints(self, payload: dict[str, Any], answered: dict[str, Any]
                                 ) -> dict[str, Any]:
