@@ -21,9 +21,6 @@ class Pauses:
         if event is not None:
             event.set()
 
-    def is_paused(self, project_id: str) -> bool:
-        return project_id in self._paused
-
     async def wait(self, project_id: str) -> None:
         """Return when the project is not paused (at once if it is not)."""
         event = self._paused.get(project_id)
