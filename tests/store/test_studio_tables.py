@@ -45,3 +45,20 @@ async def test_a_project_and_its_agents_go_when_its_thread_is_deleted(db_url: st
         assert await records.outputs(project_id="p1") == []
     finally:
         await store.close()
+
+
+async def test_projects_scoped_to_an_owner_are_only_theirs(db_url: str) -> None:
+    store = await Store.open(db_url)
+    try:
+        records = StudioRecords(store.engine)
+        at = now()
+        for project_id, owner in (("pa", "key:a"), ("pb", "key:b"), ("pn", None)):
+            await store.ensure_thread(project_id, "studio", owner=owner)
+            await records.add_project({
+                "id": project_id, "name": project_id, "status": "draft", "current_phase": 1,
+                "pipeline": {}, "elapsed_seconds": 0.0, "created_at": at, "updated_at": at},
+                [])
+        assert [p["id"] for p in await records.projects("key:a")] == ["pa"]
+        assert {p["id"] for p in await records.projects()} == {"pa", "pb", "pn"}
+    finally:
+        await store.close()

@@ -28,7 +28,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import FileResponse
 
-from shokunin.api.access import may_see, principal
+from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.errors import ApiError
 from shokunin.studio import Studio, StudioConflict, StudioNotFound
 from shokunin.studio.contracts import (
@@ -88,14 +88,8 @@ async def _visible(request: Request, row: dict[str, Any]) -> dict[str, Any]:
 # projects
 @router.get("/projects")
 async def list_projects(request: Request) -> list[dict[str, Any]]:
-    service, who = studio(request), principal(request)
-    rows = await service.records.projects()
-    out = []
-    for row in rows:
-        thread = await service.runner.store.get_thread(row["id"])
-        if thread is not None and may_see(who, thread):
-            out.append(dump(Project.model_validate(row)))
-    return out
+    rows = await studio(request).records.projects(owner_scope(principal(request)))
+    return dump([Project.model_validate(r) for r in rows], many=True)
 
 
 @router.post("/projects", status_code=201)

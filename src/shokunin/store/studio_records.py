@@ -89,9 +89,14 @@ class StudioRecords:
     async def project(self, project_id: str) -> dict[str, Any] | None:
         return await self._row(projects, project_id)
 
-    async def projects(self) -> list[dict[str, Any]]:
-        return await self._rows(select(projects).order_by(projects.c.created_at.desc(),
-                                                          projects.c.id))
+    async def projects(self, owner: str | None = None) -> list[dict[str, Any]]:
+        """Newest first; with ``owner``, only the projects whose thread that owner made."""
+        query = select(projects).order_by(projects.c.created_at.desc(), projects.c.id)
+        if owner is not None:
+            threads = schema.threads
+            query = query.join(threads, threads.c.id == projects.c.id).where(
+                threads.c.owner == owner)
+        return await self._rows(query)
 
     async def projects_with_status(self, *statuses: str) -> list[dict[str, Any]]:
         return await self._rows(select(projects).where(projects.c.status.in_(statuses)))
