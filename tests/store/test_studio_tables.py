@@ -59,6 +59,8 @@ async def test_projects_scoped_to_an_owner_are_only_theirs(db_url: str) -> None:
                 "pipeline": {}, "elapsed_seconds": 0.0, "created_at": at, "updated_at": at},
                 [])
         assert [p["id"] for p in await records.projects("key:a")] == ["pa"]
+        assert await records.project("pb", "key:a") is None
+        assert (await records.project("pb", "key:b"))["id"] == "pb"
         assert {p["id"] for p in await records.projects()} == {"pa", "pb", "pn"}
     finally:
         await store.close()

@@ -28,7 +28,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import FileResponse
 
-from shokunin.api.access import may_see, owner_scope, principal
+from shokunin.api.access import owner_scope, principal
 from shokunin.api.errors import ApiError
 from shokunin.studio import Studio, StudioConflict, StudioNotFound
 from shokunin.studio.contracts import (
@@ -72,12 +72,7 @@ async def _call(coro: Any) -> Any:
 
 async def visible_project(request: Request, project_id: str) -> dict[str, Any]:
     """The project, or 404 if there is none or the caller may not see it."""
-    service = studio(request)
-    project = await _call(service.project(project_id))
-    thread = await service.runner.store.get_thread(project_id)
-    if thread is None or not may_see(principal(request), thread):
-        raise ApiError(404, f"no project {project_id!r}", "not_found")
-    return project
+    return await _call(studio(request).project(project_id, owner_scope(principal(request))))
 
 
 async def _visible(request: Request, row: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs
 import socketio
 from pydantic import ValidationError
 
-from shokunin.api.access import may_see
+from shokunin.api.access import owner_scope
 from shokunin.api.studio_wire import DIALECTS, Dialect, to_wire
 from shokunin.studio import Studio, StudioError
 from shokunin.studio.contracts import (
@@ -101,10 +101,9 @@ class StudioSocket:
         studio = self.studio
         if studio is None:
             return None, "the Studio is unavailable"
-        project = await studio.records.project(project_id)
         session = await self.sio.get_session(sid)
-        thread = await studio.runner.store.get_thread(project_id) if project else None
-        if project is None or thread is None or not may_see(session["principal"], thread):
+        project = await studio.records.project(project_id, owner_scope(session["principal"]))
+        if project is None:
             return None, f"no project {project_id[:128]!r}"
         return project, ""
 

@@ -29,6 +29,14 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def _owned(query: Any, owner: str | None) -> Any:
+    """``query`` of projects limited to those whose thread ``owner`` made (all if None)."""
+    if owner is None:
+        return query
+    threads = schema.threads
+    return query.join(threads, threads.c.id == projects.c.id).where(threads.c.owner == owner)
+
+
 class StudioRecords:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -86,17 +94,17 @@ class StudioRecords:
             if agent_rows:
                 await conn.execute(agents.insert(), agent_rows)
 
-    async def project(self, project_id: str) -> dict[str, Any] | None:
-        return await self._row(projects, project_id)
+    async def project(self, project_id: str, owner: str | None = None
+                      ) -> dict[str, Any] | None:
+        """The project; with ``owner``, only if its thread is that owner's."""
+        rows = await self._rows(_owned(select(projects).where(projects.c.id == project_id),
+                                       owner))
+        return rows[0] if rows else None
 
     async def projects(self, owner: str | None = None) -> list[dict[str, Any]]:
         """Newest first; with ``owner``, only the projects whose thread that owner made."""
-        query = select(projects).order_by(projects.c.created_at.desc(), projects.c.id)
-        if owner is not None:
-            threads = schema.threads
-            query = query.join(threads, threads.c.id == projects.c.id).where(
-                threads.c.owner == owner)
-        return await self._rows(query)
+        return await self._rows(_owned(select(projects).order_by(
+            projects.c.created_at.desc(), projects.c.id), owner))
 
     async def projects_with_status(self, *statuses: str) -> list[dict[str, Any]]:
         return await self._rows(select(projects).where(projects.c.status.in_(statuses)))

@@ -66,8 +66,9 @@ class Studio:
         await self.runner.bus.publish(event.model_copy(update={"thread_id": project_id}))
 
     # reading
-    async def project(self, project_id: str) -> dict[str, Any]:
-        project = await self.records.project(project_id)
+    async def project(self, project_id: str, owner: str | None = None) -> dict[str, Any]:
+        """The project (with ``owner``, only if that owner's); StudioNotFound otherwise."""
+        project = await self.records.project(project_id, owner)
         if project is None:
             raise StudioNotFound(f"no project {project_id!r}")
         return project
