@@ -38,7 +38,10 @@ async def test_a_rate_limit_is_retried_and_a_model_that_hangs_fails_the_agent(
                 async with Watcher(server) as watcher:
                     await watcher.sio.call("subscribe:project", pid, timeout=10)
                     await http.post(f"/api/projects/{pid}/start")
-                    await watcher.wait(lambda: ended(watcher, "failed"), timeout=60)
+                    # the project fails first; its blocked dependents are told after
+                    await watcher.wait(lambda: ended(watcher, "failed") and any(
+                        e["errorType"] == "dependency_error"
+                        for e in watcher.named("error:agent")), timeout=60)
                 agents = {a["type"]: a for a in
                           (await http.get(f"/api/projects/{pid}/agents")).json()}
         finally:
