@@ -45,6 +45,7 @@ class LiveServer:
             "SHOKUNIN_DATA_DIR": str(self.data_dir),
             "SHOKUNIN_TOOLS_DIRS": f'["{self.data_dir / "tool"}"]',
             "SHOKUNIN_TOOL_SETTINGS_FILE": str(self.data_dir / "userdata" / "settings.json"),
+            "SHOKUNIN_MCP_CONFIG": str(self.data_dir / "userdata" / "mcp.json"),
             "SHOKUNIN_SANDBOX_POOL_SIZE": "0",
         })
         env.update(self.extra_env)

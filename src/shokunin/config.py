@@ -66,6 +66,10 @@ class Settings(BaseSettings):
         Path("./userdata/tool_settings.json"), description="Where tool settings are persisted."
     )
     tool_timeout_sec: float = Field(120.0, description="Default timeout of one tool call.")
+    mcp_config: Path = Field(
+        Path("./userdata/mcp.json"), description="MCP servers whose tools shokunin uses, in "
+        "the desktop clients' form: `{\"mcpServers\": {\"name\": {\"command\", \"args\", "
+        "\"env\"} or {\"url\", \"headers\"}}}`. No file, no servers.")
     map_dir: Path = Field(
         PACKAGE_DIR / "data" / "map", description="Map package folder shown by the Workbench."
     )

@@ -40,7 +40,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 def test_list_and_show(client: TestClient) -> None:
     tools = {t["name"]: t for t in client.get("/api/tools").json()["tools"]}
     assert set(tools["probe"]) == {"name", "function_name", "title", "description", "icon",
-                                   "declaration", "status", "error", "source", "has_venv",
+                                   "declaration", "status", "error", "source", "server", "has_venv",
                                    "has_settings", "has_ui"}
     assert tools["probe"]["status"] == "ok" and tools["probe"]["has_settings"]
     assert tools["broken"]["status"] == "error" and "syntax error" in tools["broken"]["error"]

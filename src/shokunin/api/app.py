@@ -23,6 +23,7 @@ from shokunin.api import (
     analyst_runs,
     health,
     login,
+    mcp_servers,
     runs,
     studio_rest,
     threads,
@@ -63,6 +64,7 @@ async def build_services(settings: Settings) -> Services:
         raise
     bus = MemoryBus()
     tool_registry = ToolRegistry.from_settings(settings)
+    await tool_registry.connect()  # the configured MCP servers' tools join the list
     sandbox = Sandbox(settings)
     runner = Runner(store, bus, settings.data_dir / "workspaces")
     services = Services(settings=settings, store=store, bus=bus, runner=runner,
@@ -148,7 +150,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/socket.io", socket.app)  # seed 002's Socket.IO on the same port, before
     # the web face's catch-all routes
-    for module in (health, login, tools, agent_tools, threads, runs, analyst_datasets,
+    for module in (health, login, mcp_servers, tools, agent_tools, threads, runs, analyst_datasets,
                    analyst_runs, advisor_sessions, advisor_sse, studio_rest, workbench_ws, web):
         app.include_router(module.router)
     return app

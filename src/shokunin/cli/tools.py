@@ -41,6 +41,22 @@ def _registry() -> ToolRegistry:
     return ToolRegistry.from_settings(Settings(), log_unavailable=False)
 
 
+def _connected_list(registry: ToolRegistry) -> list[ToolInfo]:
+    """Every tool, the configured MCP servers' included (their sessions opened for this)."""
+    async def listed() -> list[ToolInfo]:
+        try:
+            await registry.connect()
+            return registry.list()
+        finally:
+            await registry.close()
+
+    return asyncio.run(listed())
+
+
+def _source(info: ToolInfo) -> str:
+    return f"mcp:{info.server}" if info.server else info.source
+
+
 def _fail(message: str, *, as_json: bool = False) -> typer.Exit:
     if as_json:
         _echo_json({"error": message})
@@ -71,7 +87,7 @@ def _status(info: ToolInfo) -> str:
 @app.command("list")
 def list_tools(as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """List every tool; broken ones are listed with their reason."""
-    tools = _registry().list()
+    tools = _connected_list(_registry())
     if as_json:
         _echo_json({"tools": [info.model_dump() for info in tools]})
         return
@@ -106,7 +122,8 @@ def _rich_list(tools: list[ToolInfo]) -> Table:
     for info in tools:
         status = "[green]ok[/green]" if info.ok else "[red]error[/red]"
         table.add_row(escape(_icon_text(info.icon)), escape(info.name),
-                      escape(info.function_name or "-"), escape(info.title or "-"), info.source,
+                      escape(info.function_name or "-"), escape(info.title or "-"),
+                      escape(_source(info)),
                       "yes" if info.has_venv else "", status)
     return table
 
@@ -114,7 +131,7 @@ def _rich_list(tools: list[ToolInfo]) -> Table:
 def _plain_list(tools: list[ToolInfo]) -> None:
     """Columns padded to their widest cell, titles last (their width varies by script)."""
     header = ("NAME", "FUNCTION", "SOURCE", "VENV", "STATUS", "TITLE")
-    rows = [(info.name, info.function_name or "-", info.source,
+    rows = [(info.name, info.function_name or "-", _source(info),
              "yes" if info.has_venv else "no", _status(info), info.title or "-")
             for info in tools]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
@@ -128,8 +145,9 @@ def show(name: str, as_json: bool = typer.Option(False, "--json", help=JSON_HELP
     """Show a tool: its description, status, declaration and settings (secrets masked)."""
     registry = _registry()
     try:
-        info = registry.get(name)
-        settings = registry.get_settings(name)
+        info = next((tool for tool in _connected_list(registry)
+                     if name in (tool.name, tool.function_name)), None) or registry.get(name)
+        settings = registry.get_settings(info.name)
     except ToolError as exc:
         raise _fail(str(exc), as_json=as_json) from None
     if as_json:
@@ -153,7 +171,7 @@ def show(name: str, as_json: bool = typer.Option(False, "--json", help=JSON_HELP
 
 def _facts(info: ToolInfo) -> list[tuple[str, str]]:
     facts = [("name", info.name), ("function", info.function_name or "-"),
-             ("source", info.source), ("venv", "yes" if info.has_venv else "no"),
+             ("source", _source(info)), ("venv", "yes" if info.has_venv else "no"),
              ("status", _status(info))]
     if not info.ok:
         facts.append(("error", info.error or ""))
@@ -198,23 +216,22 @@ def run(
         raise refuse("--args must be a JSON object")
     registry = _registry()
     try:
-        registry.validate_args(name, parsed)
+        if as_json:
+            result = asyncio.run(_run(registry, name, parsed, timeout, _stderr_progress))
+            _echo_json(result)
+        else:
+            with Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                          TimeElapsedColumn(), console=console, transient=True) as bar:
+                task = bar.add_task(f"{name} を実行しています...", total=None)
+
+                def progress(message: str) -> None:
+                    bar.update(task, description=escape(message))
+                    bar.console.print(f"[dim]·[/dim] {escape(message)}", soft_wrap=True)
+
+                result = asyncio.run(_run(registry, name, parsed, timeout, progress))
+            _print_result(name, result)
     except ToolError as exc:
         raise refuse(str(exc)) from None
-    if as_json:
-        result = asyncio.run(_run(registry, name, parsed, timeout, _stderr_progress))
-        _echo_json(result)
-    else:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      console=console, transient=True) as bar:
-            task = bar.add_task(f"{name} を実行しています...", total=None)
-
-            def progress(message: str) -> None:
-                bar.update(task, description=escape(message))
-                bar.console.print(f"[dim]·[/dim] {escape(message)}", soft_wrap=True)
-
-            result = asyncio.run(_run(registry, name, parsed, timeout, progress))
-        _print_result(name, result)
     if not result["success"]:
         raise typer.Exit(1)
 
@@ -244,6 +261,8 @@ async def _run(registry: ToolRegistry, name: str, args: dict[str, Any], timeout:
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         loop.add_signal_handler(signal.SIGINT, interrupt)
     try:
+        await registry.connect()  # an MCP server's tool needs its session
+        registry.validate_args(name, args)
         return await registry.execute(name, args, progress=progress, timeout=timeout,
                                       execution_id=execution_id)
     finally:

@@ -3,7 +3,8 @@
 In-process tools run in a daemon thread of their own, so a tool that hangs holds no pool
 slot and never blocks the event loop; it cannot be killed, so on timeout its abort_event is
 set and the call returns at once. Venv tools run in a warm child process (``child.py``),
-which is killed when it overruns or ignores an abort, and restarted on the next call.
+which is killed when it overruns or ignores an abort, and restarted on the next call. An
+MCP server's tool is a request on its server's session, cancelled there on timeout or abort.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class Executor:
         exe = Execution(call.execution_id, asyncio.get_running_loop())
         self._running[exe.id] = exe
         try:
+            if tool.remote is not None:
+                return await self._remote(tool, call, exe)
             if tool.module is not None:
                 return await self._in_process(tool, call, exe)
             return await self._in_venv(tool, call, exe)
@@ -142,6 +145,27 @@ class Executor:
                                      call.secrets), call.execution_id)
         return finish(value, execution_id=call.execution_id, allowed=call.allowed,
                       secrets=call.secrets)
+
+    async def _remote(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
+        assert tool.remote is not None
+        workspace = Path(call.context.get("workspace") or tool.tool_dir)
+        request = asyncio.ensure_future(tool.remote(call.args, call.progress, workspace))
+        # An abort cancels the request at once: the SDK tells the server to stop it.
+        exe.on_abort = lambda: exe.loop.call_soon_threadsafe(request.cancel)
+        try:
+            waited = await self._wait(exe, request, call)
+        except asyncio.CancelledError:
+            request.cancel()
+            raise
+        if waited != "done" or request.cancelled():
+            request.cancel()
+            return self._stopped("timeout" if waited == "timeout" else "aborted", call)
+        if (error := request.exception()) is not None:
+            log.info("MCP tool %s failed: %r", tool.name, error)
+            return failure(mask_text(f"the MCP call failed: {type(error).__name__}: {error}",
+                                     call.secrets), call.execution_id)
+        return finish(request.result(), execution_id=call.execution_id,
+                      allowed=[workspace.resolve(), *call.allowed], secrets=call.secrets)
 
     async def _in_venv(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
         python = venv.venv_python(tool.tool_dir)

@@ -18,7 +18,8 @@ class ToolInfo(BaseModel):
     declaration: dict[str, Any] | None = None
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
-    source: Literal["builtin", "user"] = "user"
+    source: Literal["builtin", "user", "mcp"] = "user"
+    server: str | None = None  # the MCP server of a tool whose source is "mcp"
     has_venv: bool = False
     has_settings: bool = False
     has_ui: bool = False

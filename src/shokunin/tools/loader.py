@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -24,10 +25,17 @@ from shokunin.tools.validation import (
 )
 from shokunin.tools.worker import ExportError, load_module, read_exports
 
+# An MCP server's tool: (args, progress, workspace) -> a result execute() could return.
+RemoteCall = Callable[[dict[str, Any], Callable[..., None], Path], Awaitable[dict[str, Any]]]
+
 
 @dataclass
 class LoadedTool:
-    """A tool as the registry holds it; ``info`` is what the outside world sees."""
+    """A tool as the registry holds it; ``info`` is what the outside world sees.
+
+    ``module`` is set for a tool run in-process, ``remote`` for an MCP server's tool; a
+    folder tool with neither runs in its venv's child process.
+    """
 
     info: ToolInfo
     tool_dir: Path
@@ -36,6 +44,7 @@ class LoadedTool:
     settings_schema: dict[str, dict[str, Any]] = field(default_factory=dict)
     ui_info: dict[str, Any] = field(default_factory=dict)
     check_args: ArgsValidator | None = None
+    remote: RemoteCall | None = None
 
     @property
     def name(self) -> str:

@@ -22,6 +22,7 @@ from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.masking import mask_deep, mask_text
+from shokunin.tools.mcp_tools import McpTools
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
     MAX_TIMEOUT_SEC,
@@ -45,12 +46,14 @@ class ToolRegistry:
     Discovery is synchronous and happens on construction and ``reload()``; a broken tool is
     listed with its reason and never stops the others. Each reason is logged as a warning
     unless ``log_unavailable`` is false (a face that shows the reasons itself, like the CLI,
-    would otherwise print each one twice).
+    would otherwise print each one twice). The tools of configured MCP servers (``mcp``)
+    join the list once ``connect()`` has opened their sessions, and follow them as they
+    come and go.
     """
 
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
                  workspace_root: Path, default_timeout: float = 120.0,
-                 log_unavailable: bool = True) -> None:
+                 log_unavailable: bool = True, mcp: McpTools | None = None) -> None:
         if not _valid_timeout(default_timeout):
             raise ValueError(f"the default tool timeout must be a number of seconds above 0 and "
                              f"at most {MAX_TIMEOUT_SEC:g}, not {default_timeout!r}")
@@ -63,6 +66,11 @@ class ToolRegistry:
         self._tools: dict[str, LoadedTool] = {}
         self._by_function: dict[str, LoadedTool] = {}
         self._shadowed: builtins.list[LoadedTool] = []
+        self._folders: tuple[dict[str, LoadedTool], dict[str, LoadedTool],
+                             builtins.list[LoadedTool]] = ({}, {}, [])
+        self.mcp = mcp
+        if mcp is not None:
+            mcp.on_change = self._merge
         leak_guard.install_log_masking()
         self.reload()
 
@@ -72,7 +80,8 @@ class ToolRegistry:
         roots += [(Path(d), "user") for d in settings.tools_dirs]
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
-                   default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable)
+                   default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable,
+                   mcp=McpTools(settings.mcp_config, state_dir=settings.data_dir / "mcp"))
 
     @property
     def user_dirs(self) -> builtins.list[Path]:
@@ -105,6 +114,31 @@ class ToolRegistry:
                 log.warning("tool %s is unavailable: %s", candidate.name, tool.info.error)
             tools[candidate.name] = tool
         self._executor.stop_workers()
+        self._folders = (tools, by_function, shadowed)
+        self._merge()
+
+    async def connect(self) -> None:
+        """Open the sessions with the configured MCP servers (their tools then join)."""
+        if self.mcp is not None:
+            await self.mcp.start()
+
+    def _merge(self) -> None:
+        """The folders' tools, then the MCP servers' (a name already taken stays with the
+        first)."""
+        folder_tools, folder_functions, folder_shadowed = self._folders
+        tools, by_function = dict(folder_tools), dict(folder_functions)
+        shadowed = list(folder_shadowed)
+        for tool in self.mcp.loaded() if self.mcp is not None else []:
+            function = tool.info.function_name
+            if tool.name in tools or (function and function in by_function):
+                tool.info.status = "error"
+                tool.info.error = f"the name {tool.name!r} is already taken by another tool"
+                tool.remote = None
+                shadowed.append(tool)
+                continue
+            tools[tool.name] = tool
+            if tool.info.ok and function:
+                by_function[function] = tool
         self._tools, self._by_function, self._shadowed = tools, by_function, shadowed
         for tool in tools.values():
             self._secrets(tool)
@@ -207,8 +241,10 @@ class ToolRegistry:
         return self._executor.abort(execution_id)
 
     async def close(self) -> None:
-        """Abort running calls and stop every warm child process."""
+        """Abort running calls, stop every warm child process, close the MCP sessions."""
         self._executor.close()
+        if self.mcp is not None:
+            await self.mcp.close()
 
     def _tool(self, name: str) -> LoadedTool:
         tool = self._tools.get(name) or self._by_function.get(name)

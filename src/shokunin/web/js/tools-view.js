@@ -32,6 +32,11 @@ function localized(tool, field, fallback) {
   return tool.source === "builtin" && t(key) !== key ? tr("span", "", key) : document.createTextNode(fallback);
 }
 
+/** Where a tool comes from: "builtin", "user", or "MCP: <server>" for an MCP server's. */
+function sourceText(tool) {
+  return tool.server ? `MCP: ${tool.server}` : tool.source;
+}
+
 function button(key, className = "") {
   const b = tr("button", className, key);
   b.type = "button";
@@ -82,6 +87,7 @@ export class ToolsView {
       const title = el("span", "tool-title");
       const status = tr("span", `status-badge ${tool.status}`, tool.status === "ok" ? "tools.statusOk" : "tools.statusError");
       title.append(localized(tool, "title", tool.title || tool.name), status);
+      if (tool.source === "mcp") title.append(el("span", "source-badge mcp", sourceText(tool)));
       const desc = el("span", "tool-desc");
       desc.append(localized(tool, "description", tool.description || ""));
       text.append(title, el("span", "tool-name mono", tool.name), desc);
@@ -128,7 +134,7 @@ export class ToolsView {
     desc.append(localized(tool, "description", tool.description || ""));
     titles.append(heading, desc);
     const meta = el("p", "tool-meta");
-    meta.append(el("span", "mono", tool.name), " · ", tr("span", "", "tools.source"), `: ${tool.source}`);
+    meta.append(el("span", "mono", tool.name), " · ", tr("span", "", "tools.source"), `: ${sourceText(tool)}`);
     titles.append(meta);
     if (tool.has_ui) {
       const link = tr("a", "tool-ui-link", "tools.openUi");
