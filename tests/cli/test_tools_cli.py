@@ -103,8 +103,8 @@ def test_list_json(tools: Path) -> None:
     assert code == 0
     tools_ = {t["name"]: t for t in json.loads(out)["tools"]}
     assert set(tools_["probe"]) == {"name", "function_name", "title", "description", "icon",
-                                    "declaration", "status", "error", "source", "server", "has_venv",
-                                    "has_settings", "has_ui"}
+                                    "declaration", "status", "error", "source", "server",
+                                    "has_venv", "has_settings", "has_ui"}
     assert tools_["probe"]["status"] == "ok" and tools_["calculator"]["source"] == "builtin"
     assert tools_["broken"]["status"] == "error" and BROKEN_REASON in tools_["broken"]["error"]
 

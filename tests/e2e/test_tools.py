@@ -223,3 +223,38 @@ def test_the_tools_view_lists_every_tool_of_the_agent_in_the_ui_language(
                            ".includes('電卓')")
     assert "マップ表示" in page.locator(".tools-list").inner_text()
     assert ui.errors == []
+
+
+@pytest.fixture(scope="module")
+def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server whose configuration lists the test's MCP server and one that cannot start."""
+    from tests.mcp.test_client_faces import write_config
+    from tests.mcp.test_client_tools import demo_stdio
+
+    data = tmp_path_factory.mktemp("mcp-ui") / "data"
+    write_config(data / "userdata" / "mcp.json", {
+        "demo": demo_stdio(data / "markers"), "gone": {"command": str(data / "missing")}})
+    server = LiveServer(data).start()
+    yield server
+    server.stop()
+
+
+def test_mcp_tools_are_marked_with_their_server_run_with_progress_and_down_ones_say_why(
+        make_page, mcp_server) -> None:
+    ui = make_page(mcp_server, locale="en-US")
+    page = ui.open("#/tools")
+    page.wait_for_selector('.tool-card[data-tool="demo__slow"]')
+    assert page.locator('.tool-card[data-tool="demo__slow"] .source-badge').inner_text() == (
+        "MCP: demo")
+    gone = page.locator('.tool-card[data-tool="gone"]')
+    assert "Error" in gone.locator(".status-badge").inner_text()
+    assert "command not found" in gone.locator(".tool-error").inner_text()
+    page.click('.tool-card[data-tool="demo__slow"]')
+    assert "MCP: demo" in page.locator(".tool-meta").inner_text()
+    page.fill('.field[data-field="steps"] input', "2")
+    page.click(".run-button")
+    page.wait_for_selector(".result-box:not([hidden])")
+    assert page.locator(".progress-list li").all_inner_texts() == ["step 1 of 2", "step 2 of 2"]
+    assert "2 steps done" in page.locator(".result-json").inner_text()
+    ui.screenshot("tools-mcp")
+    assert ui.errors == []

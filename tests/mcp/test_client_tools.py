@@ -144,15 +144,17 @@ async def test_a_down_server_is_listed_with_its_reason_and_the_others_still_work
     registry = await make_registry({
         "gone": {"command": str(tmp_path / "no-such-server")},
         "dies": {"command": sys.executable,
-                 "args": ["-c", "import sys; print('missing API key', file=sys.stderr); "
-                          "sys.exit(3)"]},
+                 "args": ["-c", "import os, sys; print('bad API key', os.environ['KEY'], "
+                          "file=sys.stderr); sys.exit(3)"],
+                 "env": {"KEY": "sk-never-shown"}},
         "typo": {"comand": "x"},
         "demo": demo_stdio(tmp_path),
     })
     tools = {info.name: info for info in registry.list()}
     assert tools["gone"].status == "error" and tools["gone"].source == "mcp"
     assert "command not found" in (tools["gone"].error or "")
-    assert "missing API key" in (tools["dies"].error or "")  # its stderr says why
+    assert "bad API key ********" in (tools["dies"].error or "")  # its stderr says why
+    assert "sk-never-shown" not in (tools["dies"].error or "")
     assert '"command"' in (tools["typo"].error or "")
     assert tools["demo__add"].ok
     assert (await registry.execute("demo__add", {"a": 1, "b": 2}))["result"] == {"result": 3}

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from shokunin import __version__
+from shokunin.tools.masking import mask_text
 from shokunin.tools.mcp_servers import HttpServer, StdioServer
 
 log = logging.getLogger(__name__)
@@ -189,7 +190,11 @@ class McpConnection:
         else:
             reason = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
         tail = self._stderr_tail()
-        return f"{reason} (stderr: {tail})" if tail else reason
+        # A server may echo its own key; env and header values never reach a listing.
+        secrets = [*self.spec.env.values()] if isinstance(self.spec, StdioServer) else [
+            *self.spec.headers.values()]
+        return mask_text(f"{reason} (stderr: {tail})" if tail else reason,
+                         [s for s in secrets if len(s) >= 4])
 
     def _stderr_tail(self) -> str:
         if not isinstance(self.spec, StdioServer):
