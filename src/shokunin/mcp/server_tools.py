@@ -39,8 +39,10 @@ def mcp_name(info: ToolInfo) -> str:
 
 def input_schema(info: ToolInfo) -> dict[str, Any]:
     schema = (info.declaration or {}).get("parameters")
-    return schema if isinstance(schema, dict) and schema.get("type") == "object" \
-        else EMPTY_SCHEMA
+    # MCP input schemas are objects; a declaration without one takes no arguments.
+    if isinstance(schema, dict) and schema.get("type") == "object":
+        return schema
+    return EMPTY_SCHEMA
 
 
 def describe(info: ToolInfo) -> types.Tool:
@@ -59,8 +61,8 @@ def find(registry: ToolRegistry, name: str) -> ToolInfo:
     try:
         info = registry.get(name)
     except ToolNotFound:
-        info = None
-    if info is None or info.source not in EXPOSED_SOURCES:
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}") from None
+    if info.source not in EXPOSED_SOURCES:  # another MCP server's tool: not ours to serve
         raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
     return info
 
@@ -96,8 +98,8 @@ def _outcome(events: list[ev.BaseEvent]) -> dict[str, Any]:
     if said is not None:
         return {"success": said.success, "result": said.result, "error": said.error,
                 "files": [], "aborted": said.aborted}
-    return {"success": False, "result": None, "files": [],
-            "error": end.error if isinstance(end, ev.RunFailed) else f"the run ended {end.kind}",  # type: ignore[attr-defined]
+    error = end.error if isinstance(end, ev.RunFailed) else "the run ended without a result"
+    return {"success": False, "result": None, "error": error, "files": [],
             "aborted": isinstance(end, ev.RunCancelled)}
 
 
@@ -110,7 +112,6 @@ async def _result(outcome: dict[str, Any], run_id: str) -> types.CallToolResult:
         result.content += files
         return result
     value = outcome.get("result")
-    blocks: list[types.ContentBlock] = [content.text(content.as_text(value))] \
-        if value is not None else []
-    return types.CallToolResult(content=blocks + files,
+    said = [] if value is None else [content.text(content.as_text(value))]
+    return types.CallToolResult(content=[*said, *files],
                                 structured_content={"result": value, "run_id": run_id})
