@@ -118,6 +118,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     authenticator = Authenticator(token)
     socket = StudioSocket(settings.studio_socket_dialect)
+    # Imported here: the MCP face reads api/ helpers, and api/ imports this module first.
+    from shokunin.mcp.server_http import PATH as MCP_PATH
+    from shokunin.mcp.server_http import McpEndpoint
+
+    mcp = McpEndpoint(lambda: app.state.services, max_body_bytes=settings.max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -129,7 +134,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             socket.studio = services.studio
             if services.studio is not None:
                 await services.studio.recover()  # projects cut short by a restart go on
-            yield
+            async with mcp.running():
+                yield
         finally:
             await socket.close()
             await close_services(services)
@@ -150,7 +156,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/socket.io", socket.app)  # seed 002's Socket.IO on the same port, before
     # the web face's catch-all routes
-    for module in (health, login, mcp_servers, tools, agent_tools, threads, runs, analyst_datasets,
-                   analyst_runs, advisor_sessions, advisor_sse, studio_rest, workbench_ws, web):
+    app.add_route(MCP_PATH, mcp.app, include_in_schema=False)  # MCP, streamable HTTP
+    for module in (health, login, mcp_servers, tools, agent_tools, threads, runs,
+                   analyst_datasets, analyst_runs, advisor_sessions, advisor_sse, studio_rest,
+                   workbench_ws, web):
         app.include_router(module.router)
     return app

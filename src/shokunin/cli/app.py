@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from shokunin.cli import analyze, auth, kb, serve, tools
+from shokunin.cli import analyze, auth, kb, mcp, serve, tools
 
 app = typer.Typer(help="shokunin: a workbench for tool-using LLM agents.", no_args_is_help=True)
 app.command("serve")(serve.serve)
@@ -12,6 +12,7 @@ app.command("analyze")(analyze.analyze)
 app.add_typer(tools.app, name="tools")
 app.add_typer(auth.app, name="auth")
 app.add_typer(kb.app, name="kb")
+app.add_typer(mcp.app, name="mcp")
 
 
 def main() -> None:

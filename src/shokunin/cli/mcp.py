@@ -1,0 +1,36 @@
+"""``shokunin mcp``: shokunin as an MCP server.
+
+``shokunin mcp serve`` speaks MCP over stdio for a local client (an IDE, a desktop
+assistant): every valid tool of the configured folders, and the faces as coarse tools. The
+running web server serves the same at ``/mcp``. Only MCP JSON-RPC goes to stdout; logs go to
+stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import typer
+
+from shokunin.config import Settings
+
+app = typer.Typer(help="shokunin as an MCP server.", no_args_is_help=True)
+
+
+@app.command("serve")
+def serve(log_level: str = typer.Option("warning", help="Log level (to stderr).")) -> None:
+    """Serve shokunin's tools and faces over MCP on stdin/stdout."""
+    from shokunin.mcp.server import serve_stdio
+    from shokunin.models import ModelConfigError, model_from_settings
+
+    logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
+                        format="%(levelname)s %(name)s: %(message)s")
+    settings = Settings()
+    try:  # a model that cannot be made stops here with one line, not a traceback
+        model_from_settings(settings)
+    except ModelConfigError as exc:
+        typer.echo(f"shokunin: {exc}", err=True)
+        raise typer.Exit(2) from None
+    asyncio.run(serve_stdio(settings))
