@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+import pytest
 from sqlalchemy import inspect, select, text
 
 from shokunin import events as ev
@@ -167,3 +168,33 @@ async def test_stop_commits_what_was_queued(db_url: str) -> None:
     reopened = await Store.open(db_url)
     assert len(await reopened.events_after("r1")) == 50
     await reopened.close()
+
+
+async def test_a_lone_run_commits_each_event_at_once_and_many_runs_share_commits(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer waits a moment for company only under load: a lone run's events, written
+    one after another, must not each wait for the linger (it made one tool call ~20 ms)."""
+    from shokunin.store import event_writer
+
+    lingers: list[float] = []
+    sleep = asyncio.sleep
+
+    async def counted(delay: float, *args: object) -> object:
+        if delay == event_writer._LINGER:
+            lingers.append(delay)
+        return await sleep(delay, *args)
+
+    monkeypatch.setattr(event_writer.asyncio, "sleep", counted)
+    await _run(store)
+    for seq in range(1, 41):
+        await store.append_event(ev.Text(run_id="r1", thread_id="t1", seq=seq, text=str(seq)))
+    assert lingers == []
+
+    async def writer(run: str) -> None:
+        for seq in range(1, 41):
+            await store.append_event(ev.Text(run_id=run, thread_id="t1", seq=seq, text="x"))
+
+    await asyncio.gather(*(store.create_run(f"r{n}", "t1", "echo", {}) for n in range(2, 22)))
+    await asyncio.gather(*(writer(f"r{n}") for n in range(2, 22)))
+    assert lingers  # twenty runs at once: commits wait for company
+    assert await store.last_seq("r21") == 40

@@ -29,8 +29,9 @@ from shokunin.store import schema
 from shokunin.store.database import sqlite_writer_engine
 
 _MAX_BATCH = 500
-# A commit within the last _BUSY_WITHIN seconds means sustained load: the next waits
-# _LINGER for company. An idle server commits at once.
+# Recent commits (within _BUSY_WITHIN s) that each served several callers on average mean
+# sustained load: the next waits _LINGER for company. An idle server, or one run writing
+# one event after another, commits at once (lingering would add _LINGER to every event).
 _BUSY_WITHIN = 0.005
 _LINGER = 0.003
 INSERT_RUN = schema.runs.insert()
@@ -101,6 +102,7 @@ class EventWriter:
         self._thread: ThreadPoolExecutor | None = None
         self._sync_conn: Connection | None = None  # used only in self._thread
         self._last_commit = 0.0
+        self._callers = 0.0  # callers per commit, a moving average over the last few
         self._prepared: dict[Executable, _Prepared] = {}  # used only in self._thread
 
     def start(self) -> None:
@@ -164,6 +166,7 @@ class EventWriter:
             try:
                 await self._commit(batch)
                 self._last_commit = time.monotonic()
+                self._callers = 0.8 * self._callers + 0.2 * len(batch)
             except Exception:  # noqa: BLE001 - retried one by one below
                 await self._one_by_one(batch)
             else:
@@ -172,7 +175,7 @@ class EventWriter:
                         fut.set_result(None)
 
     def _busy(self) -> bool:
-        return time.monotonic() - self._last_commit < _BUSY_WITHIN
+        return self._callers > 1.5 and time.monotonic() - self._last_commit < _BUSY_WITHIN
 
     async def _commit(self, items: list[_Item]) -> None:
         if self._thread is not None:
