@@ -6,6 +6,11 @@ server over streamable HTTP at ``/mcp`` and over stdio (``shokunin mcp serve``);
 SDK ``MCPServer`` doing the same work (bench/peer_mcp_server.py) over both transports.
 Every shokunin call is a stored run of the ``tool`` agent; the peer's is a function call.
 
+The other way round, the peer is then an MCP server shokunin uses: its tool called through
+shokunin's ToolRegistry (the long-lived session every agent's call goes through), and
+through ``POST /api/tools/peer__calculator/execute`` (a stored run), beside the SDK's own
+``Client`` calling it directly (the "peer: bare MCPServer, stdio" row).
+
     python bench/mcp_bench.py              # 300 calls each, after 20 warm-up calls
     python bench/mcp_bench.py --calls 1000
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import statistics
@@ -30,6 +36,9 @@ from mcp import Client, StdioServerParameters
 from rich.console import Console
 from rich.table import Table
 
+from shokunin.tools import ToolRegistry
+from shokunin.tools.mcp_tools import McpTools
+
 HERE = Path(__file__).resolve().parent
 ARGS = {"expression": "2+3"}
 WARMUP = 20
@@ -44,8 +53,30 @@ def free_port() -> int:
 def shokunin_env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHOKUNIN_")}
     env.update({"SHOKUNIN_DATA_DIR": str(data_dir), "SHOKUNIN_SANDBOX_POOL_SIZE": "0",
-                "SHOKUNIN_TOOLS_DIRS": "[]"})
+                "SHOKUNIN_TOOLS_DIRS": "[]",
+                "SHOKUNIN_MCP_CONFIG": str(data_dir / "mcp.json")})
     return env
+
+
+def peer_config(path: Path) -> Path:
+    """An MCP configuration listing the peer over stdio, as a user would list a server."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"mcpServers": {"peer": {
+        "command": sys.executable, "args": [str(HERE / "peer_mcp_server.py"), "stdio"]}}}))
+    return path
+
+
+async def via_registry(base: Path, n: int) -> list[float]:
+    registry = ToolRegistry([], base / "settings.json", workspace_root=base / "ws",
+                            mcp=McpTools(peer_config(base / "mcp.json"), state_dir=base))
+    await registry.connect()
+    try:
+        async def call() -> None:
+            result = await registry.execute("peer__calculator", ARGS)
+            assert result["result"]["result"]["value"] == "5", result  # the seed dict
+        return await timed(n, call)
+    finally:
+        await registry.close()
 
 
 def spawn(argv: list[str], env: dict[str, str], port: int, log: Path
@@ -86,11 +117,12 @@ async def timed(n: int, call: Callable[[], Awaitable[Any]]) -> list[float]:
     return samples
 
 
-async def via_rest(url: str, n: int) -> list[float]:
+async def via_rest(url: str, n: int, tool: str = "calculator") -> list[float]:
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         async def call() -> None:
-            answer = await http.post("/api/tools/calculator/execute", json={"args": ARGS})
-            assert answer.json()["result"]["value"] == "5", answer.text
+            answer = (await http.post(f"/api/tools/{tool}/execute", json={"args": ARGS})).json()
+            value = answer["result"] if tool == "calculator" else answer["result"]["result"]
+            assert value["value"] == "5", answer
         return await timed(n, call)
 
 
@@ -115,6 +147,7 @@ async def main(calls: int) -> None:
         base = Path(tmp)
         port, peer_port = free_port(), free_port()
         (base / "http").mkdir()
+        peer_config(base / "http" / "mcp.json")
         shokunin = spawn([sys.executable, "-m", "shokunin", "serve", "--port", str(port),
                           "--log-level", "warning"], shokunin_env(base / "http"),
                          port, base / "shokunin.log")
@@ -136,6 +169,10 @@ async def main(calls: int) -> None:
                     StdioServerParameters(command=sys.executable,
                                           args=[str(HERE / "peer_mcp_server.py"), "stdio"]),
                     calls)),
+                ("peer as a shokunin tool: registry, stdio", "-",
+                 await via_registry(base / "registry", calls)),
+                ("peer as a shokunin tool: REST (stored run)", "-",
+                 await via_rest(f"http://127.0.0.1:{port}", calls, "peer__calculator")),
             ]
         finally:
             stop(shokunin)
