@@ -204,3 +204,44 @@ def test_an_unreadable_configuration_is_one_listed_reason(tmp_path: Path) -> Non
     [entry] = registry.list()
     assert entry.name == "mcp" and entry.status == "error"
     assert "not a readable JSON file" in (entry.error or "")
+
+
+async def test_shokunin_listed_as_its_own_mcp_server_does_not_start_itself_again(
+        make_registry: MakeRegistry, tmp_path: Path) -> None:
+    """The child sees the marker shokunin puts in a stdio server's environment; a shokunin
+    with that marker connects to no server, so a configuration listing shokunin stops at
+    one level instead of starting processes without end."""
+    config = {"mcpServers": {"me": {"command": sys.executable,
+                                    "args": ["-m", "shokunin", "mcp", "serve"]}}}
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+    registry = await make_registry({"me": {
+        "command": sys.executable, "args": ["-m", "shokunin", "mcp", "serve"],
+        "env": {"SHOKUNIN_DATA_DIR": str(data), "SHOKUNIN_MCP_CONFIG": str(data / "mcp.json"),
+                "SHOKUNIN_SANDBOX_POOL_SIZE": "0", "SHOKUNIN_TOOLS_DIRS": "[]",
+                "PYTHONPATH": os.pathsep.join(sys.path)}}})
+    tools = {info.name: info for info in registry.list()}
+    assert tools["me__calculator"].ok  # shokunin's own tools, served by the child
+    assert not [name for name in tools if name.startswith("me__me__")]
+    result = await registry.execute("me__calculator", {"expression": "6 * 7"})
+    assert result["success"] is True and result["result"]["result"]["value"] == "42"
+    children = _servers_started_by(os.getpid())
+    assert len(children) == 1
+    assert _servers_started_by(children[0]) == []  # the child started no shokunin of its own
+
+
+def _servers_started_by(pid: int) -> list[int]:
+    """Processes running ``shokunin mcp serve`` whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except (OSError, ValueError):
+            continue
+        parent = next(line.split()[1] for line in status.splitlines()
+                      if line.startswith("PPid:"))
+        if int(parent) == pid and b"shokunin mcp serve" in command:
+            found.append(int(entry.name))
+    return found
