@@ -318,6 +318,9 @@ HOOKED: dict[str, str] = {
         "spec = importlib.util.spec_from_file_location('_bz2', path, loader=loader)\n"
         "importlib.util.module_from_spec(spec)"),
     "uvloop-spawn": "import uvloop",
+    "cffi-dlopen": _spawn("import cffi\nffi = cffi.FFI()\nffi.cdef('int system(const char *);')\n"
+                          "ffi.dlopen(None).system(b'touch spawned')"),
+    "cryptography-native": "import cryptography.hazmat.bindings._rust",
     "libpq-connect": "import psycopg_binary",
     "duckdb-extension": "import duckdb\nduckdb.connect(config={'allow_unsigned_extensions': True})",
     "sub-interpreter": "import _xxsubinterpreters as s\ns.run_string(s.create(), 'print(1)')",

@@ -43,7 +43,9 @@ async def test_refusal_names_what_was_refused(sandbox: Sandbox) -> None:
 
 # Extension modules that link fork/exec/system/popen/dlopen, and why each is no way out.
 STOPPED_BY_HOOK = {"_ctypes": "ctypes-dlopen", "_posixsubprocess": "fork-exec-reimport",
-                   "uvloop.loop": "uvloop-spawn", "_duckdb": "duckdb-extension"}
+                   "uvloop.loop": "uvloop-spawn", "_duckdb": "duckdb-extension",
+                   "_cffi_backend": "cffi-dlopen",
+                   "cryptography.hazmat.bindings._rust": "cryptography-native"}
 REVIEWED_NATIVE = {
     "matplotlib._c_internal_utils": "dlopen of libX11/libwayland by fixed name (display probe)",
     "matplotlib.backends._tkagg": "dlsym of Tk symbols already loaded (Tk backend)",

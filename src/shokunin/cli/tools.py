@@ -261,7 +261,10 @@ async def _run(registry: ToolRegistry, name: str, args: dict[str, Any], timeout:
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         loop.add_signal_handler(signal.SIGINT, interrupt)
     try:
-        await registry.connect()  # an MCP server's tool needs its session
+        try:
+            registry.get(name)
+        except ToolError:  # not a folder tool: an MCP server's, which needs its session
+            await registry.connect()
         registry.validate_args(name, args)
         return await registry.execute(name, args, progress=progress, timeout=timeout,
                                       execution_id=execution_id)

@@ -160,7 +160,7 @@ def _shokunin_wall() -> None:
     # without an audit event (tests/sandbox/escape_survey.py lists the candidates).
     native = re.compile(r"(_posixsubprocess|_ctypes|_cffi_backend|uvloop|_xxsubinterpreters"
                         r"|_xxinterpchannels|_interpreters|_test\w*|psycopg_binary|psycopg_c"
-                        r"|psycopg2|_?duckdb)(\.|$)")
+                        r"|psycopg2|_?duckdb|cryptography)(\.|$)")
     own_memory = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/mem")
     roots = tuple({os.path.realpath(p) + os.sep for p in (
         sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)})

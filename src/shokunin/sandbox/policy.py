@@ -37,6 +37,9 @@ BLOCKED_MODULES = frozenset({
     # DuckDB loads native extensions (LOAD 'file'), unsigned ones too if asked: native code
     # past the audit hook. The server reads large files with it; kernels use pandas.
     "duckdb", "_duckdb",
+    # OpenSSL through cryptography (installed with the MCP SDK) can load providers and
+    # engines from a path its configuration names: native code again. Kernels need neither.
+    "cryptography", "_cffi_backend",
 })
 
 # Builtins that open files, run strings as code or hand out namespaces.
