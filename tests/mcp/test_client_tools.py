@@ -245,3 +245,34 @@ def _servers_started_by(pid: int) -> list[int]:
         if int(parent) == pid and b"shokunin mcp serve" in command:
             found.append(int(entry.name))
     return found
+
+
+async def test_closing_while_a_server_is_still_connecting_stops_its_process(
+        tmp_path: Path) -> None:
+    """A server that never answers the handshake (here ``sleep``) is still connecting when
+    shokunin stops; closing must not leave its process behind."""
+    pid_file = tmp_path / "silent.pid"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"silent": {
+        "command": "/bin/sh", "args": ["-c", f"echo $$ > {pid_file}; exec sleep 1000"]}}}),
+        encoding="utf-8")
+    mcp = McpTools(config, state_dir=tmp_path / "mcp")
+    await mcp.start(wait=0)
+    while not pid_file.is_file() or not pid_file.read_text().strip():
+        await asyncio.sleep(0.05)
+    pid = int(pid_file.read_text())
+    await mcp.close()
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not exited, not zombie) process."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    state = next(line.split()[1] for line in status.splitlines() if line.startswith("State:"))
+    if state == "Z":
+        return False
+    os.kill(pid, signal.SIGKILL)  # do not leave it behind when the assertion fails
+    return True
