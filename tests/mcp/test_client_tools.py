@@ -276,3 +276,17 @@ def _alive(pid: int) -> bool:
         return False
     os.kill(pid, signal.SIGKILL)  # do not leave it behind when the assertion fails
     return True
+
+
+def test_a_refused_url_is_not_echoed_with_its_password_or_query(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "socket": {"url": "wss://user:pw-secret@mcp.example.com/mcp?key=q-secret"},
+        "hostless": {"url": "http:///mcp?key=q-secret"},
+    }}), encoding="utf-8")
+    mcp = McpTools(config, state_dir=tmp_path)
+    text = json.dumps(mcp.status()) + json.dumps([t.info.error for t in mcp.loaded()])
+    for secret in ("pw-secret", "q-secret"):
+        assert secret not in text
+    socket, hostless = mcp.status()
+    assert "wss" in socket["error"] and "host" in hostless["error"]
