@@ -290,3 +290,29 @@ def test_a_refused_url_is_not_echoed_with_its_password_or_query(tmp_path: Path) 
         assert secret not in text
     socket, hostless = mcp.status()
     assert "wss" in socket["error"] and "host" in hostless["error"]
+
+
+async def test_a_down_server_named_like_a_folder_tool_still_says_why_it_is_down(
+        tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    (tools / "clock").mkdir(parents=True)
+    (tools / "clock" / "clock_tool.py").write_text(
+        'TOOL_NAME = "clock"\nTOOL_DESCRIPTION = "d"\nTOOL_ICON = "c"\n'
+        "def get_function_declaration():\n"
+        '    return {"name": "clock", "description": "d", "parameters": '
+        '{"type": "object", "properties": {}}}\n'
+        "def execute(args, context):\n    return {\"success\": True, \"result\": 1}\n",
+        encoding="utf-8")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"clock": {
+        "command": str(tmp_path / "no-such-server")}}}), encoding="utf-8")
+    registry = ToolRegistry([(tools, "user")], tmp_path / "settings.json",
+                            workspace_root=tmp_path / "workspaces",
+                            mcp=McpTools(config, state_dir=tmp_path / "mcp"))
+    try:
+        await registry.connect()
+        entry = next(i for i in registry.list() if i.source == "mcp")
+        assert entry.status == "error" and "command not found" in (entry.error or "")
+        assert registry.get("clock").ok  # the folder tool keeps its name
+    finally:
+        await registry.close()
