@@ -245,3 +245,74 @@ def _servers_started_by(pid: int) -> list[int]:
         if int(parent) == pid and b"shokunin mcp serve" in command:
             found.append(int(entry.name))
     return found
+
+
+async def test_closing_while_a_server_is_still_connecting_stops_its_process(
+        tmp_path: Path) -> None:
+    """A server that never answers the handshake (here ``sleep``) is still connecting when
+    shokunin stops; closing must not leave its process behind."""
+    pid_file = tmp_path / "silent.pid"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"silent": {
+        "command": "/bin/sh", "args": ["-c", f"echo $$ > {pid_file}; exec sleep 1000"]}}}),
+        encoding="utf-8")
+    mcp = McpTools(config, state_dir=tmp_path / "mcp")
+    await mcp.start(wait=0)
+    while not pid_file.is_file() or not pid_file.read_text().strip():
+        await asyncio.sleep(0.05)
+    pid = int(pid_file.read_text())
+    await mcp.close()
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not exited, not zombie) process."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    state = next(line.split()[1] for line in status.splitlines() if line.startswith("State:"))
+    if state == "Z":
+        return False
+    os.kill(pid, signal.SIGKILL)  # do not leave it behind when the assertion fails
+    return True
+
+
+def test_a_refused_url_is_not_echoed_with_its_password_or_query(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "socket": {"url": "wss://user:pw-secret@mcp.example.com/mcp?key=q-secret"},
+        "hostless": {"url": "http:///mcp?key=q-secret"},
+    }}), encoding="utf-8")
+    mcp = McpTools(config, state_dir=tmp_path)
+    text = json.dumps(mcp.status()) + json.dumps([t.info.error for t in mcp.loaded()])
+    for secret in ("pw-secret", "q-secret"):
+        assert secret not in text
+    socket, hostless = mcp.status()
+    assert "wss" in socket["error"] and "host" in hostless["error"]
+
+
+async def test_a_down_server_named_like_a_folder_tool_still_says_why_it_is_down(
+        tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    (tools / "clock").mkdir(parents=True)
+    (tools / "clock" / "clock_tool.py").write_text(
+        'TOOL_NAME = "clock"\nTOOL_DESCRIPTION = "d"\nTOOL_ICON = "c"\n'
+        "def get_function_declaration():\n"
+        '    return {"name": "clock", "description": "d", "parameters": '
+        '{"type": "object", "properties": {}}}\n'
+        "def execute(args, context):\n    return {\"success\": True, \"result\": 1}\n",
+        encoding="utf-8")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"clock": {
+        "command": str(tmp_path / "no-such-server")}}}), encoding="utf-8")
+    registry = ToolRegistry([(tools, "user")], tmp_path / "settings.json",
+                            workspace_root=tmp_path / "workspaces",
+                            mcp=McpTools(config, state_dir=tmp_path / "mcp"))
+    try:
+        await registry.connect()
+        entry = next(i for i in registry.list() if i.source == "mcp")
+        assert entry.status == "error" and "command not found" in (entry.error or "")
+        assert registry.get("clock").ok  # the folder tool keeps its name
+    finally:
+        await registry.close()

@@ -134,3 +134,29 @@ async def test_ask_analyst_uploads_a_local_csv_and_answers_from_it(client: Clien
     [dataset] = listed.structured_content["datasets"]
     assert dataset["id"] == result.structured_content["dataset_id"]
     assert dataset["name"] == "sales_en.csv"
+
+
+async def test_starting_the_stdio_server_leaves_a_running_web_servers_runs_alone(
+        tmp_path: Path) -> None:
+    """``shokunin mcp serve`` shares the database with a running ``shokunin serve``: a run
+    that server has in progress must not be marked failed by the stdio server's start."""
+    from shokunin.config import Settings
+    from shokunin.store import Store
+
+    data = tmp_path / "data"
+    data.mkdir()
+    store = await Store.open(Settings(data_dir=data).resolved_database_url)
+    try:
+        await store.ensure_thread("t-live", "tool")
+        await store.create_run("r-live", "t-live", "tool", {"tool": "calculator"})
+    finally:
+        await store.close()
+    params = stdio_params(data, write_probes(tmp_path / "tools"))
+    async with Client(params) as client:  # started, answered, stopped
+        await client.list_tools()
+    store = await Store.open(Settings(data_dir=data).resolved_database_url)
+    try:
+        run = await store.get_run("r-live")
+    finally:
+        await store.close()
+    assert run is not None and run["status"] == "running"

@@ -50,11 +50,15 @@ from shokunin.tools import ToolRegistry
 log = logging.getLogger(__name__)
 
 
-async def build_services(settings: Settings) -> Services:
+async def build_services(settings: Settings, *, fail_unfinished: bool = True) -> Services:
+    """The engine. ``fail_unfinished`` marks runs a previous process left running as
+    failed: only the web server does that, since ``shokunin mcp serve`` may share the
+    database with a web server whose runs are live."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = await Store.open(settings.resolved_database_url)
     # Runs waiting for a human are left alone: they resume on this process.
-    stale = await store.fail_unfinished_runs("server restarted while the run was in progress")
+    stale = (await store.fail_unfinished_runs("server restarted while the run was in progress")
+             if fail_unfinished else 0)
     if stale:
         log.warning("marked %d unfinished runs from a previous process as failed", stale)
     try:

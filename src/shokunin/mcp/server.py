@@ -92,7 +92,9 @@ async def serve_stdio(settings: Settings) -> None:
     # stdio_server points fd 1 at stderr while it serves: nothing the engine, a tool or a
     # child process prints can reach the wire. So the engine is built inside it.
     async with stdio_server() as (read, write):
-        engine = await build_services(settings)
+        # The web server may be running on the same database: its live runs are not
+        # a previous process's leftovers.
+        engine = await build_services(settings, fail_unfinished=False)
         try:
             await engine.sandbox.start()
             server = build_server(lambda: engine, local=True)

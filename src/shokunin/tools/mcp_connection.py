@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
@@ -65,6 +66,7 @@ class McpConnection:
         self._broken = asyncio.Event()
         self._settled = asyncio.Event()  # the first attempt has ended, either way
         self._task: asyncio.Task[None] | None = None
+        self._attempt: anyio.CancelScope | None = None  # the running connection attempt
 
     def start(self) -> None:
         if self._task is None:
@@ -76,14 +78,28 @@ class McpConnection:
             await asyncio.wait_for(self._settled.wait(), timeout)
 
     async def close(self) -> None:
+        """End the session and stop the server's process.
+
+        A session that is open ends politely (up to 10 s); an attempt still connecting has
+        nothing to end and is cancelled at once. Cancelling goes through the attempt's
+        anyio scope, never ``task.cancel()``: the SDK's shielded shutdown, which stops a
+        stdio server's process, does not survive a native task cancellation.
+        """
         self._stop.set()
-        if self._task is not None:
+        if self._task is None:
+            return
+        if self._client is None and self._attempt is not None:
+            self._attempt.cancel()
+        for _ in range(2):
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 10)
+                return
             except TimeoutError:
-                self._task.cancel()
+                if self._attempt is not None:
+                    self._attempt.cancel()
             except Exception:  # its reason is already in self.error
-                pass
+                return
+        self._task.cancel()
 
     async def call(self, tool: str, args: dict[str, Any],
                    progress: ProgressFn | None = None) -> types.CallToolResult:
@@ -115,7 +131,7 @@ class McpConnection:
         while not self._stop.is_set():
             self._broken.clear()
             try:
-                with self._stderr() as errlog:
+                with anyio.CancelScope() as self._attempt, self._stderr() as errlog:
                     async with contextlib.AsyncExitStack() as stack:
                         async with asyncio.timeout(CONNECT_SEC):
                             client = await stack.enter_async_context(Client(
@@ -134,6 +150,7 @@ class McpConnection:
                     self._set(None, [], "error", "the connection broke (reconnecting)")
                 self._client = None
             finally:
+                self._attempt = None
                 self._settled.set()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), pause)

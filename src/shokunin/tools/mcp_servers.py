@@ -44,9 +44,13 @@ class HttpServer(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str) -> str:
+        # The URL itself is not quoted back: its userinfo or query may hold a token.
         parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{value[:200]!r} is not an http(s) URL")
+        if parts.scheme not in ("http", "https"):
+            raise ValueError(f"an http(s) URL is needed, not one of scheme "
+                             f"{parts.scheme[:20]!r}")
+        if not parts.hostname:
+            raise ValueError("the URL has no host")
         return value
 
     def public(self) -> dict[str, Any]:

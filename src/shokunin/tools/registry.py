@@ -131,8 +131,10 @@ class ToolRegistry:
         for tool in self.mcp.loaded() if self.mcp is not None else []:
             function = tool.info.function_name
             if tool.name in tools or (function and function in by_function):
+                taken = f"the name {tool.name!r} is already taken by another tool"
+                # A down server's entry keeps why it is down: that is what to fix first.
+                tool.info.error = taken if tool.info.ok else f"{tool.info.error} ({taken})"
                 tool.info.status = "error"
-                tool.info.error = f"the name {tool.name!r} is already taken by another tool"
                 tool.remote = None
                 shadowed.append(tool)
                 continue
