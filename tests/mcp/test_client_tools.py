@@ -208,9 +208,9 @@ def test_an_unreadable_configuration_is_one_listed_reason(tmp_path: Path) -> Non
 
 async def test_shokunin_listed_as_its_own_mcp_server_does_not_start_itself_again(
         make_registry: MakeRegistry, tmp_path: Path) -> None:
-    """The child sees the marker shokunin puts in a stdio server's environment; a shokunin
-    with that marker connects to no server, so a configuration listing shokunin stops at
-    one level instead of starting processes without end."""
+    """``shokunin mcp serve`` opens no MCP client sessions (it does not serve their tools),
+    so a configuration listing shokunin stops at one level instead of starting processes
+    without end."""
     config = {"mcpServers": {"me": {"command": sys.executable,
                                     "args": ["-m", "shokunin", "mcp", "serve"]}}}
     data = tmp_path / "data"

@@ -5,6 +5,9 @@ initialize handshake, and the Advisor and Analyst answering offline."""
 from __future__ import annotations
 
 import base64
+import json
+import signal
+import subprocess
 from pathlib import Path
 
 import mcp_types as types
@@ -160,3 +163,29 @@ async def test_starting_the_stdio_server_leaves_a_running_web_servers_runs_alone
     finally:
         await store.close()
     assert run is not None and run["status"] == "running"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_ends_the_stdio_server_while_its_client_keeps_stdin_open(
+        tmp_path: Path, signum: int) -> None:
+    """Ctrl-C (or a client's SIGTERM) ends the server even though stdin stays open: the
+    SDK's stdin reader alone would keep the process alive."""
+    params = stdio_params(tmp_path / "data", write_probes(tmp_path / "tools"))
+    proc = subprocess.Popen([params.command, *params.args], env=params.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}).encode() + b"\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 1 and "serverInfo" in answer["result"]  # it is serving
+        proc.send_signal(signum)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

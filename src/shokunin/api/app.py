@@ -48,17 +48,19 @@ from shokunin.studio import Studio
 from shokunin.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
+MCP_STARTUP_WAIT_SEC = 3.0  # how long start-up waits for MCP servers' first answers
 
 
-async def build_services(settings: Settings, *, fail_unfinished: bool = True) -> Services:
-    """The engine. ``fail_unfinished`` marks runs a previous process left running as
-    failed: only the web server does that, since ``shokunin mcp serve`` may share the
-    database with a web server whose runs are live."""
+async def build_services(settings: Settings, *, beside_web: bool = False) -> Services:
+    """The engine. ``beside_web`` is for ``shokunin mcp serve``, which may share the
+    database with a running web server: it leaves unfinished runs alone (the web server's
+    may be live; only a web server's start marks a previous process's runs failed), and it
+    opens no MCP client sessions (their tools are not served over MCP)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = await Store.open(settings.resolved_database_url)
     # Runs waiting for a human are left alone: they resume on this process.
-    stale = (await store.fail_unfinished_runs("server restarted while the run was in progress")
-             if fail_unfinished else 0)
+    stale = 0 if beside_web else await store.fail_unfinished_runs(
+        "server restarted while the run was in progress")
     if stale:
         log.warning("marked %d unfinished runs from a previous process as failed", stale)
     try:
@@ -67,8 +69,9 @@ async def build_services(settings: Settings, *, fail_unfinished: bool = True) ->
         await store.close()
         raise
     bus = MemoryBus()
-    tool_registry = ToolRegistry.from_settings(settings)
-    await tool_registry.connect()  # the configured MCP servers' tools join the list
+    tool_registry = ToolRegistry.from_settings(settings, mcp=not beside_web)
+    # The configured MCP servers' tools join the list; a slow server joins later.
+    await tool_registry.connect(wait=MCP_STARTUP_WAIT_SEC)
     sandbox = Sandbox(settings)
     runner = Runner(store, bus, settings.data_dir / "workspaces")
     services = Services(settings=settings, store=store, bus=bus, runner=runner,

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sys
 
+import anyio
 import typer
 
 from shokunin.config import Settings
@@ -22,7 +25,6 @@ app = typer.Typer(help="shokunin as an MCP server.", no_args_is_help=True)
 @app.command("serve")
 def serve(log_level: str = typer.Option("warning", help="Log level (to stderr).")) -> None:
     """Serve shokunin's tools and faces over MCP on stdin/stdout."""
-    from shokunin.mcp.server import serve_stdio
     from shokunin.models import ModelConfigError, model_from_settings
 
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
@@ -33,4 +35,26 @@ def serve(log_level: str = typer.Option("warning", help="Log level (to stderr)."
     except ModelConfigError as exc:
         typer.echo(f"shokunin: {exc}", err=True)
         raise typer.Exit(2) from None
-    asyncio.run(serve_stdio(settings))
+    asyncio.run(_until_signal(settings))
+
+
+async def _until_signal(settings: Settings) -> None:
+    """Serve until stdin closes, or until SIGINT/SIGTERM, which end the process once its
+    engine is closed (kernels stopped, runs ended)."""
+    from shokunin.mcp import serve_stdio
+
+    closed = anyio.Event()
+    task = asyncio.ensure_future(serve_stdio(settings, closed))
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, task.cancel)
+    closing = asyncio.ensure_future(closed.wait())
+    await asyncio.wait({task, closing}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():  # the client closed stdin: a normal end
+        closing.cancel()
+        task.result()
+        return
+    # The SDK's stdin reader is a thread no signal wakes, and leaving normally would wait
+    # for it: the engine is closed, so the process ends here.
+    sys.stderr.flush()
+    os._exit(0)

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -45,10 +46,12 @@ def _faces(services: Services, local: bool) -> dict[str, FaceTool]:
     return {f.name: f for f in faces if f.agent in services.runner.agents}
 
 
-def build_server(services: Callable[[], Services], *, local: bool) -> Server[Any]:
+def build_server(services: Callable[[], Services], *, local: bool,
+                 ready: anyio.Event | None = None) -> Server[Any]:
     """The MCP server over the engine ``services()`` returns (read per request: the web
     server builds its engine in its lifespan, after this). ``local`` is true for the local
-    user's own process (stdio): only then may a tool read a path the caller names."""
+    user's own process (stdio): only then may a tool read a path the caller names. With
+    ``ready``, requests about tools wait for it (the engine is built meanwhile)."""
 
     def tools() -> list[types.Tool]:
         engine = services()
@@ -60,10 +63,14 @@ def build_server(services: Callable[[], Services], *, local: bool) -> Server[Any
     async def on_list_tools(ctx: ServerRequestContext[Any, Any],
                             params: types.PaginatedRequestParams | None
                             ) -> types.ListToolsResult:
+        if ready is not None:
+            await ready.wait()
         return types.ListToolsResult(tools=tools())
 
     async def on_call_tool(ctx: ServerRequestContext[Any, Any],
                            params: types.CallToolRequestParams) -> types.CallToolResult:
+        if ready is not None:
+            await ready.wait()
         engine = services()
         who = principal(ctx.request) if ctx.request is not None else None
         caller = Caller(engine, who, local, ctx)
@@ -77,6 +84,8 @@ def build_server(services: Callable[[], Services], *, local: bool) -> Server[Any
 
     def input_schema(name: str) -> dict[str, Any] | None:
         # For the 2026-07-28 HTTP header check, without a whole listing per call.
+        if ready is not None and not ready.is_set():
+            return None
         return next((t.input_schema for t in tools() if t.name == name), None)
 
     return Server("shokunin", version=__version__, title="shokunin",
@@ -84,20 +93,34 @@ def build_server(services: Callable[[], Services], *, local: bool) -> Server[Any
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
-async def serve_stdio(settings: Settings) -> None:
+async def serve_stdio(settings: Settings, closed: anyio.Event | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin, on an engine of its own
-    (built and closed as the web server's lifespan does)."""
+    (built and closed as the web server's lifespan does).
+
+    Cancelled (a signal), it closes the engine and sets ``closed``; it then still waits for
+    the SDK's stdin reader, a thread blocked on a read that only the client's EOF ends.
+    """
     from shokunin.api.app import build_services, close_services
 
     # stdio_server points fd 1 at stderr while it serves: nothing the engine, a tool or a
     # child process prints can reach the wire. So the engine is built inside it.
     async with stdio_server() as (read, write):
-        # The web server may be running on the same database: its live runs are not
-        # a previous process's leftovers.
-        engine = await build_services(settings, fail_unfinished=False)
+        engines: list[Services] = []
+        ready = anyio.Event()
+        server = build_server(lambda: engines[0], local=True, ready=ready)
         try:
-            await engine.sandbox.start()
-            server = build_server(lambda: engine, local=True)
-            await server.run(read, write, server.create_initialization_options())
+            async with anyio.create_task_group() as group:
+                # The handshake is answered at once (a client gives up on a server that is
+                # silent for long); calls wait for the engine, seconds to build.
+                group.start_soon(server.run, read, write, server.create_initialization_options())
+                # The web server may be running on the same database: its live runs are
+                # not a previous process's leftovers.
+                engines.append(await build_services(settings, beside_web=True))
+                await engines[0].sandbox.start()
+                ready.set()
         finally:
-            await close_services(engine)
+            with anyio.CancelScope(shield=True):  # a signal stops the serving, not this
+                if engines:
+                    await close_services(engines[0])
+            if closed is not None:
+                closed.set()

@@ -36,9 +36,6 @@ REFRESH_SEC = 60.0  # how often the tool list is read again (a dead server shows
 MAX_PAUSE_SEC = 60.0  # the longest wait between two reconnection attempts
 STDERR_TAIL_CHARS = 400  # how much of a dying stdio server's stderr its status quotes
 
-# Set in a stdio server's environment: a shokunin started this way connects to no MCP
-# server itself, so a configuration that lists shokunin cannot start it again and again.
-STARTED_BY_SHOKUNIN = "SHOKUNIN_STARTED_AS_MCP_SERVER"
 CLIENT_INFO = types.Implementation(name="shokunin", version=__version__)
 
 Status = Literal["connecting", "ok", "error"]
@@ -183,7 +180,7 @@ class McpConnection:
         spec = self.spec
         if isinstance(spec, StdioServer):
             params = StdioServerParameters(command=spec.command, args=spec.args,
-                                           env={**spec.env, STARTED_BY_SHOKUNIN: "1"},
+                                           env=spec.env,
                                            cwd=spec.cwd)
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
         http = httpx2.AsyncClient(headers=spec.headers,

@@ -9,7 +9,6 @@ one unavailable entry named after the server, with the reason; the others are un
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, RemoteCall
-from shokunin.tools.mcp_connection import STARTED_BY_SHOKUNIN, McpConnection, McpUnavailable
+from shokunin.tools.mcp_connection import McpConnection, McpUnavailable
 from shokunin.tools.mcp_results import seed_result
 from shokunin.tools.mcp_servers import ConfiguredServer, read_servers
 from shokunin.tools.validation import ArgsValidator
@@ -37,10 +36,6 @@ class McpTools:
         self.config_file = config_file
         self.state_dir = state_dir
         self.servers, self.problem = read_servers(config_file)
-        if self.servers and os.environ.get(STARTED_BY_SHOKUNIN):
-            self.servers, self.problem = [], (
-                "this shokunin was started by another shokunin as an MCP server, so it "
-                "connects to no MCP server itself (it could be starting itself again)")
         self.on_change: Callable[[], None] = lambda: None
         self._connections: dict[str, McpConnection] = {}
 

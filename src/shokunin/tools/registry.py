@@ -22,7 +22,7 @@ from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.masking import mask_deep, mask_text
-from shokunin.tools.mcp_tools import McpTools
+from shokunin.tools.mcp_tools import CONNECT_WAIT_SEC, McpTools
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
     MAX_TIMEOUT_SEC,
@@ -75,13 +75,17 @@ class ToolRegistry:
         self.reload()
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, log_unavailable: bool = True) -> ToolRegistry:
+    def from_settings(cls, settings: Settings, *, log_unavailable: bool = True,
+                      mcp: bool = True) -> ToolRegistry:
+        """The builtin and configured folders' tools, and with ``mcp`` the configured MCP
+        servers' (once ``connect()`` is awaited)."""
         roots: list[tuple[Path, Source]] = [(settings.builtin_tools_dir, "builtin")]
         roots += [(Path(d), "user") for d in settings.tools_dirs]
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
                    default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable,
-                   mcp=McpTools(settings.mcp_config, state_dir=settings.data_dir / "mcp"))
+                   mcp=McpTools(settings.mcp_config, state_dir=settings.data_dir / "mcp")
+                   if mcp else None)
 
     @property
     def user_dirs(self) -> builtins.list[Path]:
@@ -117,10 +121,11 @@ class ToolRegistry:
         self._folders = (tools, by_function, shadowed)
         self._merge()
 
-    async def connect(self) -> None:
-        """Open the sessions with the configured MCP servers (their tools then join)."""
+    async def connect(self, wait: float = CONNECT_WAIT_SEC) -> None:
+        """Open the sessions with the configured MCP servers, waiting up to ``wait`` s for
+        their first answers; their tools join the list as each answers, later ones too."""
         if self.mcp is not None:
-            await self.mcp.start()
+            await self.mcp.start(wait)
 
     def _merge(self) -> None:
         """The folders' tools, then the MCP servers' (a name already taken stays with the
