@@ -13,6 +13,7 @@ from shokunin.config import Settings
 from shokunin.events import BaseEvent
 from shokunin.runs import MemoryBus, Runner
 from shokunin.store import Store, close_checkpointer, open_checkpointer
+from shokunin.tools import ToolRegistry
 
 MakeRunner = Callable[..., Awaitable[Runner]]
 
@@ -21,13 +22,13 @@ MakeRunner = Callable[..., Awaitable[Runner]]
 async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
     made: list[tuple[Runner, Store, BaseCheckpointSaver]] = []
 
-    async def make(model: str = "offline") -> Runner:
+    async def make(model: str = "offline", tools: ToolRegistry | None = None) -> Runner:
         settings = Settings(data_dir=tmp_path / "data", model=model)
         url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
         store = await Store.open(url)
         checkpointer = await open_checkpointer(url)
         runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
-        runner.services.update({"settings": settings, "tools": None, "sandbox": None,
+        runner.services.update({"settings": settings, "tools": tools, "sandbox": None,
                                 "checkpointer": checkpointer})
         runner.register(workbench_agent(settings, load_map(settings), checkpointer))
         made.append((runner, store, checkpointer))

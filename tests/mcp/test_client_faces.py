@@ -15,14 +15,12 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from shokunin.agents.workbench import load_map, workbench_agent
 from shokunin.cli.app import app as cli_app
-from shokunin.config import Settings
 from shokunin.models import register_script, unregister_script
-from shokunin.runs import MemoryBus, Runner
-from shokunin.store import Store, close_checkpointer, open_checkpointer
+from shokunin.runs import Runner
 from shokunin.tools import ToolRegistry
 from shokunin.tools.mcp_tools import McpTools
+from tests.agents.conftest import MakeRunner
 from tests.live_server import LiveServer, free_port
 from tests.mcp.test_client_tools import DEMO, demo_stdio
 
@@ -86,24 +84,14 @@ def script() -> Iterator[str]:
 
 
 @pytest.fixture
-async def runner_with_mcp(tmp_path: Path, script: str) -> AsyncIterator[Runner]:
+async def runner_with_mcp(tmp_path: Path, script: str,
+                          make_runner: MakeRunner) -> AsyncIterator[Runner]:
     config = write_config(tmp_path / "mcp.json", {"demo": demo_stdio(tmp_path)})
-    settings = Settings(data_dir=tmp_path / "data", model=script)
     registry = ToolRegistry([], tmp_path / "s.json", workspace_root=tmp_path / "workspaces",
                             mcp=McpTools(config, state_dir=tmp_path / "mcp"))
     await registry.connect()
-    url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
-    store = await Store.open(url)
-    checkpointer = await open_checkpointer(url)
-    runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
-    runner.services.update({"settings": settings, "tools": registry, "sandbox": None,
-                            "checkpointer": checkpointer})
-    runner.register(workbench_agent(settings, load_map(settings), checkpointer))
-    yield runner
-    await runner.shutdown()
+    yield await make_runner(script, tools=registry)
     await registry.close()
-    await close_checkpointer(checkpointer)
-    await store.close()
 
 
 async def test_an_agent_run_calls_an_mcp_tool_chosen_by_the_model(
@@ -150,7 +138,7 @@ def test_the_tools_api_lists_runs_and_reports_mcp_servers(server_with_mcp: LiveS
     assert by_name["gone"]["status"] == "error"
 
 
-def test_the_cli_lists_mcp_tools_with_their_server_and_runs_one(
+def test_the_cli_lists_shows_and_runs_mcp_tools_with_their_server(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = write_config(tmp_path / "mcp.json", {"demo": demo_stdio(tmp_path)})
     monkeypatch.setenv("SHOKUNIN_MCP_CONFIG", str(config))
@@ -162,6 +150,10 @@ def test_the_cli_lists_mcp_tools_with_their_server_and_runs_one(
     assert listed.exit_code == 0
     line = next(row for row in listed.stdout.splitlines() if row.startswith("demo__add"))
     assert "mcp:demo" in line and " ok " in f"{line} "
+    shown = cli.invoke(cli_app, ["tools", "show", "demo__add", "--json"])
+    assert shown.exit_code == 0, shown.output
+    tool = json.loads(shown.stdout)["tool"]
+    assert (tool["source"], tool["server"], tool["status"]) == ("mcp", "demo", "ok")
     ran = cli.invoke(cli_app, ["tools", "run", "demo__add", "--args", '{"a": 1, "b": 2}',
                                "--json"])
     assert ran.exit_code == 0, ran.output

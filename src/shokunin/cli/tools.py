@@ -53,6 +53,16 @@ def _connected_list(registry: ToolRegistry) -> list[ToolInfo]:
     return asyncio.run(listed())
 
 
+def _find(registry: ToolRegistry, name: str) -> ToolInfo:
+    """A folder tool at once; any other name once the MCP servers' sessions are open."""
+    try:
+        return registry.get(name)
+    except ToolError:
+        tools = _connected_list(registry)
+    return next((tool for tool in tools if name in (tool.name, tool.function_name)), None
+                ) or registry.get(name)
+
+
 def _source(info: ToolInfo) -> str:
     return f"mcp:{info.server}" if info.server else info.source
 
@@ -145,8 +155,7 @@ def show(name: str, as_json: bool = typer.Option(False, "--json", help=JSON_HELP
     """Show a tool: its description, status, declaration and settings (secrets masked)."""
     registry = _registry()
     try:
-        info = next((tool for tool in _connected_list(registry)
-                     if name in (tool.name, tool.function_name)), None) or registry.get(name)
+        info = _find(registry, name)
         settings = registry.get_settings(info.name)
     except ToolError as exc:
         raise _fail(str(exc), as_json=as_json) from None
