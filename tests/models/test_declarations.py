@@ -68,7 +68,7 @@ def _big_building(rooms: int) -> MapPackage:
 def test_builtin_map_tools_pass_the_rules_for_any_building(package: str) -> None:
     pkg = (MapPackage.load(PACKAGE_DIR / "data" / "map") if package == "shipped"
            else _big_building(400))
-    tools = map_tools(None, pkg)  # type: ignore[arg-type] - declarations only, never run
+    tools = map_tools(pkg)  # declarations only, never run
     assert {t.name for t in tools} >= {"show_map", "draw_arrow", "highlight_room"}
     for tool in tools:
         check_tool(tool)  # raises DeclarationError with the reasons

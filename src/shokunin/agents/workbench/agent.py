@@ -18,7 +18,7 @@ from shokunin.agents.workbench.brain import Brain
 from shokunin.agents.workbench.decision import text_of
 from shokunin.agents.workbench.deps import RunDeps
 from shokunin.agents.workbench.graph import build_graph
-from shokunin.agents.workbench.tools import ImageHold, build_toolbox
+from shokunin.agents.workbench.tools import ImageHold, build_toolbox, own_tools
 from shokunin.maps import MapError, MapPackage, mentioned_rooms
 from shokunin.runs import RunContext
 
@@ -38,24 +38,19 @@ class WorkbenchAgent:
         self.pkg = pkg  # a MapError: the map failed to load, and the map tools are left out
         self.sample_db = sample_db
         self.graph = build_graph(brain, checkpointer)
+        self.tools = own_tools(pkg, sample_db)
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         hold = ImageHold(ctx)
         deps = RunDeps(ctx=ctx, hold=hold)
-        deps.tools = build_toolbox(ctx, self.pkg, self.sample_db, hold, lambda: deps.step)
-        try:
-            state = await drive(
-                self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
-                config={"recursion_limit": RECURSION_LIMIT}, context=deps,
-                models=self.brain.calls_model)
-            await hold.release()  # a run that ended without an answer still shows its plots
-            if isinstance(self.pkg, MapPackage):
-                await _highlight_mentions(ctx, self.pkg, text_of(state["messages"][-1]))
-        finally:
-            # The tools hold the run (deps -> tools -> closures -> deps): break the cycle so
-            # the run is freed when it ends, not by a full collection of the oldest objects
-            # (under load, a pause of a second for hundreds of thousands of them).
-            deps.tools = {}
+        deps.tools = build_toolbox(ctx, self.tools)
+        state = await drive(
+            self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
+            config={"recursion_limit": RECURSION_LIMIT}, context=deps,
+            models=self.brain.calls_model)
+        await hold.release()  # a run that ended without an answer still shows its plots
+        if isinstance(self.pkg, MapPackage):
+            await _highlight_mentions(ctx, self.pkg, text_of(state["messages"][-1]))
         return {"text": text_of(state["messages"][-1])}
 
 

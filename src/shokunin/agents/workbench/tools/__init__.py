@@ -1,4 +1,4 @@
-"""The Workbench agent's tools, built per run around its RunContext."""
+"""The Workbench agent's tools: built once per agent, each finding the run that calls it."""
 
 from shokunin.agents.workbench.tools.run_python import ImageHold
 from shokunin.agents.workbench.tools.save_data import safe_csv_name, write_csv
@@ -9,7 +9,7 @@ from shokunin.agents.workbench.tools.sql_engine import (
     run_query,
     schema_of,
 )
-from shokunin.agents.workbench.tools.toolbox import build_toolbox, own_declarations
+from shokunin.agents.workbench.tools.toolbox import build_toolbox, own_declarations, own_tools
 
 __all__ = ["ImageHold", "QueryLimitExceeded", "QueryRejected", "SqlLimits", "build_toolbox",
-           "own_declarations", "run_query", "safe_csv_name", "schema_of", "write_csv"]
+           "own_declarations", "own_tools", "run_query", "safe_csv_name", "schema_of", "write_csv"]

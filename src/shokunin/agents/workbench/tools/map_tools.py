@@ -1,7 +1,7 @@
 """The map tools: each checks its arguments against the map package and emits a map event.
 
-They emit Events through the run context (the face translates them); their return value
-is only the confirmation the model reads.
+They emit Events through the calling run's context (the face translates them); their
+return value is only the confirmation the model reads. Built once per agent.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel
 
 from shokunin import events as ev
+from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import (
     DrawArrowArgs,
     HighlightRoomArgs,
@@ -26,10 +27,13 @@ from shokunin.maps import (
     resolve_direction,
     resolve_room,
 )
-from shokunin.runs import RunContext
 
 
-def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
+async def _emit(event: ev.BaseEvent) -> None:
+    await run_deps().ctx.emit(event)
+
+
+def map_tools(pkg: MapPackage) -> list[BaseTool]:
     rooms = ", ".join(pkg.room_names)
 
     async def show_map(floor_id: str, highlight_rooms: str = "", room_colors: str = "",
@@ -40,14 +44,14 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
                                   bitmap_overlays, text_overlays)
         except MapCommandError as exc:
             raise ToolException(str(exc)) from None
-        await ctx.emit(ev.MapShow(content=content))
+        await _emit(ev.MapShow(content=content))
         shown = [r["name"] for r in content["rectangles"]]
         return (f"Showing floor {content['floorId']}"
                 + (f" with {', '.join(shown)} highlighted" if shown else "")
                 + (f" and {len(content['overlays'])} overlays" if content["overlays"] else ""))
 
     async def clear_map() -> str:
-        await ctx.emit(ev.ClearMap())
+        await _emit(ev.ClearMap())
         return "Cleared all highlights and overlays from the map."
 
     async def draw_arrow(room_name: str, direction: str) -> str:
@@ -56,11 +60,11 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
             way = resolve_direction(direction)
         except MapCommandError as exc:
             raise ToolException(str(exc)) from None
-        await ctx.emit(ev.Arrow(room=room, direction=way))  # type: ignore[arg-type]
+        await _emit(ev.Arrow(room=room, direction=way))  # type: ignore[arg-type]
         return f"Drew {'an' if way == 'up' else 'a'} {way} arrow in {room}."
 
     async def clear_arrows() -> str:
-        await ctx.emit(ev.ClearArrows())
+        await _emit(ev.ClearArrows())
         return "Cleared all arrows from the map."
 
     async def highlight_room(room_names: str) -> str:
@@ -70,7 +74,7 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
             raise ToolException(str(exc)) from None
         if not names:
             raise ToolException(f"name at least one room; valid rooms: {rooms}")
-        await ctx.emit(ev.HighlightRoom(rooms=names))
+        await _emit(ev.HighlightRoom(rooms=names))
         return f"Highlighted {', '.join(names)}."
 
     async def show_points(points: list[dict[str, float]], description: str = "") -> str:
@@ -78,7 +82,7 @@ def map_tools(ctx: RunContext, pkg: MapPackage) -> list[BaseTool]:
             clean = [{"lat": float(p["lat"]), "lon": float(p["lon"])} for p in points]
         except (KeyError, TypeError, ValueError):
             raise ToolException("each point needs numeric 'lat' and 'lon'") from None
-        await ctx.emit(ev.MapShow(content={"points": clean, "description": description}))
+        await _emit(ev.MapShow(content={"points": clean, "description": description}))
         return f"Plotted {len(clean)} points."
 
     # Room, floor and bitmap names are in the system prompt, not here: a large building

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin import events as ev
+from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import RunPythonArgs
 from shokunin.runs import RunContext
 
@@ -56,15 +56,16 @@ def _summary(result: Any) -> str:
     return json.dumps(brief, ensure_ascii=False)[:_SUMMARY_CHARS]
 
 
-def run_python_tool(ctx: RunContext, hold: ImageHold, step: Callable[[], str]) -> BaseTool:
+def run_python_tool() -> BaseTool:
     async def run_python(code: str) -> str:
-        sandbox = ctx.services.get("sandbox")
+        deps = run_deps()
+        sandbox = deps.ctx.services.get("sandbox")
         if not hasattr(sandbox, "run_in"):
             raise ToolException("the Python sandbox is not available on this server")
         from shokunin.sandbox import ExecPythonInput
 
-        result = await sandbox.run_in(hold, ExecPythonInput(code=code, timeout_sec=TIMEOUT_SEC),
-                                      step=step())
+        result = await sandbox.run_in(
+            deps.hold, ExecPythonInput(code=code, timeout_sec=TIMEOUT_SEC), step=deps.step)
         return _summary(result)
 
     return StructuredTool.from_function(

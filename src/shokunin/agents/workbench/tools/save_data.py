@@ -12,6 +12,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import SaveDataArgs
 
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\- ]{0,99}")
@@ -85,9 +86,9 @@ def write_csv(workspace: Path, dataset: Any, file_name: str) -> Path:
     return workspace / name
 
 
-def save_data_tool(workspace: Path) -> BaseTool:
+def save_data_tool() -> BaseTool:
     async def save_data(dataset: dict[str, Any] | list[dict[str, Any]], file_name: str) -> str:
-        path = await asyncio.to_thread(write_csv, workspace, dataset, file_name)
+        path = await asyncio.to_thread(write_csv, run_deps().ctx.workspace, dataset, file_name)
         return f"Saved {path.name} in the workspace."
 
     return StructuredTool.from_function(

@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import SqlArgs
 from shokunin.models import MAX_DESCRIPTION
 
@@ -159,10 +160,13 @@ def schema_of(db: Path) -> str:
     return "\n".join(re.sub(r"\s+", " ", r[0]) for r in rows)
 
 
-def sql_engine_tool(db: Path, limits: SqlLimits = SqlLimits()) -> BaseTool:
+def sql_engine_tool(db: Path, limits: SqlLimits | None = None) -> BaseTool:
+    """The tool over ``db``; without ``limits``, those of the calling run's server."""
+
     async def sql_engine(query: str) -> str:
+        bounds = limits or SqlLimits.from_settings(run_deps().ctx.services.get("settings"))
         try:
-            columns, rows, truncated = await asyncio.to_thread(run_query, db, query, limits)
+            columns, rows, truncated = await asyncio.to_thread(run_query, db, query, bounds)
         except (QueryRejected, QueryLimitExceeded, sqlite3.Error) as exc:
             raise ToolException(f"query failed: {exc}") from None
         return as_markdown(columns, rows, truncated)
