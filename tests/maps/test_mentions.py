@@ -33,3 +33,11 @@ def test_a_longer_alias_wins_over_the_name_inside_it(pkg: MapPackage) -> None:
 
 def test_a_huge_reply_is_read_in_bounded_time(pkg: MapPackage) -> None:
     assert mentioned_rooms("Kitchen " * 100_000, pkg) == ["Kitchen"]
+
+
+def test_with_most_the_reading_stops_one_room_past_it(pkg: MapPackage) -> None:
+    text = "Kitchen, Room1, the archive, the lobby and the lounge"
+    assert mentioned_rooms(text, pkg) == ["Kitchen", "Room1", "Archive", "Lobby", "Lounge"]
+    some = mentioned_rooms(text, pkg, most=2)
+    assert len(some) == 3 and set(some) <= {"Kitchen", "Room1", "Archive", "Lobby", "Lounge"}
+    assert mentioned_rooms("Kitchen and Room1", pkg, most=2) == ["Kitchen", "Room1"]

@@ -33,11 +33,14 @@ def spans(low: str, word: str) -> Iterator[tuple[int, int]]:
         at = low.find(word, at + 1)
 
 
-def mentioned_rooms(text: str, pkg: MapPackage) -> list[str]:
-    """The rooms ``text`` names (by name or alias), in the order it names them."""
+def mentioned_rooms(text: str, pkg: MapPackage, most: int | None = None) -> list[str]:
+    """The rooms ``text`` names (by name or alias), in the order it names them. With
+    ``most``, reading stops once more rooms than that are found: the answer is then some
+    ``most + 1`` of them, for a caller that only needs to know there are more."""
     low = text.lower()
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, str]] = []
+    names: set[str] = set()
     for surface, name in pkg.room_surfaces:
         if surface not in low:
             continue
@@ -47,4 +50,7 @@ def mentioned_rooms(text: str, pkg: MapPackage) -> list[str]:
             if all(end <= s or at >= e for s, e in taken):
                 taken.append((at, end))
                 found.append((at, name))
+                names.add(name)
+        if most is not None and len(names) > most:
+            break
     return list(dict.fromkeys(name for _at, name in sorted(found)))

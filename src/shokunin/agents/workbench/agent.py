@@ -59,6 +59,6 @@ async def _highlight_mentions(ctx: RunContext, pkg: MapPackage, reply: str) -> N
     the run already set the map itself: a highlight on top would change what it drew."""
     if any(isinstance(e, _MAP_EVENTS) for e in ctx.history):
         return
-    rooms = mentioned_rooms(reply, pkg)
+    rooms = mentioned_rooms(reply, pkg, most=MAX_AUTO_HIGHLIGHT)
     if 0 < len(rooms) <= MAX_AUTO_HIGHLIGHT:
         await ctx.emit(ev.HighlightRoom(rooms=rooms))
