@@ -16,7 +16,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from shokunin.events import Progress, ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from collections.abc import Set
+    from collections.abc import Callable, Set
 
     from shokunin.runs.context import RunContext
     from shokunin.tools.info import ToolInfo
@@ -29,25 +29,29 @@ def function_schemas(registry: ToolRegistry) -> list[dict[str, Any]]:
             for info in registry.list() if info.ok and info.declaration]
 
 
-def as_langchain_tools(registry: ToolRegistry, ctx: RunContext, *,
+def as_langchain_tools(registry: ToolRegistry, run: RunContext | Callable[[], RunContext], *,
                        exclude: Set[str] = frozenset()) -> list[BaseTool]:
     """One StructuredTool per usable tool, named by its function name.
 
-    ``exclude`` holds folder or function names to leave out. Aborting the run
-    (``ctx.abort``) aborts the tool call in flight.
+    ``run`` is the run the calls belong to, or a function that finds it when a call starts
+    (for tools built once and called by many runs). ``exclude`` holds folder or function
+    names to leave out. Aborting the run (``ctx.abort``) aborts the tool call in flight.
     """
-    return [_adapt(registry, ctx, info) for info in registry.list()
+    of_call = run if callable(run) else lambda: run
+    return [_adapt(registry, of_call, info) for info in registry.list()
             if info.ok and info.name not in exclude and info.function_name not in exclude]
 
 
-def _adapt(registry: ToolRegistry, ctx: RunContext, info: ToolInfo) -> BaseTool:
+def _adapt(registry: ToolRegistry, run: Callable[[], RunContext], info: ToolInfo) -> BaseTool:
     assert info.declaration is not None and info.function_name is not None
     name = info.name
 
-    def progress(message: str) -> None:
-        ctx.emit_threadsafe(Progress(message=message, source=name))
-
     async def call(**args: Any) -> str:
+        ctx = run()
+
+        def progress(message: str) -> None:  # from the tool's worker thread
+            ctx.emit_threadsafe(Progress(message=message, source=name))
+
         call_id = uuid.uuid4().hex
         ctx.bind_loop()
         await ctx.emit(ToolCall(call_id=call_id, name=name, args=args))

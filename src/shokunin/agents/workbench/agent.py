@@ -18,7 +18,7 @@ from shokunin.agents.workbench.brain import Brain
 from shokunin.agents.workbench.decision import text_of
 from shokunin.agents.workbench.deps import RunDeps
 from shokunin.agents.workbench.graph import build_graph
-from shokunin.agents.workbench.tools import ImageHold, build_toolbox, own_tools
+from shokunin.agents.workbench.tools import ImageHold, Toolbox
 from shokunin.maps import MapError, MapPackage, mentioned_rooms
 from shokunin.runs import RunContext
 
@@ -38,12 +38,11 @@ class WorkbenchAgent:
         self.pkg = pkg  # a MapError: the map failed to load, and the map tools are left out
         self.sample_db = sample_db
         self.graph = build_graph(brain, checkpointer)
-        self.tools = own_tools(pkg, sample_db)
+        self.toolbox = Toolbox(pkg, sample_db)
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         hold = ImageHold(ctx)
-        deps = RunDeps(ctx=ctx, hold=hold)
-        deps.tools = build_toolbox(ctx, self.tools)
+        deps = RunDeps(ctx=ctx, hold=hold, tools=self.toolbox.for_run(ctx))
         state = await drive(
             self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
             config={"recursion_limit": RECURSION_LIMIT}, context=deps,

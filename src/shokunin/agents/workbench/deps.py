@@ -6,6 +6,7 @@ must not be checkpointed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from langchain_core.tools import BaseTool
@@ -18,5 +19,5 @@ from shokunin.runs import RunContext
 class RunDeps:
     ctx: RunContext
     hold: ImageHold
-    tools: dict[str, BaseTool] = field(default_factory=dict)
+    tools: Mapping[str, BaseTool] = field(default_factory=dict)  # shared by runs: read only
     step: str = "Step 1"

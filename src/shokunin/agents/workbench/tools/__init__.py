@@ -9,7 +9,7 @@ from shokunin.agents.workbench.tools.sql_engine import (
     run_query,
     schema_of,
 )
-from shokunin.agents.workbench.tools.toolbox import build_toolbox, own_declarations, own_tools
+from shokunin.agents.workbench.tools.toolbox import Toolbox, own_declarations
 
-__all__ = ["ImageHold", "QueryLimitExceeded", "QueryRejected", "SqlLimits", "build_toolbox",
-           "own_declarations", "own_tools", "run_query", "safe_csv_name", "schema_of", "write_csv"]
+__all__ = ["ImageHold", "QueryLimitExceeded", "QueryRejected", "SqlLimits", "Toolbox",
+           "own_declarations", "run_query", "safe_csv_name", "schema_of", "write_csv"]
