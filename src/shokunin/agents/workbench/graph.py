@@ -13,6 +13,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from shokunin import events as ev
 from shokunin.agents.workbench.brain import Brain
@@ -75,11 +76,14 @@ async def _refuse(deps: RunDeps, call: InvalidToolCall) -> ToolMessage:
 
 
 def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> CompiledStateGraph:
-    async def decide(state: WorkbenchState, runtime: Runtime[RunDeps]) -> dict[str, Any]:
+    # The brain routes itself (a Command): a conditional edge would cost a runnable of its
+    # own on every step.
+    async def decide(state: WorkbenchState, runtime: Runtime[RunDeps]) -> Command[str]:
         deps = runtime.context
         message = await brain.decide(state["messages"], deps)
         await report(deps, message, step_number(state["messages"]), brain.name)
-        return {"messages": [message]}
+        calls = message.tool_calls or any(c.get("id") for c in message.invalid_tool_calls)
+        return Command(update={"messages": [message]}, goto="tools" if calls else END)
 
     async def act(state: WorkbenchState, runtime: Runtime[RunDeps]) -> dict[str, Any]:
         last = state["messages"][-1]
@@ -90,16 +94,9 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
                     if c.get("id")]
         return {"messages": answers}
 
-    # async: LangGraph runs a plain function in a worker thread, a thread hop per step.
-    async def route(state: WorkbenchState) -> str:
-        last = state["messages"][-1]
-        return "tools" if isinstance(last, AIMessage) and (
-            last.tool_calls or any(c.get("id") for c in last.invalid_tool_calls)) else END
-
     graph = StateGraph(WorkbenchState, context_schema=RunDeps)
-    graph.add_node("brain", decide)
+    graph.add_node("brain", decide, destinations=("tools", END))
     graph.add_node("tools", act)
     graph.add_edge(START, "brain")
-    graph.add_conditional_edges("brain", route, ["tools", END])
     graph.add_edge("tools", "brain")
     return graph.compile(checkpointer=checkpointer)
