@@ -36,7 +36,6 @@ class WorkbenchAgent:
                  checkpointer: BaseCheckpointSaver | None) -> None:
         self.brain = brain
         self.pkg = pkg  # a MapError: the map failed to load, and the map tools are left out
-        self.sample_db = sample_db
         self.graph = build_graph(brain, checkpointer)
         self.toolbox = Toolbox(pkg, sample_db)
 
