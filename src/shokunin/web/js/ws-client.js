@@ -141,8 +141,10 @@ export class WsClient extends EventTarget {
 
   receive(data) {
     const key = this.key(data);
+    // Shown already (the thread's history can bring a run's messages before the socket
+    // does): not shown twice, but still counted, or a pause would wait for a start it saw.
+    const seen = key !== null && this.seen.has(key);
     if (key) {
-      if (this.seen.has(key)) return;
       this.seen.add(key);
       if (data.done) {
         if (this.activeRun?.id === data.run_id) this.activeRun = null;
@@ -159,7 +161,7 @@ export class WsClient extends EventTarget {
     } else if (data.type === "error" && data.code === "not_found") {
       this.activeRun = null; // the run we asked to replay is unknown to the server
     }
-    this.dispatch("message", data);
+    if (!seen) this.dispatch("message", data);
     this.updateRunning();
     if (this.paused && !this.pending && this.ws) this.drop(); // a pause waited for a run to start
   }
