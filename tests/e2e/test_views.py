@@ -185,6 +185,21 @@ def test_a_message_sent_just_before_leaving_is_not_lost(ui) -> None:
     assert ui.map_state()["highlighted"] == ["Kitchen"]
 
 
+def test_a_view_naming_its_route_does_not_undo_a_navigation_not_yet_announced(ui) -> None:
+    """The Workbench names its thread in the hash when the first reply comes. A reply
+    arriving after the user left, but before the browser's hashchange, must not bring the
+    Workbench back (this made the test above flaky)."""
+    page = ui.open()
+    ui.wait_connected()
+    page.evaluate("""() => {
+        location.hash = '#/tools';
+        window.shokunin.views.context('workbench').setRoute('0123456789abcdef');
+    }""")
+    page.wait_for_selector('body[data-view="tools"]')
+    assert page.evaluate("location.hash") == "#/tools"
+    assert page.evaluate("window.shokunin.ws.paused") is True
+
+
 def test_a_tool_try_goes_on_while_another_view_is_shown(make_page, tools_server) -> None:
     ui = make_page(tools_server, locale="en-US")
     page = ui.open("#/tools")

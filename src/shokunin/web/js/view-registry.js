@@ -14,8 +14,9 @@
 //   unmount()              another view is shown: stop connections and timers.
 //   route(route)           optional: the hash changed within this view ("#/<name>/<route>").
 // ctx gives the view: ctx.route (the hash after "#/<name>/"), ctx.setRoute(route, {push})
-// (rewrites the hash without a hashchange), and ctx.setStatus(status) for the status shown
-// in the shell while the view is shown (a key of "status.*" in i18n, or null for none).
+// (rewrites the hash without a hashchange, unless the user is leaving the view), and
+// ctx.setStatus(status) for the status shown in the shell while the view is shown (a key of
+// "status.*" in i18n, or null for none).
 
 import { addStrings, t, translate } from "./i18n.js";
 
@@ -118,7 +119,9 @@ export class ViewRegistry extends EventTarget {
         return hash.name === name ? hash.route : "";
       },
       setRoute: (route, { push = false } = {}) => {
-        if (this.current !== name) return;
+        // The hash naming another view is a navigation whose hashchange has not come yet:
+        // rewriting the hash now would undo it.
+        if (this.current !== name || parseHash().name !== name) return;
         const url = route ? `#/${name}/${route}` : `#/${name}`;
         if (location.hash === url) return;
         if (push) history.pushState(null, "", url);
