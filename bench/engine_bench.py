@@ -29,41 +29,16 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from langgraph.graph import MessagesState, StateGraph
 from rich.console import Console
 from rich.table import Table
 
-from shokunin import events as ev
-from shokunin.agents.driver import drive
 from shokunin.agents.workbench.factory import load_map, workbench_agent
 from shokunin.config import Settings
-from shokunin.runs import MemoryBus, RunContext, Runner
+from shokunin.runs import MemoryBus, Runner
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 
 sys.path.insert(0, str(Path(__file__).parent))
-import peer_ws_server as peer  # noqa: E402 - the peer's graph, from beside this file
-
-
-def _one_node_graph(checkpointer: Any) -> Any:
-    builder = StateGraph(MessagesState)
-    peer.build(builder, "one")
-    return builder.compile(checkpointer=checkpointer)
-
-
-class _PeerGraphAgent:
-    """The peer's graph as a shokunin agent: its answer is the run's one ``text`` event."""
-
-    name = "peer_graph"
-
-    def __init__(self, graph: Any) -> None:
-        self.graph = graph
-
-    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
-        state = await drive(self.graph, ctx, {"messages": [HumanMessage(input["message"])]},
-                            models=False)
-        text = str(state["messages"][-1].content)
-        await ctx.emit(ev.Text(text=text))
-        return {"text": text}
+from peer_graph_agent import PeerGraphAgent, one_node_graph  # noqa: E402 - beside this file
 
 
 async def _timed(rounds: int, threads: list[str], one: Any) -> tuple[float, float]:
@@ -79,7 +54,7 @@ async def bare(folder: Path, n_threads: int, rounds: int, text: str) -> tuple[fl
     async with AsyncSqliteSaver.from_conn_string(str(folder / "peer.db")) as saver:
         await saver.conn.execute("PRAGMA journal_mode=WAL")
         await saver.conn.execute("PRAGMA synchronous=NORMAL")
-        graph = _one_node_graph(saver)
+        graph = one_node_graph(saver)
 
         async def one(thread: str) -> None:
             await graph.ainvoke({"messages": [HumanMessage(text)]},
@@ -96,7 +71,7 @@ async def through_runner(folder: Path, n_threads: int, rounds: int, text: str,
     checkpointer = await open_checkpointer(url)
     try:
         runner = Runner(store, MemoryBus(), folder / "workspaces")
-        runner.register(_PeerGraphAgent(_one_node_graph(checkpointer)) if agent == "runner"
+        runner.register(PeerGraphAgent(one_node_graph(checkpointer)) if agent == "runner"
                         else workbench_agent(settings, load_map(settings), checkpointer))
         name = "peer_graph" if agent == "runner" else "workbench"
 

@@ -12,6 +12,11 @@ disturbed by other load on the machine), its peak memory, and the ratios to the 
     python bench/ws_bench.py --clients 500 --repeat 3 --server-cpus 0 --client-cpus 1
     python bench/ws_bench.py --message "how many rooms are on 2F?" "highlight Kitchen"
     python bench/ws_bench.py --servers shokunin peer peer-agent   # + the 3-step peer
+    python bench/ws_bench.py --servers shokunin shokunin-one-node peer --message hello
+
+``shokunin-one-node`` is shokunin running the peer's own one-node graph as its Workbench
+agent (bench/shokunin_one_node_server.py): the same LangGraph work as the peer, so its ratio
+is the engine's own cost (Runner, store, seed 000's messages), without the Workbench's.
 
 The default message, "highlight Kitchen", is a map command: the offline brain plans a
 ``highlight_room`` call, the tool runs, the brain answers; no sandbox, no model.
@@ -40,6 +45,7 @@ from rich.table import Table
 
 REPLY_TIMEOUT = 120.0
 PEER = Path(__file__).with_name("peer_ws_server.py")
+ONE_NODE = Path(__file__).with_name("shokunin_one_node_server.py")
 
 
 @dataclass
@@ -106,13 +112,25 @@ def _spawn(name: str, argv: list[str], env: dict[str, str], data_dir: Path, port
 def start_shokunin(data_dir: Path, cpus: str | None) -> Server:
     port = _free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
+    return _spawn("shokunin", [sys.executable, "-m", "shokunin", "serve", "--port", str(port),
+                               "--log-level", "warning"], _shokunin_env(data_dir), data_dir,
+                  port, cpus, hello=True)
+
+
+def _shokunin_env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHOKUNIN_")}
     env.update({"SHOKUNIN_DATA_DIR": str(data_dir), "SHOKUNIN_MODEL": "offline",
                 "SHOKUNIN_TOOLS_DIRS": f'["{data_dir / "tool"}"]',
                 "SHOKUNIN_TOOL_SETTINGS_FILE": str(data_dir / "settings.json"),
                 "SHOKUNIN_SANDBOX_POOL_SIZE": "0"})
-    return _spawn("shokunin", [sys.executable, "-m", "shokunin", "serve", "--port", str(port),
-                               "--log-level", "warning"], env, data_dir, port, cpus, hello=True)
+    return env
+
+
+def start_shokunin_one_node(data_dir: Path, cpus: str | None) -> Server:
+    port = _free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return _spawn("shokunin-one-node", [sys.executable, str(ONE_NODE), "--port", str(port)],
+                  _shokunin_env(data_dir), data_dir, port, cpus, hello=True)
 
 
 def start_peer(data_dir: Path, cpus: str | None, graph: str = "one") -> Server:
@@ -126,6 +144,10 @@ def start_peer(data_dir: Path, cpus: str | None, graph: str = "one") -> Server:
 
 def start_peer_agent(data_dir: Path, cpus: str | None) -> Server:
     return start_peer(data_dir, cpus, "agent")
+
+
+STARTERS = {"shokunin": start_shokunin, "shokunin-one-node": start_shokunin_one_node,
+            "peer": start_peer, "peer-agent": start_peer_agent}
 
 
 def stop(server: Server) -> None:
@@ -244,23 +266,22 @@ def main() -> None:
     parser.add_argument("--message", nargs="+", default=["highlight Kitchen"],
                         help="the text(s) sent; client n's i-th message is text (n+i) mod len")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of both servers")
-    parser.add_argument("--servers", nargs="+", choices=["shokunin", "peer", "peer-agent"],
+    parser.add_argument("--servers", nargs="+", choices=list(STARTERS),
                         default=["shokunin", "peer"],
-                        help="peer-agent: the peer with shokunin's brain -> tool -> brain shape")
+                        help="peer-agent: the peer with shokunin's brain -> tool -> brain "
+                             "shape; shokunin-one-node: shokunin running the peer's graph")
     parser.add_argument("--server-cpus", help="pin both servers to these CPUs (taskset -c)")
     parser.add_argument("--client-cpus", help="pin this client process to these CPUs")
     args = parser.parse_args()
     _raise_fd_limit()
     if args.client_cpus:
         os.sched_setaffinity(0, {int(c) for c in args.client_cpus.split(",")})
-    starters = {"shokunin": start_shokunin, "peer": start_peer,
-                "peer-agent": start_peer_agent}
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="shokunin-bench-") as tmp:
         servers: list[Server] = []
         try:
             for name in args.servers:
-                servers.append(starters[name](Path(tmp) / name, args.server_cpus))
+                servers.append(STARTERS[name](Path(tmp) / name, args.server_cpus))
                 print(f"{name}: pid {servers[-1].proc.pid}", file=sys.stderr, flush=True)
             for n in args.clients:
                 for _ in range(args.repeat):

@@ -10,6 +10,7 @@ import asyncio
 import gc
 import ipaddress
 import logging
+from typing import Any
 
 import typer
 import uvicorn
@@ -60,17 +61,25 @@ def serve(
         raise typer.Exit(2) from None
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings)
-    _tune_gc()
-    uvicorn.run(app, host=settings.host, port=settings.port,
-                log_level=log_level, ws_max_size=max(settings.ws_max_message_bytes * 4, 1 << 20),
-                # Frames are small JSON; deflating each one costs more CPU than it saves.
-                ws_per_message_deflate=False,
-                # Open streams (SSE, a Socket.IO long-poll) would hold a stop for as long as
-                # they last: they get this long to end, then are closed.
-                timeout_graceful_shutdown=5)
+    tune_gc()
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,
+                **uvicorn_options(settings))
 
 
-def _tune_gc() -> None:
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """How ``serve`` runs uvicorn, beyond host, port and log level (the benches' servers
+    run the same)."""
+    return {
+        "ws_max_size": max(settings.ws_max_message_bytes * 4, 1 << 20),
+        # Frames are small JSON; deflating each one costs more CPU than it saves.
+        "ws_per_message_deflate": False,
+        # Open streams (SSE, a Socket.IO long-poll) would hold a stop for as long as they
+        # last: they get this long to end, then are closed.
+        "timeout_graceful_shutdown": 5,
+    }
+
+
+def tune_gc() -> None:
     """Keep the cyclic collector off what startup built, and run it less often.
 
     Under load a full collection walks every live object (~0.3 s with 500 runs in flight)
