@@ -9,6 +9,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import httpx
 import pytest
 import socketio
@@ -243,9 +244,12 @@ async def test_with_auth_on_a_socket_needs_the_token_like_every_route(tmp_path: 
     token = "studio-test-token-0123456789abcdef"
     server = LiveServer(tmp_path / "server", env={"SHOKUNIN_AUTH_TOKEN": token}).start()
     try:
-        anonymous = socketio.AsyncClient(reconnection=False)
-        with pytest.raises(socketio.exceptions.ConnectionError):
-            await anonymous.connect(server.url, transports=["polling"], wait_timeout=5)
+        # A session of our own: with its own, python-engineio's client closes it before it
+        # reads the 401's body, and sometimes raises aiohttp's RuntimeError instead.
+        async with aiohttp.ClientSession() as session:
+            anonymous = socketio.AsyncClient(reconnection=False, http_session=session)
+            with pytest.raises(socketio.exceptions.ConnectionError):
+                await anonymous.connect(server.url, transports=["polling"], wait_timeout=5)
         bearer = {"Authorization": f"Bearer {token}"}
         async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
             handshake = await http.get("/socket.io/", params={"EIO": "4",
