@@ -71,12 +71,12 @@ async def through_runner(folder: Path, n_threads: int, rounds: int, text: str,
     checkpointer = await open_checkpointer(url)
     try:
         runner = Runner(store, MemoryBus(), folder / "workspaces")
-        runner.register(PeerGraphAgent(one_node_graph(checkpointer)) if agent == "runner"
-                        else workbench_agent(settings, load_map(settings), checkpointer))
-        name = "peer_graph" if agent == "runner" else "workbench"
+        chosen = (PeerGraphAgent(one_node_graph(checkpointer)) if agent == "runner"
+                  else workbench_agent(settings, load_map(settings), checkpointer))
+        runner.register(chosen)
 
         async def one(thread: str) -> None:
-            await runner.wait(await runner.start(name, thread, {"message": text}))
+            await runner.wait(await runner.start(chosen.name, thread, {"message": text}))
 
         return await _timed(rounds, [uuid.uuid4().hex for _ in range(n_threads)], one)
     finally:
