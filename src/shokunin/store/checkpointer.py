@@ -1,6 +1,7 @@
 """The server's one LangGraph checkpointer, in the store's own database.
 
-SQLite URL -> ``AsyncSqliteSaver`` on the same file (WAL), PostgreSQL URL ->
+SQLite URL -> ``AsyncSqliteSaver`` on the same file (WAL; each write reaches its commit,
+see sqlite_saver.py), PostgreSQL URL ->
 ``AsyncPostgresSaver`` over a psycopg pool, so a thread's events and its checkpoints live
 in one database and are backed up, moved and deleted together.
 """
@@ -40,14 +41,15 @@ async def close_checkpointer(saver: BaseCheckpointSaver) -> None:
 
 async def _sqlite(path: str) -> BaseCheckpointSaver:
     import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from shokunin.store.sqlite_saver import CommittingSqliteSaver
 
     conn = await aiosqlite.connect(path, timeout=_SQLITE_BUSY_TIMEOUT)
     try:
         # WAL + NORMAL, as the store: readers never block the writer, no fsync per commit.
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = AsyncSqliteSaver(conn)
+        saver = CommittingSqliteSaver(conn)
         await saver.setup()
     except BaseException:
         await conn.close()
