@@ -13,21 +13,26 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from sqlalchemy.engine import make_url
 
+from shokunin.store.checkpoint_cache import KEEP_THREADS
+
 # SQLite: wait for the store's writer instead of failing with "database is locked".
 _SQLITE_BUSY_TIMEOUT = 30.0
 _PG_POOL_MAX = 10
 
 
-async def open_checkpointer(database_url: str) -> BaseCheckpointSaver:
-    """Open (and set up) the checkpointer for the store at ``database_url``; close it with
-    ``close_checkpointer``."""
+async def open_checkpointer(
+    database_url: str, keep_threads: int = KEEP_THREADS,
+) -> BaseCheckpointSaver:
+    """Open (and set up) the checkpointer for the store at ``database_url``, keeping the
+    latest checkpoint of the ``keep_threads`` threads used last in memory (0: none); close
+    it with ``close_checkpointer``."""
     url = make_url(database_url)
     backend = url.get_backend_name()
     if backend == "sqlite":
-        return await _sqlite(url.database or ":memory:")
+        return await _sqlite(url.database or ":memory:", keep_threads)
     if backend == "postgresql":
         return await _postgres(url.set(drivername="postgresql").render_as_string(
-            hide_password=False))
+            hide_password=False), keep_threads)
     raise ValueError(f"no LangGraph checkpointer for a {backend!r} database; "
                      "use SQLite or PostgreSQL")
 
@@ -39,7 +44,7 @@ async def close_checkpointer(saver: BaseCheckpointSaver) -> None:
         await conn.close()
 
 
-async def _sqlite(path: str) -> BaseCheckpointSaver:
+async def _sqlite(path: str, keep_threads: int) -> BaseCheckpointSaver:
     import aiosqlite
 
     from shokunin.store.sqlite_saver import CommittingSqliteSaver
@@ -49,7 +54,7 @@ async def _sqlite(path: str) -> BaseCheckpointSaver:
         # WAL + NORMAL, as the store: readers never block the writer, no fsync per commit.
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = CommittingSqliteSaver(conn)
+        saver = CommittingSqliteSaver(conn, keep_threads=keep_threads)
         await saver.setup()
     except BaseException:
         await conn.close()
@@ -57,7 +62,7 @@ async def _sqlite(path: str) -> BaseCheckpointSaver:
     return saver
 
 
-async def _postgres(conninfo: str) -> BaseCheckpointSaver:
+async def _postgres(conninfo: str, keep_threads: int) -> BaseCheckpointSaver:
     try:
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
@@ -74,7 +79,7 @@ async def _postgres(conninfo: str) -> BaseCheckpointSaver:
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0})
     try:
         await pool.open(wait=True)
-        saver = CachingPostgresSaver(pool)  # type: ignore[arg-type]
+        saver = CachingPostgresSaver(pool, keep_threads=keep_threads)  # type: ignore[arg-type]
         await saver.setup()
     except BaseException:
         await pool.close()
