@@ -14,6 +14,12 @@ Prints CPU per run (the event loop's thread, and all threads with the database's
 row's difference to ``langgraph``. Usage:
 
     python bench/engine_bench.py [--threads 100] [--messages 10] [--repeat 3] [--text hello]
+
+Instruction counts, which the machine's other load does not change: run one way under
+valgrind at two lengths and divide the difference by the runs between them, e.g.
+
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python bench/engine_bench.py \
+        --ways runner --threads 20 --messages 1 --repeat 1      # then --messages 30
 """
 
 from __future__ import annotations
@@ -84,6 +90,9 @@ async def through_runner(folder: Path, n_threads: int, rounds: int, text: str,
         await store.close()
 
 
+WAYS = ["langgraph", "runner", "workbench"]
+
+
 def measure(way: str, n_threads: int, rounds: int, text: str) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -98,8 +107,10 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=10, help="messages per thread")
     parser.add_argument("--repeat", type=int, default=3, help="best of this many rounds")
     parser.add_argument("--text", default="hello")
+    parser.add_argument("--ways", nargs="+", choices=WAYS, default=WAYS,
+                        help="run only these (the first is the base of the differences)")
     args = parser.parse_args()
-    ways = ["langgraph", "runner", "workbench"]
+    ways = args.ways
     best: dict[str, tuple[float, float]] = {}
     for _ in range(args.repeat):  # interleaved, so a busy moment hits every way alike
         for way in ways:
@@ -109,10 +120,10 @@ def main() -> None:
                 loop_cpu, all_cpu)
     table = Table(title=f"{args.threads} threads x {args.messages} messages {args.text!r}, "
                         f"best of {args.repeat}; CPU ms per message")
-    for column in ("way", "event loop", "all threads", "event loop - langgraph",
-                   "all - langgraph"):
+    for column in ("way", "event loop", "all threads", f"event loop - {ways[0]}",
+                   f"all - {ways[0]}"):
         table.add_column(column, justify="right")
-    base = best["langgraph"]
+    base = best[ways[0]]
     for way in ways:
         loop_cpu, all_cpu = best[way]
         table.add_row(way, f"{loop_cpu * 1e3:.2f}", f"{all_cpu * 1e3:.2f}",
