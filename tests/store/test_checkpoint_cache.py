@@ -4,9 +4,7 @@ read from memory gives is what the database holds, on every backend."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import operator
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -51,17 +49,6 @@ async def say(graph: CompiledStateGraph, thread: str, text: str) -> Chat:
                                durability="exit")
 
 
-@contextlib.asynccontextmanager
-async def opened(db_url: str, count: int = 1, **kwargs: Any) -> AsyncIterator[list[Any]]:
-    """``count`` checkpointers on the database, as that many server processes."""
-    savers = [await open_checkpointer(db_url, **kwargs) for _ in range(count)]
-    try:
-        yield savers
-    finally:
-        for saver in savers:
-            await close_checkpointer(saver)
-
-
 def database_reads(saver: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every read of the latest checkpoint that goes past the cache to the database."""
     reads: list[Any] = []
@@ -86,7 +73,9 @@ def same(a: CheckpointTuple | None, b: CheckpointTuple | None) -> None:
 async def test_a_threads_next_run_reads_its_checkpoint_from_memory_as_the_database_has_it(
     db_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with opened(db_url, 2) as (saver, reopened):  # reopened keeps nothing: reads
+    saver = await open_checkpointer(db_url)
+    reopened = None
+    try:
         reads = database_reads(saver, monkeypatch)
         graph = chat_graph(saver)
         await say(graph, "t1", "one")
@@ -98,9 +87,14 @@ async def test_a_threads_next_run_reads_its_checkpoint_from_memory_as_the_databa
             "one", "you said one", "two", "you said two"]
         assert state["notes"] == [{"heard": "one"}, {"heard": "two"}]
 
+        reopened = await open_checkpointer(db_url)  # nothing kept: reads the database
         first_turn = await reopened.aget_tuple(kept.config) if kept else None
         same(kept, first_turn)
         same(await saver.aget_tuple(config("t1")), await reopened.aget_tuple(config("t1")))
+    finally:
+        await close_checkpointer(saver)
+        if reopened is not None:
+            await close_checkpointer(reopened)
 
 
 async def test_a_thread_another_process_wrote_since_is_read_from_the_database(
@@ -108,18 +102,23 @@ async def test_a_thread_another_process_wrote_since_is_read_from_the_database(
 ) -> None:
     """Two servers on one database: each keeps what it wrote, and neither may answer from
     memory once the other has written the thread."""
-    async with opened(db_url, 2) as (one, two):
+    one, two = await open_checkpointer(db_url), await open_checkpointer(db_url)
+    try:
         await say(chat_graph(one), "t1", "first")
         await say(chat_graph(two), "t1", "second")
         state = await say(chat_graph(one), "t1", "third")
         assert [m.content for m in state["messages"] if isinstance(m, HumanMessage)] == [
             "first", "second", "third"]
+    finally:
+        await close_checkpointer(one)
+        await close_checkpointer(two)
 
 
 async def test_pending_writes_of_the_kept_checkpoint_send_the_read_to_the_database(
     db_url: str,
 ) -> None:
-    async with opened(db_url, 2) as (one, two):
+    one, two = await open_checkpointer(db_url), await open_checkpointer(db_url)
+    try:
         await say(chat_graph(one), "t1", "hi")
         latest = await one.aget_tuple(config("t1"))
         assert latest is not None and latest.pending_writes == []
@@ -127,12 +126,17 @@ async def test_pending_writes_of_the_kept_checkpoint_send_the_read_to_the_databa
         again = await one.aget_tuple(config("t1"))
         assert again is not None and again.pending_writes == [
             ("task-1", "notes", [{"later": True}])]
+    finally:
+        await close_checkpointer(one)
+        await close_checkpointer(two)
 
 
 async def test_changing_a_handed_out_checkpoint_leaves_the_kept_one_as_written(
     db_url: str,
 ) -> None:
-    async with opened(db_url, 2) as (saver, reopened):
+    saver = await open_checkpointer(db_url)
+    reopened = await open_checkpointer(db_url)
+    try:
         await say(chat_graph(saver), "t1", "hi")
         handed = await saver.aget_tuple(config("t1"))
         assert handed is not None
@@ -141,12 +145,16 @@ async def test_changing_a_handed_out_checkpoint_leaves_the_kept_one_as_written(
         handed.checkpoint["versions_seen"].clear()
         handed.metadata["forged"] = True
         same(await saver.aget_tuple(config("t1")), await reopened.aget_tuple(config("t1")))
+    finally:
+        await close_checkpointer(saver)
+        await close_checkpointer(reopened)
 
 
 async def test_only_the_most_recently_used_threads_are_kept(
     db_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with opened(db_url, keep_threads=2) as (saver,):
+    saver = await open_checkpointer(db_url, keep_threads=2)
+    try:
         reads = database_reads(saver, monkeypatch)
         graph = chat_graph(saver)
         for thread in ("a", "b", "c"):
@@ -157,17 +165,22 @@ async def test_only_the_most_recently_used_threads_are_kept(
         assert reads == []
         await saver.aget_tuple(config("a"))  # pushed out by c
         assert len(reads) == 1
+    finally:
+        await close_checkpointer(saver)
 
 
 async def test_keeping_no_threads_reads_every_turn_from_the_database(
     db_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with opened(db_url, keep_threads=0) as (saver,):
+    saver = await open_checkpointer(db_url, keep_threads=0)
+    try:
         reads = database_reads(saver, monkeypatch)
         graph = chat_graph(saver)
         await say(graph, "t1", "one")
         state = await say(graph, "t1", "two")
         assert len(reads) == 2 and len(state["messages"]) == 4
+    finally:
+        await close_checkpointer(saver)
 
 
 async def test_a_run_cancelled_after_changing_its_state_in_place_leaves_memory_as_the_database(
