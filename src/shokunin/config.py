@@ -42,12 +42,6 @@ class Settings(BaseSettings):
         description="SQLAlchemy async URL; default `sqlite+aiosqlite:///<data_dir>/shokunin.db`. "
         "Use `postgresql+asyncpg://...` for PostgreSQL.",
     )
-    checkpoint_cache_threads: int = Field(
-        1024, ge=0,
-        description="Threads whose latest LangGraph checkpoint the server keeps in memory "
-        "(the most recently used; each holds its conversation); 0 reads every turn's "
-        "checkpoint from the database.",
-    )
     model: str = Field(
         "offline",
         description="Chat model spec: `offline`, `openai:gpt-4.1-mini`, `anthropic:...`, "

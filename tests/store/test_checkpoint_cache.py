@@ -16,11 +16,8 @@ from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 
 from shokunin.agents import drive
-from shokunin.api.app import build_services, close_services
-from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunContext, Runner
-from shokunin.store import Store, close_checkpointer, open_checkpointer
-from shokunin.store.checkpoint_cache import LatestCheckpointCache
+from shokunin.store import Store, checkpoint_cache, close_checkpointer, open_checkpointer
 
 
 class Chat(TypedDict, total=False):
@@ -153,7 +150,8 @@ async def test_changing_a_handed_out_checkpoint_leaves_the_kept_one_as_written(
 async def test_only_the_most_recently_used_threads_are_kept(
     db_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    saver = await open_checkpointer(db_url, keep_threads=2)
+    monkeypatch.setattr(checkpoint_cache, "MAX_THREADS", 2)
+    saver = await open_checkpointer(db_url)
     try:
         reads = database_reads(saver, monkeypatch)
         graph = chat_graph(saver)
@@ -165,20 +163,6 @@ async def test_only_the_most_recently_used_threads_are_kept(
         assert reads == []
         await saver.aget_tuple(config("a"))  # pushed out by c
         assert len(reads) == 1
-    finally:
-        await close_checkpointer(saver)
-
-
-async def test_keeping_no_threads_reads_every_turn_from_the_database(
-    db_url: str, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    saver = await open_checkpointer(db_url, keep_threads=0)
-    try:
-        reads = database_reads(saver, monkeypatch)
-        graph = chat_graph(saver)
-        await say(graph, "t1", "one")
-        state = await say(graph, "t1", "two")
-        assert len(reads) == 2 and len(state["messages"]) == 4
     finally:
         await close_checkpointer(saver)
 
@@ -235,15 +219,3 @@ async def test_a_run_cancelled_after_changing_its_state_in_place_leaves_memory_a
         await close_checkpointer(reopened)
         await close_checkpointer(saver)
         await store.close()
-
-
-async def test_the_server_keeps_as_many_threads_as_its_setting_says(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data", tools_dirs=[tmp_path / "tool"],
-                        tool_settings_file=tmp_path / "settings.json",
-                        checkpoint_cache_threads=0)
-    services = await build_services(settings)
-    try:
-        saver = services.checkpointer
-        assert isinstance(saver, LatestCheckpointCache) and saver.keep_threads == 0
-    finally:
-        await close_services(services)

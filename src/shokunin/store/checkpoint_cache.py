@@ -31,7 +31,7 @@ from langgraph.checkpoint.base import (
 )
 
 # A thread's checkpoint holds its conversation: keep the most recently used threads only.
-KEEP_THREADS = 1024
+MAX_THREADS = 1024
 
 _Key = tuple[str, str]  # (thread_id, checkpoint_ns)
 
@@ -75,9 +75,8 @@ class LatestCheckpointCache:
     Every hit is checked that way, so whatever else changes a thread (pending writes,
     another process, a copy or prune) makes its next read go to the database."""
 
-    def __init__(self, *args: Any, keep_threads: int = KEEP_THREADS, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.keep_threads = keep_threads
         self._saved: OrderedDict[_Key, _Saved] = OrderedDict()
 
     async def _latest_in_database(self, thread_id: str, checkpoint_ns: str) -> tuple[
@@ -108,15 +107,13 @@ class LatestCheckpointCache:
         key = _key(config)
         self._saved.pop(key, None)  # until the write is done, the database is the truth
         stored = await super().aput(config, checkpoint, metadata, new_versions)  # type: ignore[misc]
-        if not self.keep_threads:
-            return stored
         parent_id = config["configurable"].get("checkpoint_id")
         self._saved[key] = _Saved(
             stored, _copy(checkpoint),
             json.dumps(get_checkpoint_metadata(config, metadata), ensure_ascii=False),
             {"configurable": {"thread_id": key[0], "checkpoint_ns": key[1],
                               "checkpoint_id": parent_id}} if parent_id else None)
-        if len(self._saved) > self.keep_threads:
+        if len(self._saved) > MAX_THREADS:
             self._saved.popitem(last=False)
         return stored
 

@@ -13,26 +13,21 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from sqlalchemy.engine import make_url
 
-from shokunin.store.checkpoint_cache import KEEP_THREADS
-
 # SQLite: wait for the store's writer instead of failing with "database is locked".
 _SQLITE_BUSY_TIMEOUT = 30.0
 _PG_POOL_MAX = 10
 
 
-async def open_checkpointer(
-    database_url: str, keep_threads: int = KEEP_THREADS,
-) -> BaseCheckpointSaver:
-    """Open (and set up) the checkpointer for the store at ``database_url``, keeping the
-    latest checkpoint of the ``keep_threads`` threads used last in memory (0: none); close
-    it with ``close_checkpointer``."""
+async def open_checkpointer(database_url: str) -> BaseCheckpointSaver:
+    """Open (and set up) the checkpointer for the store at ``database_url``; close it with
+    ``close_checkpointer``."""
     url = make_url(database_url)
     backend = url.get_backend_name()
     if backend == "sqlite":
-        return await _sqlite(url.database or ":memory:", keep_threads)
+        return await _sqlite(url.database or ":memory:")
     if backend == "postgresql":
         return await _postgres(url.set(drivername="postgresql").render_as_string(
-            hide_password=False), keep_threads)
+            hide_password=False))
     raise ValueError(f"no LangGraph checkpointer for a {backend!r} database; "
                      "use SQLite or PostgreSQL")
 
@@ -44,7 +39,7 @@ async def close_checkpointer(saver: BaseCheckpointSaver) -> None:
         await conn.close()
 
 
-async def _sqlite(path: str, keep_threads: int) -> BaseCheckpointSaver:
+async def _sqlite(path: str) -> BaseCheckpointSaver:
     import aiosqlite
 
     from shokunin.store.sqlite_saver import CommittingSqliteSaver
@@ -54,7 +49,7 @@ async def _sqlite(path: str, keep_threads: int) -> BaseCheckpointSaver:
         # WAL + NORMAL, as the store: readers never block the writer, no fsync per commit.
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = CommittingSqliteSaver(conn, keep_threads=keep_threads)
+        saver = CommittingSqliteSaver(conn)
         await saver.setup()
     except BaseException:
         await conn.close()
@@ -62,7 +57,7 @@ async def _sqlite(path: str, keep_threads: int) -> BaseCheckpointSaver:
     return saver
 
 
-async def _postgres(conninfo: str, keep_threads: int) -> BaseCheckpointSaver:
+async def _postgres(conninfo: str) -> BaseCheckpointSaver:
     try:
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
@@ -79,7 +74,7 @@ async def _postgres(conninfo: str, keep_threads: int) -> BaseCheckpointSaver:
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0})
     try:
         await pool.open(wait=True)
-        saver = CachingPostgresSaver(pool, keep_threads=keep_threads)  # type: ignore[arg-type]
+        saver = CachingPostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()
     except BaseException:
         await pool.close()
