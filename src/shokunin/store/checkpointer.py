@@ -1,9 +1,9 @@
 """The server's one LangGraph checkpointer, in the store's own database.
 
 SQLite URL -> ``AsyncSqliteSaver`` on the same file (WAL; each write reaches its commit,
-see sqlite_saver.py), PostgreSQL URL -> ``AsyncPostgresSaver`` over a psycopg pool, so a
-thread's events and its checkpoints live in one database and are backed up, moved and
-deleted together. Both keep each thread's latest checkpoint in memory (checkpoint_cache.py).
+see sqlite_saver.py), PostgreSQL URL ->
+``AsyncPostgresSaver`` over a psycopg pool, so a thread's events and its checkpoints live
+in one database and are backed up, moved and deleted together.
 """
 
 from __future__ import annotations
@@ -59,10 +59,9 @@ async def _sqlite(path: str) -> BaseCheckpointSaver:
 
 async def _postgres(conninfo: str) -> BaseCheckpointSaver:
     try:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
-
-        from shokunin.store.postgres_saver import CachingPostgresSaver
     except ImportError as exc:  # the optional extra is missing
         raise RuntimeError("a PostgreSQL database needs the postgres extra: "
                            "pip install 'shokunin[postgres]'") from exc
@@ -74,7 +73,7 @@ async def _postgres(conninfo: str) -> BaseCheckpointSaver:
         kwargs={"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0})
     try:
         await pool.open(wait=True)
-        saver = CachingPostgresSaver(pool)  # type: ignore[arg-type]
+        saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()
     except BaseException:
         await pool.close()
