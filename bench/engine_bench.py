@@ -11,9 +11,10 @@ messages of one round started together, like clients of a server):
                 tools and step report
 
 Prints CPU per run (the event loop's thread, and all threads with the database's) and each
-row's difference to ``langgraph``. Usage:
+row's difference to the first way run (``langgraph`` unless ``--ways`` says otherwise). Usage:
 
     python bench/engine_bench.py [--threads 100] [--messages 10] [--repeat 3] [--text hello]
+                                 [--ways langgraph runner workbench]
 
 Instruction counts, which the machine's other load does not change: run one way under
 valgrind at two lengths and divide the difference by the runs between them, e.g.
@@ -45,6 +46,8 @@ from shokunin.store import Store, close_checkpointer, open_checkpointer
 
 sys.path.insert(0, str(Path(__file__).parent))
 from peer_graph_agent import PeerGraphAgent, one_node_graph  # noqa: E402 - beside this file
+
+WAYS = ["langgraph", "runner", "workbench"]
 
 
 async def _timed(rounds: int, threads: list[str], one: Any) -> tuple[float, float]:
@@ -88,9 +91,6 @@ async def through_runner(folder: Path, n_threads: int, rounds: int, text: str,
     finally:
         await close_checkpointer(checkpointer)
         await store.close()
-
-
-WAYS = ["langgraph", "runner", "workbench"]
 
 
 def measure(way: str, n_threads: int, rounds: int, text: str) -> tuple[float, float]:

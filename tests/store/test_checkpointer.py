@@ -89,8 +89,11 @@ async def test_a_checkpoint_write_cut_by_a_cancel_still_commits_and_frees_the_da
     config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
     write = asyncio.create_task(saver.aput(config, empty_checkpoint(), {}, {}))
     try:
-        while not saver.conn.in_transaction:  # the INSERT is in, the COMMIT waits
+        for _ in range(500):  # until the INSERT is in and the COMMIT waits
+            if saver.conn.in_transaction:
+                break
             await asyncio.sleep(0.01)
+        assert saver.conn.in_transaction, "the write never reached its COMMIT"
         write.cancel()
         await asyncio.sleep(0.05)  # the cancel reaches the write
         gate.set()

@@ -1,9 +1,9 @@
 """The server's one LangGraph checkpointer, in the store's own database.
 
 SQLite URL -> ``AsyncSqliteSaver`` on the same file (WAL; each write reaches its commit,
-see sqlite_saver.py), PostgreSQL URL ->
-``AsyncPostgresSaver`` over a psycopg pool, so a thread's events and its checkpoints live
-in one database and are backed up, moved and deleted together.
+see sqlite_saver.py), PostgreSQL URL -> ``AsyncPostgresSaver`` over a psycopg pool, so a
+thread's events and its checkpoints live in one database and are backed up, moved and
+deleted together.
 """
 
 from __future__ import annotations
