@@ -52,7 +52,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings(port=args.port)
     app = create_one_node_app(settings)
-    tune_gc()
+    tune_gc(settings.gc_interval_sec)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning",
                 **uvicorn_options(settings))
 

@@ -10,6 +10,8 @@ import asyncio
 import gc
 import ipaddress
 import logging
+import threading
+import time
 from typing import Any
 
 import typer
@@ -17,6 +19,9 @@ import uvicorn
 
 from shokunin.cli.auth import auth_enabled
 from shokunin.config import Settings
+
+# Net new container objects that start a collection before its time (see tune_gc).
+BURST_OBJECTS = 1_000_000
 
 REFUSAL = (
     "refusing to listen on {host}: it is reachable from other machines and auth is off, so "
@@ -61,7 +66,7 @@ def serve(
         raise typer.Exit(2) from None
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings)
-    tune_gc()
+    tune_gc(settings.gc_interval_sec)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,
                 **uvicorn_options(settings))
 
@@ -79,17 +84,29 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-def tune_gc() -> None:
-    """Keep the cyclic collector off what startup built, and run it less often.
+def tune_gc(interval: float) -> None:
+    """Keep the cyclic collector off what startup built, and run it on a clock, not on
+    allocations.
 
-    Under load a full collection walks every live object (~0.3 s with 500 runs in flight)
-    and, with the default thresholds, took a third of the server's CPU. Frozen objects
-    (modules, classes, schemas: everything imported so far) are never walked again; a
-    larger first threshold means fewer young collections while hundreds of runs are live.
-    A finished run is freed by reference counting (tests/agents/test_run_memory.py), so the
-    collector has little garbage to find; (700, 10, 10) cost 15% more CPU under 500 clients,
-    (50_000, 20, 20) no less than this.
+    Frozen objects (modules, classes, schemas: everything imported so far) are never walked
+    again. Under load Python's own schedule walks the objects of the runs in flight over and
+    over (a young collection every few runs): 10% of the server's CPU with 500 clients, and
+    more in cache misses. A finished run is freed by reference counting
+    (tests/agents/test_run_memory.py), so little is left for the collector to find (a few
+    objects per run): a full collection every ``interval`` seconds frees it, and one runs
+    at once if ``BURST_OBJECTS`` new objects pile up sooner. ``interval`` 0 leaves Python's
+    own schedule.
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
+    if interval <= 0:
+        return
+    gc.set_threshold(BURST_OBJECTS, 10, 10)
+    threading.Thread(target=_collect_every, args=(interval,), name="shokunin-gc",
+                     daemon=True).start()
+
+
+def _collect_every(interval: float) -> None:
+    while True:
+        time.sleep(interval)
+        gc.collect()
