@@ -88,9 +88,10 @@ class Settings(BaseSettings):
     sql_timeout_sec: float = Field(10.0, description="A SQL query is stopped after this.")
     ws_max_message_bytes: int = Field(65536, description="Largest accepted WS /ws message.")
     gc_interval_sec: float = Field(
-        10.0, ge=0, allow_inf_nan=False, description="`shokunin serve` runs Python's cyclic garbage collector this "
-        "often (and sooner if a million new objects pile up) instead of every few hundred "
-        "allocations; 0 leaves Python's own schedule.")
+        10.0, ge=0, allow_inf_nan=False,
+        description="`shokunin serve` runs Python's cyclic garbage collector this often (and "
+        "sooner if a million new objects pile up) instead of every few hundred allocations; 0 "
+        "leaves Python's own schedule.")
     auth_token: SecretStr | None = Field(
         None, description="Admin token (16+ characters): with it, or once any API key exists "
         "(`shokunin auth create-key`), every route but /health and /login needs a token.")
