@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     sql_timeout_sec: float = Field(10.0, description="A SQL query is stopped after this.")
     ws_max_message_bytes: int = Field(65536, description="Largest accepted WS /ws message.")
     gc_interval_sec: float = Field(
-        10.0, ge=0, allow_inf_nan=False,
+        60.0, ge=0, allow_inf_nan=False,
         description="`shokunin serve` runs Python's cyclic garbage collector this often (and "
         "sooner if a million new objects pile up) instead of every few hundred allocations; 0 "
         "leaves Python's own schedule.")
