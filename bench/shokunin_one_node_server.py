@@ -23,7 +23,8 @@ from fastapi import FastAPI
 
 from shokunin.api import create_app
 from shokunin.api.workbench_ws import AGENT
-from shokunin.cli.serve import tune_gc, uvicorn_options
+from shokunin.cli.collector import tune_gc
+from shokunin.cli.serve import uvicorn_options
 from shokunin.config import Settings
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -88,10 +88,10 @@ class Settings(BaseSettings):
     sql_timeout_sec: float = Field(10.0, description="A SQL query is stopped after this.")
     ws_max_message_bytes: int = Field(65536, description="Largest accepted WS /ws message.")
     gc_interval_sec: float = Field(
-        60.0, ge=0, allow_inf_nan=False,
-        description="`shokunin serve` runs Python's cyclic garbage collector this often (and "
-        "sooner if a million new objects pile up) instead of every few hundred allocations; 0 "
-        "leaves Python's own schedule.")
+        60.0, ge=0, le=3600, allow_inf_nan=False,
+        description="`shokunin serve` runs Python's cyclic garbage collector this often (1 to "
+        "3600; sooner once the process grew 256 MB, or a million new objects piled up) "
+        "instead of every few hundred allocations; 0 leaves Python's own schedule.")
     auth_token: SecretStr | None = Field(
         None, description="Admin token (16+ characters): with it, or once any API key exists "
         "(`shokunin auth create-key`), every route but /health and /login needs a token.")
@@ -183,6 +183,13 @@ class Settings(BaseSettings):
         if value is not None and len(value.get_secret_value().strip()) < MIN_TOKEN_CHARS:
             raise ValueError(f"must be at least {MIN_TOKEN_CHARS} characters "
                              "(try: python -c 'import secrets; print(secrets.token_urlsafe(32))')")
+        return value
+
+    @field_validator("gc_interval_sec")
+    @classmethod
+    def _whole_seconds(cls, value: float) -> float:
+        if 0 < value < 1:  # full collections back to back would stall the server
+            raise ValueError("must be 0 (Python's own schedule) or at least 1 second")
         return value
 
     @field_validator("allowed_origins")

@@ -32,6 +32,8 @@ def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(serve_module.uvicorn, "run",
                         lambda app, **kwargs: calls.append(kwargs))
+    # The server's collector schedule would become the test process's.
+    monkeypatch.setattr(serve_module, "tune_gc", lambda interval: None)
     return calls
 
 

@@ -77,6 +77,9 @@ async def _validation_error(_request: Request, exc: Exception) -> Response:
               for e in exc.errors()]
     first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
     where = ".".join(str(part) for part in first["loc"])
+    # FastAPI keeps the error in a local of the frame that raised it: error and frame then
+    # hold each other, and the request's body with them, until a full collection.
+    exc.__traceback__ = exc.__cause__ = exc.__context__ = None
     return JSONResponse({"error": f"{where}: {first['msg']}" if where else first["msg"],
                          "code": "invalid_request", "errors": errors}, status_code=422)
 

@@ -7,21 +7,16 @@ it is refused unless ``--insecure`` says the user means it.
 from __future__ import annotations
 
 import asyncio
-import gc
 import ipaddress
 import logging
-import threading
-import time
 from typing import Any
 
 import typer
 import uvicorn
 
 from shokunin.cli.auth import auth_enabled
+from shokunin.cli.collector import tune_gc
 from shokunin.config import Settings
-
-# Net new container objects that start a collection before its time (see tune_gc).
-BURST_OBJECTS = 1_000_000
 
 REFUSAL = (
     "refusing to listen on {host}: it is reachable from other machines and auth is off, so "
@@ -83,32 +78,3 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "timeout_graceful_shutdown": 5,
     }
 
-
-def tune_gc(interval: float) -> None:
-    """Keep the cyclic collector off what startup built, and run it on a clock, not on
-    allocations.
-
-    Frozen objects (modules, classes, schemas: everything imported so far) are never walked
-    again. Under load a schedule driven by allocations walks the objects of the runs in
-    flight over and over (with a first threshold of 10,000, a young collection every few
-    runs): 0.3 ms of CPU per run with 500 clients, cache misses included. A finished run is
-    freed by reference counting (tests/agents/test_run_memory.py), leaving about five
-    objects per run in cycles: a full collection every ``interval`` seconds frees them, and
-    a young one runs at once if ``BURST_OBJECTS`` new objects pile up sooner. ``interval``
-    0 leaves Python's own schedule.
-    """
-    gc.collect()
-    gc.freeze()
-    if interval <= 0:
-        return
-    gc.set_threshold(BURST_OBJECTS, 10, 10)
-    threading.Thread(target=_collect_every, args=(interval,), name="shokunin-gc",
-                     daemon=True).start()
-
-
-def _collect_every(interval: float) -> None:
-    # Finalizers then run in this thread, as they do in whichever thread happens to start
-    # an automatic collection.
-    while True:
-        time.sleep(interval)
-        gc.collect()
