@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 # Net new container objects that start a (young) collection before its time.
 BURST_OBJECTS = 1_000_000
+# Resident memory grown since the last collection that starts a full one at once.
 GROWTH_BYTES = 256 * 1024 * 1024
 _TICK = 1.0  # how often memory is looked at (a read of /proc/self/statm)
 
