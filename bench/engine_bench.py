@@ -77,7 +77,7 @@ async def through_runner(folder: Path, n_threads: int, rounds: int, text: str,
     url = f"sqlite+aiosqlite:///{folder / 'shokunin.db'}"
     settings = Settings(data_dir=folder)
     store = await Store.open(url)
-    checkpointer = await open_checkpointer(url)
+    checkpointer = await open_checkpointer(store)
     try:
         runner = Runner(store, MemoryBus(), folder / "workspaces")
         chosen = (PeerGraphAgent(one_node_graph(checkpointer)) if agent == "runner"

@@ -26,7 +26,7 @@ async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
         settings = Settings(data_dir=tmp_path / "data", model=model)
         url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
         store = await Store.open(url)
-        checkpointer = await open_checkpointer(url)
+        checkpointer = await open_checkpointer(store)
         runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
         runner.services.update({"settings": settings, "tools": tools, "sandbox": None,
                                 "checkpointer": checkpointer})

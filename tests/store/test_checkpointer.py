@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
+import threading
 from pathlib import Path
-from typing import TypedDict
+from types import SimpleNamespace
+from typing import Any, TypedDict
 
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from sqlalchemy import inspect, text
+from sqlalchemy.engine import make_url
 
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 
@@ -31,7 +35,7 @@ def counter_graph(checkpointer):  # noqa: ANN001, ANN201 - a tiny LangGraph grap
 async def test_checkpoints_live_in_the_store_database_and_survive_reopening(
     store: Store, db_url: str
 ) -> None:
-    saver = await open_checkpointer(db_url)
+    saver = await open_checkpointer(store)
     try:
         config = {"configurable": {"thread_id": "t1"}}
         await counter_graph(saver).ainvoke({"n": 1}, config)
@@ -43,7 +47,8 @@ async def test_checkpoints_live_in_the_store_database_and_survive_reopening(
             "SELECT COUNT(*) FROM checkpoints WHERE thread_id = 't1'"))
     assert {"checkpoints", "threads", "runs", "events"} <= names and rows >= 1
 
-    reopened = await open_checkpointer(db_url)  # a restarted server
+    restarted = await Store.open(db_url)  # a restarted server
+    reopened = await open_checkpointer(restarted)
     try:
         state = await counter_graph(reopened).aget_state(config)
         assert state.values == {"n": 2}
@@ -51,10 +56,11 @@ async def test_checkpoints_live_in_the_store_database_and_survive_reopening(
         assert (await counter_graph(reopened).aget_state(config)).values == {}
     finally:
         await close_checkpointer(reopened)
+        await restarted.close()
 
 
-async def test_the_backend_follows_the_database_url(db_url: str) -> None:
-    saver = await open_checkpointer(db_url)
+async def test_the_backend_follows_the_database_url(store: Store, db_url: str) -> None:
+    saver = await open_checkpointer(store)
     try:
         if db_url.startswith("sqlite"):
             assert isinstance(saver, AsyncSqliteSaver)
@@ -67,46 +73,79 @@ async def test_the_backend_follows_the_database_url(db_url: str) -> None:
 
 
 async def test_an_unsupported_database_is_refused() -> None:
+    mysql = SimpleNamespace(engine=SimpleNamespace(url=make_url("mysql+aiomysql://u@h/db")))
     with pytest.raises(ValueError, match="SQLite or PostgreSQL"):
-        await open_checkpointer("mysql+aiomysql://u@h/db")
+        await open_checkpointer(mysql)  # type: ignore[arg-type]
 
 
-async def test_a_checkpoint_write_cut_by_a_cancel_still_commits_and_frees_the_database(
+class _CountedCommits:
+    """Wraps the store writer's batch commit: how many, and which tables each wrote."""
+
+    def __init__(self, store: Store) -> None:
+        self.tables: list[set[str]] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.entered = threading.Event()
+        self._commit = store.writer._commit_sync
+        store.writer._commit_sync = self  # type: ignore[method-assign]
+
+    def __call__(self, items: list[Any]) -> None:
+        self.entered.set()
+        self.gate.wait(10)
+        self.tables.append({statement.table.name for writes, _ in items
+                            for statement, _ in writes})
+        self._commit(items)
+
+
+async def test_checkpoint_writes_join_the_store_writers_commits(tmp_path: Path) -> None:
+    """Checkpoints are committed by the store's one writer, many in one transaction,
+    instead of each taking SQLite's write lock on a connection of its own."""
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'shokunin.db'}")
+    commits = _CountedCommits(store)
+    saver = await open_checkpointer(store)
+    try:
+        graph = counter_graph(saver)
+        await asyncio.gather(*(
+            graph.ainvoke({"n": i}, {"configurable": {"thread_id": f"t{i}"}},
+                          durability="exit") for i in range(40)))
+        states = [await graph.aget_state({"configurable": {"thread_id": f"t{i}"}})
+                  for i in range(40)]
+    finally:
+        await close_checkpointer(saver)
+        await store.close()
+    assert [s.values["n"] for s in states] == [i + 1 for i in range(40)]
+    with_checkpoints = [t for t in commits.tables if "checkpoints" in t]
+    assert with_checkpoints, "no checkpoint went through the store's writer"
+    assert len(with_checkpoints) < 20  # 40 checkpoints, batched
+
+
+async def test_a_checkpoint_write_whose_caller_is_cancelled_still_commits_and_frees_the_database(
     tmp_path: Path,
 ) -> None:
-    """A run cancelled between the saver's INSERT and its COMMIT (a cancel, a shutdown) must
-    not leave the shared connection holding SQLite's write lock: the store's writer then
-    failed with "database is locked"."""
+    """A run cancelled while its checkpoint is being written (a cancel, a shutdown) must
+    neither lose the checkpoint nor leave SQLite's write lock held."""
     path = tmp_path / "shokunin.db"
-    saver = await open_checkpointer(f"sqlite+aiosqlite:///{path}")
-    gate, commit = asyncio.Event(), saver.conn.commit
-
-    async def slow_commit() -> None:
-        await gate.wait()
-        await commit()
-
-    saver.conn.commit = slow_commit
+    store = await Store.open(f"sqlite+aiosqlite:///{path}")
+    commits = _CountedCommits(store)
+    saver = await open_checkpointer(store)
+    commits.gate.clear()
     config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
     write = asyncio.create_task(saver.aput(config, empty_checkpoint(), {}, {}))
     try:
-        for _ in range(500):  # until the INSERT is in and the COMMIT waits
-            if saver.conn.in_transaction:
-                break
-            await asyncio.sleep(0.01)
-        assert saver.conn.in_transaction, "the write never reached its COMMIT"
+        assert await asyncio.to_thread(commits.entered.wait, 10), "the write never started"
         write.cancel()
-        await asyncio.sleep(0.05)  # the cancel reaches the write
-        gate.set()
-        for _ in range(100):
-            if not saver.conn.in_transaction:
-                break
-            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # the cancel reaches the caller
+        commits.gate.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await write
+        await store.writer.execute()  # the batch after it: the cancelled one is committed
         with sqlite3.connect(path, timeout=1) as other:  # another writer gets the lock
             other.execute("BEGIN IMMEDIATE")
             rows = other.execute(
                 "SELECT COUNT(*) FROM checkpoints WHERE thread_id = 't1'").fetchone()[0]
             other.rollback()
     finally:
-        gate.set()
+        commits.gate.set()
         await close_checkpointer(saver)
-    assert rows == 1
+        await store.close()
+    assert write.cancelled() and rows == 1

@@ -64,7 +64,7 @@ async def build_services(settings: Settings, *, beside_web: bool = False) -> Ser
     if stale:
         log.warning("marked %d unfinished runs from a previous process as failed", stale)
     try:
-        checkpointer = await open_checkpointer(settings.resolved_database_url)
+        checkpointer = await open_checkpointer(store)
     except BaseException:
         await store.close()
         raise

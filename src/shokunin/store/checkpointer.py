@@ -1,30 +1,34 @@
 """The server's one LangGraph checkpointer, in the store's own database.
 
-SQLite URL -> ``AsyncSqliteSaver`` on the same file (WAL; each write reaches its commit,
-see sqlite_saver.py), PostgreSQL URL -> ``AsyncPostgresSaver`` over a psycopg pool, so a
-thread's events and its checkpoints live in one database and are backed up, moved and
-deleted together.
+A SQLite file -> LangGraph's ``AsyncSqliteSaver`` on that file, whose checkpoint writes go
+through the store's own writer and whose reads take one hop (see sqlite_saver.py); a
+PostgreSQL store -> ``AsyncPostgresSaver`` over a psycopg pool. So a thread's events and
+its checkpoints live in one database and are backed up, moved and deleted together.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from sqlalchemy.engine import make_url
+
+from shokunin.store.database import is_sqlite_file
+
+if TYPE_CHECKING:
+    from shokunin.store.store import Store
 
 # SQLite: wait for the store's writer instead of failing with "database is locked".
 _SQLITE_BUSY_TIMEOUT = 30.0
 _PG_POOL_MAX = 10
 
 
-async def open_checkpointer(database_url: str) -> BaseCheckpointSaver:
-    """Open (and set up) the checkpointer for the store at ``database_url``; close it with
-    ``close_checkpointer``."""
-    url = make_url(database_url)
+async def open_checkpointer(store: Store) -> BaseCheckpointSaver:
+    """Open (and set up) the checkpointer in ``store``'s database; close it with
+    ``close_checkpointer`` before closing the store (its writes go through the store)."""
+    url = store.engine.url
     backend = url.get_backend_name()
     if backend == "sqlite":
-        return await _sqlite(url.database or ":memory:")
+        return await _sqlite(url.database or ":memory:", store if is_sqlite_file(url) else None)
     if backend == "postgresql":
         return await _postgres(url.set(drivername="postgresql").render_as_string(
             hide_password=False))
@@ -33,23 +37,32 @@ async def open_checkpointer(database_url: str) -> BaseCheckpointSaver:
 
 
 async def close_checkpointer(saver: BaseCheckpointSaver) -> None:
-    """Close the connection (SQLite) or pool (PostgreSQL) ``open_checkpointer`` made."""
+    """Close what ``open_checkpointer`` opened: connections and threads (SQLite) or the
+    pool (PostgreSQL)."""
+    from shokunin.store.sqlite_saver import SharedWriterSqliteSaver
+
+    if isinstance(saver, SharedWriterSqliteSaver):
+        await saver.close_reader()
     conn: Any = getattr(saver, "conn", None)
     if conn is not None:
         await conn.close()
 
 
-async def _sqlite(path: str) -> BaseCheckpointSaver:
+async def _sqlite(path: str, store: Store | None) -> BaseCheckpointSaver:
+    """``store`` is None for an in-memory database, which no second connection can share:
+    the checkpoints then live in a memory database of their own."""
     import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from shokunin.store.sqlite_saver import CommittingSqliteSaver
+    from shokunin.store.sqlite_saver import SharedWriterSqliteSaver
 
     conn = await aiosqlite.connect(path, timeout=_SQLITE_BUSY_TIMEOUT)
     try:
         # WAL + NORMAL, as the store: readers never block the writer, no fsync per commit.
         await conn.execute("PRAGMA journal_mode=WAL")
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = CommittingSqliteSaver(conn)
+        saver = (AsyncSqliteSaver(conn) if store is None
+                 else SharedWriterSqliteSaver(conn, path, store.writer))
         await saver.setup()
     except BaseException:
         await conn.close()

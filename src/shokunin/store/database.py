@@ -18,7 +18,8 @@ def _pragmas(dbapi_conn, _record) -> None:  # noqa: ANN001 - DBAPI types
     cur.close()
 
 
-def _sqlite_file(url: URL) -> bool:
+def is_sqlite_file(url: URL) -> bool:
+    """A SQLite database in a file, which several connections can share."""
     return url.get_backend_name() == "sqlite" and bool(url.database) and (
         url.database != ":memory:" and url.query.get("mode") != "memory")
 
@@ -27,7 +28,7 @@ def create_engine(url: str) -> AsyncEngine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
-    if _sqlite_file(parsed):
+    if is_sqlite_file(parsed):
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
     engine = create_async_engine(url, connect_args={"timeout": 30})
     event.listen(engine.sync_engine, "connect", _pragmas)
@@ -39,7 +40,7 @@ def sqlite_writer_engine(engine: AsyncEngine) -> Engine | None:
     batch in one hop to its own thread (through the async driver every statement, the
     commit and each cursor is a hop to the connection's thread). None for other databases
     and for in-memory SQLite, whose data lives in one connection."""
-    if not _sqlite_file(engine.url):
+    if not is_sqlite_file(engine.url):
         return None
     sync = create_sync_engine(engine.url.set(drivername="sqlite+pysqlite"),
                               connect_args={"timeout": 30})

@@ -138,9 +138,9 @@ class EventWriter:
         """Return once every event (and any writes) is stored (one transaction)."""
         await self._submit([*writes, *((INSERT_EVENTS, event_row(e)) for e in events)])
 
-    async def execute(self, write: Write) -> None:
-        """Run a write in the next batch; return once it is committed."""
-        await self._submit([write])
+    async def execute(self, *writes: Write) -> None:
+        """Run writes in the next batch (one transaction); return once they are committed."""
+        await self._submit(list(writes))
 
     async def _submit(self, what: list[Write]) -> None:
         self.start()

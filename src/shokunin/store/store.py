@@ -43,6 +43,12 @@ class Store:
         self._upsert_thread = _dialect_insert(engine.dialect.name)(
             schema.threads).on_conflict_do_nothing(index_elements=["id"])
 
+    @property
+    def writer(self) -> EventWriter:
+        """The store's one writer: other writes to this database (the checkpointer's) join
+        its batches instead of taking SQLite's write lock from it."""
+        return self._writer
+
     @classmethod
     async def open(cls, url: str) -> Store:
         store = cls(create_engine(url))
