@@ -14,6 +14,7 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command, interrupt
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
@@ -149,3 +150,52 @@ async def test_a_checkpoint_write_whose_caller_is_cancelled_still_commits_and_fr
         await close_checkpointer(saver)
         await store.close()
     assert write.cancelled() and rows == 1
+
+
+def asking_graph(checkpointer):  # noqa: ANN001, ANN201 - waits for a human, then counts
+    def ask(state: Count) -> Count:
+        return {"n": state["n"] + interrupt("how many more?")}
+
+    graph = StateGraph(Count)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    graph.add_edge("ask", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+@pytest.mark.parametrize("first", ["shokunin", "langgraph"])
+async def test_the_shared_writer_saver_and_langgraphs_own_read_each_others_checkpoints(
+    tmp_path: Path, first: str
+) -> None:
+    """The rows are LangGraph's own: a run interrupted under one saver resumes under the
+    other, whichever wrote first (a database moved between shokunin and plain LangGraph)."""
+    path = tmp_path / "shokunin.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    config = {"configurable": {"thread_id": "t1"}}
+
+    async def with_shokunin(step):  # noqa: ANN001, ANN202
+        store = await Store.open(url)
+        saver = await open_checkpointer(store)
+        try:
+            return await step(asking_graph(saver))
+        finally:
+            await close_checkpointer(saver)
+            await store.close()
+
+    async def with_langgraph(step):  # noqa: ANN001, ANN202
+        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+            return await step(asking_graph(saver))
+
+    async def start(graph):  # noqa: ANN001, ANN202
+        return await graph.ainvoke({"n": 1}, config, durability="exit")
+
+    async def resume(graph):  # noqa: ANN001, ANN202
+        waiting = await graph.aget_state(config)
+        assert [i.value for i in waiting.interrupts] == ["how many more?"]
+        return await graph.ainvoke(Command(resume=41), config, durability="exit")
+
+    one, other = (with_shokunin, with_langgraph) if first == "shokunin" else (
+        with_langgraph, with_shokunin)
+    await one(start)
+    assert await other(resume) == {"n": 42}
+    assert (await one(lambda graph: graph.aget_state(config))).values == {"n": 42}
