@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any, TypedDict
 
 import pytest
-from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.base import ERROR, INTERRUPT, empty_checkpoint
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
@@ -199,3 +199,91 @@ async def test_the_shared_writer_saver_and_langgraphs_own_read_each_others_check
     await one(start)
     assert await other(resume) == {"n": 42}
     assert (await one(lambda graph: graph.aget_state(config))).values == {"n": 42}
+
+
+async def test_deleting_a_thread_waits_for_its_queued_checkpoint_writes(tmp_path: Path) -> None:
+    """A checkpoint still queued in the store's writer when its thread is deleted must not
+    bring the thread back once it is committed."""
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'shokunin.db'}")
+    commits = _CountedCommits(store)
+    saver = await open_checkpointer(store)
+    config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
+    try:
+        commits.gate.clear()
+        write = asyncio.create_task(saver.aput(config, empty_checkpoint(), {}, {}))
+        assert await asyncio.to_thread(commits.entered.wait, 10), "the write never started"
+        delete = asyncio.create_task(saver.adelete_thread("t1"))
+        await asyncio.sleep(0.05)
+        commits.gate.set()
+        await asyncio.gather(write, delete)
+        assert await saver.aget_tuple(config) is None
+    finally:
+        commits.gate.set()
+        await close_checkpointer(saver)
+        await store.close()
+
+
+# Every column, with the type SQLite stored it as: a blob written as text would still read
+# back in Python, but not in LangGraph's own savers' queries of other versions.
+_ROWS = {table: f"SELECT {cols}, " + ", ".join(f"typeof({c})" for c in cols.split(", "))
+         + f" FROM {table} ORDER BY {cols}" for table, cols in {
+    "checkpoints": "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
+                   "checkpoint, metadata",
+    "writes": "thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
+              "type, value"}.items()}
+
+
+async def _write_the_same(saver: AsyncSqliteSaver) -> list[Any]:
+    """The same checkpoints and writes, as LangGraph would hand them to any saver."""
+    base = {**empty_checkpoint(), "ts": "2026-11-26T00:00:00+00:00"}
+    first = {**base, "id": "1ef-a", "channel_values": {"n": 1, "note": "ü 日本"}}
+    second = {**base, "id": "1ef-b", "channel_values": {"n": 2}}
+    root = {"configurable": {"thread_id": 42, "checkpoint_ns": ""}}
+    sub = {"configurable": {"thread_id": "t2", "checkpoint_ns": "child:1"}}
+    saved = [await saver.aput(root, first, {"source": "input", "step": -1, "note": "日本"}, {}),
+             await saver.aput({"configurable": {**root["configurable"], "checkpoint_id": "1ef-a"}},
+                              second, {"source": "loop", "step": 0}, {}),
+             await saver.aput(sub, first, {}, {})]
+    at = saved[1]
+    await saver.aput_writes(at, [("n", 3), ("note", "a")], "task-1", "~0")
+    await saver.aput_writes(at, [("n", 4)], "task-1", "~0")  # kept as first written
+    await saver.aput_writes(at, [(ERROR, "boom"), (INTERRUPT, "ask?")], "task-2")
+    await saver.aput_writes(at, [(INTERRUPT, "ask again?")], "task-2")  # replaces
+    await saver.aput_writes(saved[2], [("n", 5)], "task-3", "~1")
+    return saved
+
+
+async def test_the_shared_writer_saver_writes_the_rows_langgraphs_own_writes(
+    tmp_path: Path,
+) -> None:
+    async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "langgraph.db")) as stock:
+        expected = await _write_the_same(stock)
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'shokunin.db'}")
+    saver = await open_checkpointer(store)
+    try:
+        assert await _write_the_same(saver) == expected
+    finally:
+        await close_checkpointer(saver)
+        await store.close()
+    for table, query in _ROWS.items():
+        with (contextlib.closing(sqlite3.connect(tmp_path / "langgraph.db")) as theirs,
+              contextlib.closing(sqlite3.connect(tmp_path / "shokunin.db")) as ours):
+            rows = ours.execute(query).fetchall()
+            assert rows and rows == theirs.execute(query).fetchall(), table
+
+
+async def test_a_closed_checkpointer_refuses_reads_and_writes(tmp_path: Path) -> None:
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'shokunin.db'}")
+    saver = await open_checkpointer(store)
+    config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
+    await saver.aput(config, empty_checkpoint(), {}, {})
+    assert await saver.aget_tuple(config) is not None  # the reader's connection is open
+    await close_checkpointer(saver)
+    try:
+        with pytest.raises(RuntimeError, match="closed"):
+            await saver.aget_tuple(config)
+        with pytest.raises(RuntimeError, match="closed"):
+            await saver.aput(config, empty_checkpoint(), {}, {})
+        assert saver._sync is None  # the reader's connection was closed with it
+    finally:
+        await store.close()

@@ -12,8 +12,9 @@ store's writer. Here, on a database file:
   caller returns once they are committed. A caller cancelled meanwhile cancels only its
   wait: the write still happens, so no transaction is left half-done holding the lock.
 
-Listing, deleting and the rest stay ``AsyncSqliteSaver``'s (deleting runs to its commit
-whatever happens to the caller, for the same reason).
+Listing, deleting and the rest stay ``AsyncSqliteSaver``'s. Deleting a thread waits for
+the writes queued before it (else a queued checkpoint would bring the thread back) and
+runs to its commit whatever happens to the caller.
 """
 
 from __future__ import annotations
@@ -82,15 +83,23 @@ class SharedWriterSqliteSaver(AsyncSqliteSaver):
         self._writer = writer
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="checkpoint-reader")
         self._sync: SqliteSaver | None = None  # made and used in the reader thread only
+        self._closed = False
 
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+    async def _ready(self) -> None:
+        if self._closed:  # as AsyncSqliteSaver on its closed connection: no silent reopen
+            raise RuntimeError("the checkpointer is closed")
         if not self.is_setup:
             await self.setup()
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        await self._ready()
         return await asyncio.get_running_loop().run_in_executor(
             self._reader, self._get_tuple, config)
 
     def _get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         if self._sync is None:
+            if self._closed:
+                raise RuntimeError("the checkpointer is closed")
             conn = sqlite3.connect(self._path, timeout=_BUSY_TIMEOUT, check_same_thread=False)
             self._sync = SqliteSaver(conn, serde=self.serde)
         return self._sync.get_tuple(config)
@@ -98,13 +107,14 @@ class SharedWriterSqliteSaver(AsyncSqliteSaver):
     async def aput(self, config: RunnableConfig, checkpoint: Checkpoint,
                    metadata: CheckpointMetadata, new_versions: ChannelVersions,
                    ) -> RunnableConfig:
+        await self._ready()
         configurable = config["configurable"]
-        thread_id, ns = str(configurable["thread_id"]), configurable["checkpoint_ns"]
+        thread_id, ns = configurable["thread_id"], configurable["checkpoint_ns"]
         type_, blob = self.serde.dumps_typed(checkpoint)
         meta = json.dumps(get_checkpoint_metadata(config, metadata),
                           ensure_ascii=False).encode("utf-8", "ignore")
         await self._writer.execute((_PUT_CHECKPOINT, {
-            "thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"],
+            "thread_id": str(thread_id), "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"],
             "parent_checkpoint_id": configurable.get("checkpoint_id"), "type": type_,
             "checkpoint": blob, "metadata": meta}))
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns,
@@ -112,6 +122,7 @@ class SharedWriterSqliteSaver(AsyncSqliteSaver):
 
     async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]],
                           task_id: str, task_path: str = "") -> None:
+        await self._ready()
         if not writes:
             return
         configurable = config["configurable"]
@@ -129,12 +140,20 @@ class SharedWriterSqliteSaver(AsyncSqliteSaver):
         await self._writer.execute(*rows)
 
     async def adelete_thread(self, thread_id: str) -> None:
-        await asyncio.shield(super().adelete_thread(thread_id))
+        await asyncio.shield(self._delete_thread(thread_id))
+
+    async def _delete_thread(self, thread_id: str) -> None:
+        # After every write queued before it (an empty batch returns once they are
+        # committed), or a queued checkpoint would bring the thread back.
+        await self._writer.execute()
+        await super().adelete_thread(thread_id)
 
     async def close_reader(self) -> None:
         """Close the reader's connection and thread (``conn`` is closed by its owner)."""
-        await asyncio.get_running_loop().run_in_executor(self._reader, self._close_reader)
-        self._reader.shutdown()
+        self._closed = True
+        closing = asyncio.get_running_loop().run_in_executor(self._reader, self._close_reader)
+        self._reader.shutdown(wait=False)  # nothing new runs after the close
+        await closing
 
     def _close_reader(self) -> None:
         if self._sync is not None:
