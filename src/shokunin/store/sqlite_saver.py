@@ -68,8 +68,8 @@ _writes = Table(
     Column("type", Text),
     Column("value", LargeBinary),
 )
-# As AsyncSqliteSaver: a checkpoint id is written once, special writes (errors, interrupts)
-# replace, other writes of a task are kept as first written.
+# As AsyncSqliteSaver: a checkpoint replaces one of the same id, special writes (errors,
+# interrupts) replace, other writes of a task are kept as first written.
 _PUT_CHECKPOINT = insert(_checkpoints).prefix_with("OR REPLACE")
 _REPLACE_WRITES = insert(_writes).prefix_with("OR REPLACE")
 _KEEP_WRITES = insert(_writes).prefix_with("OR IGNORE")
@@ -77,6 +77,10 @@ _BUSY_TIMEOUT = 30.0
 
 
 class SharedWriterSqliteSaver(AsyncSqliteSaver):
+    """``AsyncSqliteSaver`` on the store's file whose checkpoint writes go through the
+    store's ``writer`` and whose reads take one hop; close with ``close_reader`` (then the
+    connection ``conn``), before the store."""
+
     def __init__(self, conn: aiosqlite.Connection, path: str, writer: EventWriter) -> None:
         super().__init__(conn)
         self._path = path
@@ -150,6 +154,8 @@ class SharedWriterSqliteSaver(AsyncSqliteSaver):
 
     async def close_reader(self) -> None:
         """Close the reader's connection and thread (``conn`` is closed by its owner)."""
+        if self._closed:
+            return
         self._closed = True
         closing = asyncio.get_running_loop().run_in_executor(self._reader, self._close_reader)
         self._reader.shutdown(wait=False)  # nothing new runs after the close
