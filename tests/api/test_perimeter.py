@@ -195,7 +195,6 @@ def test_every_error_has_a_message_and_a_code(client: TestClient) -> None:
         assert response.json()["code"] == code and response.json()["error"]
 
 
-
 def test_a_rejected_json_body_is_not_held_in_a_cycle(tmp_path: Path) -> None:
     # Until a full collection, which `shokunin serve` runs only once a minute.
     body = b"{" + b"x" * (2 * 1024 * 1024)
@@ -216,6 +215,7 @@ def test_a_rejected_json_body_is_not_held_in_a_cycle(tmp_path: Path) -> None:
             gc.enable()
     assert answer.status_code == 422 and answer.json()["code"] == "invalid_request"
     assert held == []
+
 
 def test_security_headers_and_the_ui_policy(client: TestClient) -> None:
     for response in (client.get("/"), client.get("/api/tools"), client.get("/no/such")):

@@ -96,4 +96,3 @@ def test_a_gc_interval_outside_0_or_1_to_3600_seconds_is_refused(
     monkeypatch.setenv("SHOKUNIN_GC_INTERVAL_SEC", value)
     with pytest.raises(ValueError, match="gc_interval_sec"):
         Settings()
-
