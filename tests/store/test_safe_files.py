@@ -97,3 +97,15 @@ def test_a_file_of_a_foreign_owner_is_refused(tree: SafeTree) -> None:
     os.chown(tree.root / "theirs.txt", 4242, 4242)
     with pytest.raises(UnsafePath, match="another user"):
         tree.read_bytes("theirs.txt")
+
+
+def test_read_resolved_refuses_a_folder_that_became_a_link(tree: SafeTree) -> None:
+    (tree.root / "sub").mkdir()
+    (tree.root / "sub" / "secret.txt").write_text("mine")
+    checked = tree.root.resolve() / "sub" / "secret.txt"
+    assert safe_files.read_resolved(checked) == b"mine"
+    (tree.root / "sub" / "secret.txt").unlink()
+    (tree.root / "sub").rmdir()
+    os.symlink(tree.root.parent / "outside", tree.root / "sub")  # swapped after the check
+    with pytest.raises(UnsafePath):
+        safe_files.read_resolved(checked)

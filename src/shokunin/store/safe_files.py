@@ -8,9 +8,9 @@ folder the server trusts (its parents are the server's); every name below it is 
 beneath that folder's descriptor without following any link: one ``openat2`` with
 ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`` where the kernel has it (Linux 5.6), else one
 ``openat`` with ``O_NOFOLLOW`` per component. A file is then used only when it is a regular
-file with a single link owned by the server or by the tree's owner (a hard link to a file
-elsewhere shares that file's inode; a foreign owner means it was not made here), checked on
-the opened descriptor, so nothing swapped in after the check is touched.
+file with a single link, owned by the server or by the owner of its folder (a hard link to
+a file elsewhere shares that file's inode; another owner means it was not made there),
+checked on the opened descriptor, so nothing swapped in after the check is touched.
 
 Standard library only: a tool's child process in its own virtual environment loads
 ``tools/runtime.py``, which loads this file by path.
@@ -77,10 +77,10 @@ def parts(name: object) -> list[str]:
     if "\0" in name or "\\" in name:
         raise UnsafePath(f"{name!r}: NUL and backslashes are not allowed in a name")
     if name.startswith("/"):
-        raise UnsafePath(f"{name!r} is absolute; names are relative to the folder")
+        raise UnsafePath(f"{name!r} is absolute; names are relative to the workspace")
     found = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in found:
-        raise UnsafePath(f"{name!r} leaves the folder ('..' is not allowed)")
+        raise UnsafePath(f"{name!r} leaves the workspace ('..' is not allowed)")
     return found
 
 
@@ -104,6 +104,7 @@ class SafeTree:
         truncate = flags & os.O_TRUNC
         flags = (flags & ~os.O_TRUNC) | _FILE_FLAGS
         with self.folder("/".join(folders), create=make_folders) as parent:
+            folder_owner = os.fstat(parent).st_uid
             try:
                 fd = os.open(last, flags, mode, dir_fd=parent)
             except FileNotFoundError:
@@ -112,7 +113,7 @@ class SafeTree:
                 raise UnsafePath(f"{name!r} is a link or not a plain file ({exc.strerror})") \
                     from None
         try:
-            self._check_plain(fd, name)
+            _check_plain(fd, name, folder_owner)
             os.set_blocking(fd, True)
             if truncate:
                 os.ftruncate(fd, 0)
@@ -247,7 +248,7 @@ class SafeTree:
         try:
             with self.folder(name) as fd:
                 _scan(fd, prefix, found, 0)
-        except (FileNotFoundError, UnsafePath):
+        except FileNotFoundError:
             pass
         return found
 
@@ -258,18 +259,19 @@ class SafeTree:
             raise UnsafePath(f"{name!r} names no file")
         return found
 
-    def _check_plain(self, fd: int, name: str) -> None:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            raise UnsafePath(f"{name!r} is not a plain file (a link, a device or a FIFO)")
-        if st.st_uid not in (os.geteuid(), self._owner()):
-            raise UnsafePath(f"{name!r} belongs to another user")
 
-    def _owner(self) -> int:
-        try:
-            return os.stat(self.root, follow_symlinks=False).st_uid
-        except OSError:
-            return os.geteuid()
+def _check_plain(fd: int, name: str, folder_owner: int) -> None:
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        raise UnsafePath(f"{name!r} is not a plain file (a link, a device or a FIFO)")
+    if st.st_uid not in (os.geteuid(), folder_owner):
+        raise UnsafePath(f"{name!r} belongs to another user than its folder")
+
+
+def read_resolved(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of the file at the absolute ``path``, which was resolved when it was
+    checked: no component may be a link now (one that became a link since is refused)."""
+    return SafeTree("/").read_bytes(os.path.abspath(path).lstrip("/"), limit)
 
 
 def _step(parent: int, part: str, create: bool) -> int:
