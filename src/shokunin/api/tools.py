@@ -23,7 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from shokunin import events as ev
 from shokunin.agents.tool_run import NAME as TOOL_AGENT
 from shokunin.api import sse
-from shokunin.api.access import may_see, principal, visible_run
+from shokunin.api.access import may_see, owner_scope, principal, visible_run
 from shokunin.api.errors import ApiError, json_object
 from shokunin.runs import InvalidThreadId, Runner, check_thread_id, new_thread_id
 from shokunin.tools import (
@@ -97,18 +97,26 @@ async def get_settings(request: Request, name: str) -> Response:
 
 @router.put("/{name}/settings")
 async def put_settings(request: Request, name: str) -> Response:
+    """Only the admin (or anyone, with auth off) changes tool settings: they are global, and
+    hold the admin's keys. The answer lists ``cleared_secrets`` when a URL setting moved to
+    another host without its secrets given again."""
+    if owner_scope(principal(request)) is not None:
+        return JSONResponse({"error": "ツールの設定を変更できるのは管理者だけです / Only the "
+                             "admin (SHOKUNIN_AUTH_TOKEN) may change tool settings; an API "
+                             "key may read them", "code": "admin_only"}, status_code=403)
     try:
         body = await _json_object(request)
         if "values" not in body:
             raise BadRequest('expected {"values": {...}}')
-        values = _registry(request).save_settings(name, body["values"])
+        values, cleared = _registry(request).update_settings(name, body["values"])
     except BadRequest as exc:
         return JSONResponse({"errors": {"values": str(exc)}}, status_code=422)
     except SettingsInvalid as exc:
         return JSONResponse({"errors": exc.errors}, status_code=422)
     except ToolError as exc:
         return _tool_error(exc)
-    return JSONResponse({"values": values})
+    return JSONResponse({"values": values, "cleared_secrets": cleared} if cleared
+                        else {"values": values})
 
 
 @router.get("/{name}/ui")

@@ -307,8 +307,12 @@ def settings(
         current = registry.get_settings(name)
         if set_:
             values = dict(_parse_assignment(item, current["schema"]) for item in set_)
-            registry.save_settings(name, values)
+            cleared = registry.update_settings(name, values)[1]
             current = registry.get_settings(name)
+            if cleared:
+                console.print(f"[yellow]cleared[/yellow] {escape(', '.join(cleared))}: a URL "
+                              "setting now names another host; set them again for it",
+                              soft_wrap=True)
     except SettingsInvalid as exc:
         for key, message in exc.errors.items():
             console.print(f"[red]{escape(key)}[/red]: {escape(message)}", soft_wrap=True)

@@ -170,11 +170,16 @@ class ToolRegistry:
 
     def save_settings(self, name: str, values: Any) -> dict[str, Any]:
         """Validate and store; returns the masked values. Raises SettingsInvalid."""
+        return self.update_settings(name, values)[0]
+
+    def update_settings(self, name: str, values: Any) -> tuple[dict[str, Any], builtins.list[str]]:
+        """``save_settings``, also returning the secrets the save cleared (a URL setting
+        that moved to another host takes no stored secret with it: ``SettingsStore.save``)."""
         tool = self._tool(name)
         schema = self._schema(tool)
-        self.settings.save(tool.name, schema, values)
+        cleared = self.settings.save(tool.name, schema, values)
         self._secrets(tool)
-        return self.settings.masked(tool.name, schema)
+        return self.settings.masked(tool.name, schema), cleared
 
     def validate_args(self, name: str, args: Any) -> None:
         """Raise InvalidArguments when args do not fit the declaration."""

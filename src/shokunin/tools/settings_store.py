@@ -7,6 +7,11 @@ module only through ``effective()`` (the context given to the tool itself).
 Stored values are checked again when read: a value that no longer fits the schema (a hand
 edit, a NaN written by an older version, a schema that changed) is replaced by the field's
 default and reported by ``problems()``, so one bad field never breaks a tool.
+
+A secret never follows a URL setting to a new host: ``save()`` clears the tool's stored
+secrets when a URL-like setting (a base URL, endpoint or host) changes host and the same
+save does not give those secrets anew, so pointing a tool elsewhere cannot make it send
+the key it was given for the old host (every writer, REST or CLI, goes through ``save()``).
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ import contextlib
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from shokunin.tools.errors import SettingsInvalid
 from shokunin.tools.masking import MASK, ordered, secret_strings
@@ -31,6 +38,9 @@ TIMEOUT_KEY = "timeout_sec"
 MAX_TIMEOUT_SEC = 86400.0
 
 Schema = Mapping[str, Mapping[str, Any]]
+# A setting named like this holds where the tool connects to, even as a bare host name.
+_URL_KEY = re.compile(r"url|uri|endpoint|host|server|proxy|base", re.IGNORECASE)
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
 def with_reserved(schema: Schema, default_timeout: float) -> dict[str, dict[str, Any]]:
@@ -104,11 +114,12 @@ class SettingsStore:
                     spec["default"] = MASK
         return view
 
-    def save(self, tool: str, schema: Schema, values: Any) -> None:
+    def save(self, tool: str, schema: Schema, values: Any) -> list[str]:
         """Merge ``values`` into the stored ones; raises SettingsInvalid listing every bad field.
 
         A secret sent back as the mask keeps what is stored, so a client can round-trip the
-        values it was shown.
+        values it was shown. When a URL setting's host changes, every stored secret this
+        save does not give anew is cleared; returns the names of the secrets cleared.
         """
         if not isinstance(values, dict):
             raise SettingsInvalid({"values": "must be an object of setting name to value"})
@@ -133,8 +144,18 @@ class SettingsStore:
             kept = {k: v for k, v in data.get(tool, {}).items()  # bad stored values go
                     if k not in schema or check_value(schema[k], v) is None}
             current = {**kept, **clean}
+            cleared: list[str] = []
+            if _moves_host(schema, kept, clean):
+                cleared = sorted(k for k, spec in schema.items() if spec.get("secret")
+                                 and k not in clean and kept.get(k))
+                for key in cleared:
+                    del current[key]
+                log.warning("tool %s: a URL setting now names another host; its stored "
+                            "secrets %s were cleared (give them again for the new host)",
+                            tool, ", ".join(cleared))
             data[tool] = {k: v for k, v in current.items() if v is not None}
             self._write(data)
+        return cleared
 
     def _load(self) -> dict[str, dict[str, Any]]:
         try:
@@ -174,3 +195,38 @@ class SettingsStore:
             raise
         self._data = data
         self._mtime = self.path.stat().st_mtime_ns
+
+
+def _moves_host(schema: Schema, stored: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether ``new`` changes the host of a URL-like setting (from its stored value, or
+    its default when none is stored; ``None`` in ``new`` means back to the default)."""
+    for key, value in new.items():
+        spec = schema[key]
+        if spec.get("secret") or spec["type"] not in ("string", "text", "select"):
+            continue
+        old = stored.get(key, spec.get("default"))
+        value = spec.get("default") if value is None else value
+        if not (_URL_KEY.search(key) or _looks_like_url(old) or _looks_like_url(value)):
+            continue
+        if _host(old) != _host(value):
+            return True
+    return False
+
+
+def _looks_like_url(value: Any) -> bool:
+    return isinstance(value, str) and "://" in value
+
+
+def _host(value: Any) -> tuple[str, int | None] | None:
+    """The host and port a URL (or a bare ``host[:port]``) names; None when it names none."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        parts = urlsplit(text if "://" in text else f"//{text}")
+        port = parts.port
+    except ValueError:  # an unparsable port: compare the text itself
+        return (text.lower(), None)
+    if not parts.hostname:
+        return (text.lower(), None)
+    return (parts.hostname.lower().rstrip("."), port or _DEFAULT_PORTS.get(parts.scheme))
