@@ -19,12 +19,13 @@ the stored runs, so they survive a restart.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import Response
 
 from shokunin import events as ev
 from shokunin.advisor import NAME as AGENT
@@ -33,6 +34,7 @@ from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.errors import ApiError, json_object
 from shokunin.runs import InvalidThreadId, RunStateError, check_thread_id, new_thread_id
 from shokunin.runs.deletion import delete_thread
+from shokunin.store.safe_files import SafeTree, UnsafePath
 
 router = APIRouter(prefix="/api", tags=["advisor"])
 
@@ -41,6 +43,7 @@ PROFILE_KEYS = ("industry", "products", "companySize", "region", "clientIndustry
 MAX_PROFILE_VALUE = 500
 DIAGRAMS = "diagrams"
 SEARCHED_SESSIONS = 1000  # for a diagram asked for by file name alone
+MAX_DIAGRAM_BYTES = 32 * 1024 * 1024
 _DIAGRAM_NAME = re.compile(r"^[0-9a-f]{8,64}\.png$")
 
 
@@ -210,11 +213,22 @@ async def playbook(request: Request) -> dict[str, Any]:
                       for s in book.steps]}
 
 
-def _diagram_files(folder: Path) -> list[Path]:
+def _diagram_files(workspace: Path) -> list[tuple[int, str]]:
+    """(mtime, file name) of the session's diagrams: plain files only, links skipped."""
+    tree = SafeTree(workspace)
+    found = []
+    for name in tree.files(DIAGRAMS):
+        if _DIAGRAM_NAME.match(name.removeprefix(f"{DIAGRAMS}/")):
+            with contextlib.suppress(OSError, UnsafePath):
+                found.append((tree.stat(name).st_mtime_ns, name.removeprefix(f"{DIAGRAMS}/")))
+    return found
+
+
+def _diagram_png(workspace: Path, filename: str) -> bytes | None:
     try:
-        return [p for p in folder.iterdir() if _DIAGRAM_NAME.match(p.name) and p.is_file()]
-    except OSError:
-        return []
+        return SafeTree(workspace).read_bytes(f"{DIAGRAMS}/{filename}", MAX_DIAGRAM_BYTES)
+    except (OSError, UnsafePath):
+        return None
 
 
 async def _sessions_to_search(request: Request, session_id: str | None,
@@ -231,25 +245,24 @@ async def _sessions_to_search(request: Request, session_id: str | None,
 async def latest_diagram(request: Request, session_id: str | None = None) -> dict[str, Any]:
     """The newest diagram of the session (or of the caller's recent sessions)."""
     runner = _services(request).runner
-    files = [(f, sid) for sid in await _sessions_to_search(request, session_id)
-             for f in await asyncio.to_thread(_diagram_files, runner.workspace(sid) / DIAGRAMS)]
+    files = [(*f, sid) for sid in await _sessions_to_search(request, session_id)
+             for f in await asyncio.to_thread(_diagram_files, runner.workspace(sid))]
     if not files:
         return {"diagram": None}
-    newest, sid = max(files, key=lambda pair: pair[0].stat().st_mtime_ns)
-    return {"diagram": {"filename": newest.name,
-                        "url": f"/api/diagrams/{newest.name}?session_id={sid}"}}
+    _, name, sid = max(files)
+    return {"diagram": {"filename": name, "url": f"/api/diagrams/{name}?session_id={sid}"}}
 
 
 @router.get("/diagrams/{filename}")
 async def diagram_file(request: Request, filename: str,
-                       session_id: str | None = None) -> FileResponse:
+                       session_id: str | None = None) -> Response:
     """The PNG; ``session_id`` (as ``latest`` gives it) says where, else the caller's
     sessions are searched, newest first."""
     if not _DIAGRAM_NAME.match(filename):
         raise ApiError(404, f"no diagram {filename[:80]!r}", "not_found")
     runner = _services(request).runner
     for sid in await _sessions_to_search(request, session_id, limit=SEARCHED_SESSIONS):
-        path = runner.workspace(sid) / DIAGRAMS / filename
-        if path.is_file():
-            return FileResponse(path, media_type="image/png")
+        png = await asyncio.to_thread(_diagram_png, runner.workspace(sid), filename)
+        if png is not None:
+            return Response(png, media_type="image/png")
     raise ApiError(404, f"no diagram {filename!r}", "not_found")

@@ -18,18 +18,21 @@ A resolution is ``approved``, ``rejected`` or ``revision_requested``; the socket
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import json
+import mimetypes
 import zipfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import FileResponse
 
 from shokunin.api.access import owner_scope, principal
 from shokunin.api.errors import ApiError
+from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 from shokunin.studio import Studio, StudioConflict, StudioNotFound
 from shokunin.studio.contracts import (
     Agent,
@@ -44,6 +47,7 @@ from shokunin.studio.contracts import (
 from shokunin.studio.metrics import agent_metrics, project_metrics
 
 router = APIRouter(prefix="/api", tags=["studio"])
+MAX_FILE_BYTES = 64 * 1024 * 1024  # per output file served or zipped
 
 
 def studio(request: Request) -> Studio:
@@ -167,18 +171,28 @@ async def project_assets(request: Request, project_id: str) -> list[dict[str, An
             for r in rows if r["file_path"] and r["output_type"].startswith("asset_")]
 
 
-def _outputs_dir(request: Request, project_id: str) -> Path:
-    return studio(request).runner.workspace(project_id) / "outputs"
+def _workspace(request: Request, project_id: str) -> SafeTree:
+    """The project's workspace, which its agents' kernels can write: no link is followed."""
+    return SafeTree(studio(request).runner.workspace(project_id))
+
+
+def _read_output(tree: SafeTree, path: str) -> bytes:
+    names = parts(path)
+    if names[:1] != ["outputs"] or len(names) < 2:
+        raise UnsafePath(f"{path!r} is not in the project's outputs")
+    return tree.read_bytes("/".join(names), MAX_FILE_BYTES)
 
 
 @router.get("/projects/{project_id}/files/{path:path}")
-async def project_file(request: Request, project_id: str, path: str) -> FileResponse:
+async def project_file(request: Request, project_id: str, path: str) -> Response:
     await visible_project(request, project_id)
-    root = _outputs_dir(request, project_id).parent.resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root / "outputs") or not target.is_file():
-        raise ApiError(404, f"no file {path[:200]!r} in the project's outputs", "not_found")
-    return FileResponse(target)
+    try:
+        data = await asyncio.to_thread(_read_output, _workspace(request, project_id), path)
+    except (OSError, UnsafePath):
+        raise ApiError(404, f"no file {path[:200]!r} in the project's outputs",
+                       "not_found") from None
+    media_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    return Response(data, media_type=media_type)
 
 
 @router.get("/projects/{project_id}/outputs.zip")
@@ -186,7 +200,7 @@ async def project_zip(request: Request, project_id: str) -> Response:
     """Every output: each agent's latest document as JSON and every file it wrote."""
     project = await visible_project(request, project_id)
     rows = await studio(request).records.outputs(project_id=project_id)
-    root = _outputs_dir(request, project_id)
+    tree = _workspace(request, project_id)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         latest = {}
@@ -196,10 +210,11 @@ async def project_zip(request: Request, project_id: str) -> Response:
             if row["file_path"] is None:
                 archive.writestr(f"documents/{row['output_type']}.json", json.dumps(
                     dump(AgentOutput.model_validate(row)), ensure_ascii=False, indent=2))
-        if root.is_dir():
-            for path in sorted(root.rglob("*")):
-                if path.is_file() and not path.name.endswith(".part"):
-                    archive.write(path, f"outputs/{path.relative_to(root).as_posix()}")
+        for name in await asyncio.to_thread(tree.files, "outputs"):
+            if not name.endswith(".part"):
+                with contextlib.suppress(OSError, UnsafePath):  # a link planted there: left out
+                    archive.writestr(name, await asyncio.to_thread(
+                        tree.read_bytes, name, MAX_FILE_BYTES))
     name = "".join(c if c.isalnum() else "_" for c in project["name"])[:60] or "project"
     return Response(buffer.getvalue(), media_type="application/zip", headers={
         "Content-Disposition": f"attachment; filename=\"{project_id}.zip\"; "

@@ -10,16 +10,17 @@ again), so a replay neither duplicates nor loses an output.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from shokunin import events as ev
 from shokunin.runs import RunContext
 from shokunin.store.event_writer import Write
+from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 from shokunin.store.studio_records import StudioRecords, now
 from shokunin.store.studio_records import agents as agents_table
 from shokunin.store.studio_records import checkpoints as checkpoints_table
@@ -76,7 +77,7 @@ class ProjectSession:
         self.project_id = ctx.thread_id
         self.name, self.concept = project["name"], project["concept"] or {}
         self.config: dict[str, Any] = project["config"] or {}
-        self.outputs_dir = ctx.workspace / "outputs"
+        self.workspace = SafeTree(ctx.workspace)  # the kernel's too: no link is followed
         self._agents: dict[str, dict[str, Any]] = {}
         self._outputs: dict[str, dict[str, Any]] = {}
         self._checkpoints: set[str] = set()
@@ -233,11 +234,13 @@ class ProjectSession:
                      produced: Produced, output_id: str, elapsed_ms: int) -> dict[str, Any]:
         first_file = None
         for rel, text in produced.files.items():
-            path = (self.outputs_dir / rel).resolve()
-            if not path.is_relative_to(self.outputs_dir.resolve()):
-                raise GaveUp("validation_error", f"output path {rel!r} leaves the project")
-            await asyncio.to_thread(_write, path, text)
-            first_file = first_file or f"outputs/{rel}"
+            try:
+                name = "/".join(["outputs", *parts(rel)])
+                # atomic: a crash leaves the old file or the new one, never half
+                await asyncio.to_thread(self.workspace.replace, name, text.encode("utf-8"))
+            except UnsafePath as exc:
+                raise GaveUp("validation_error", f"output path {rel!r}: {exc}") from None
+            first_file = first_file or name
         output_type = (spec.workers.output if spec.workers and job.task else spec.output)
         row = {"id": output_id, "project_id": self.project_id, "agent_id": agent["id"],
                "output_type": output_type,
@@ -394,9 +397,7 @@ class ProjectSession:
 
     async def files(self) -> dict[str, str]:
         """The text of every file the project's outputs wrote, by relative path."""
-        if not self.outputs_dir.is_dir():
-            return {}
-        return await asyncio.to_thread(_read_tree, self.outputs_dir)
+        return await asyncio.to_thread(_read_tree, self.workspace)
 
 
 def _since(started: datetime | None, at: datetime) -> int:
@@ -407,13 +408,12 @@ def _since(started: datetime | None, at: datetime) -> int:
     return max(0, int((at - started).total_seconds() * 1000))
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # atomic: a crash leaves the old file or the new one, never half
-
-
-def _read_tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
-            for p in sorted(root.rglob("*")) if p.is_file() and not p.name.endswith(".part")}
+def _read_tree(tree: SafeTree) -> dict[str, str]:
+    """Every plain file under ``outputs/`` (links and half-written ``.part`` files left out)."""
+    found = {}
+    for name in tree.files("outputs"):
+        if not name.endswith(".part"):
+            with contextlib.suppress(OSError, UnsafePath):
+                found[name.removeprefix("outputs/")] = tree.read_bytes(name).decode(
+                    "utf-8", errors="replace")
+    return found
