@@ -2,7 +2,8 @@
 
 ``GET /login`` shows a form, ``POST /login`` (urlencoded, from that form) checks the token
 and sets the cookie, ``POST /logout`` clears it. The token travels only in the POST body,
-never in a URL.
+never in a URL. Wrong tokens are rate-limited per client address and overall
+(``login_limit``): past the limit ``POST /login`` answers 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from shokunin.api.auth import COOKIE, encode_cookie
 from shokunin.api.declared_body import FORM
+from shokunin.api.login_limit import LoginLimiter
 from shokunin.auth import Authenticator
 
 router = APIRouter(tags=["auth"])
@@ -37,6 +39,14 @@ def _authenticator(request: Request) -> Authenticator:
     return request.app.state.authenticator
 
 
+def _limiter(request: Request) -> LoginLimiter:
+    """The app's one limiter, made on first use."""
+    state = request.app.state
+    if getattr(state, "login_limiter", None) is None:
+        state.login_limiter = LoginLimiter()
+    return state.login_limiter
+
+
 @router.get("/login", response_class=HTMLResponse)
 async def login_page(request: Request) -> Response:
     if not await _authenticator(request).enabled():
@@ -51,10 +61,18 @@ async def login_css() -> FileResponse:
 
 @router.post("/login", openapi_extra=_FORM_BODY, response_class=HTMLResponse)
 async def login(request: Request) -> Response:
+    limiter = _limiter(request)
+    client = request.client.host if request.client else "unknown"
+    if (wait := limiter.retry_after(client)) is not None:
+        page = _page(f"試行が多すぎます。{wait} 秒後にもう一度どうぞ / Too many wrong tokens: "
+                     f"try again in {wait} s.", status=429)
+        page.headers["Retry-After"] = str(wait)
+        return page
     form = parse_qs((await request.body()).decode("utf-8", "replace"))
     token = (form.get("token") or [""])[0].strip()
     principal = await _authenticator(request).principal(token) if token else None
     if principal is None:
+        limiter.failed(client)
         return _page("トークンが正しくありません / The token is not valid.", status=401)
     response = RedirectResponse(request.scope.get("root_path", "") + "/", status_code=303)
     response.set_cookie(COOKIE, encode_cookie(token), max_age=COOKIE_MAX_AGE, path="/",
