@@ -110,6 +110,9 @@ class Settings(BaseSettings):
         256, description="Process limit (RLIMIT_NPROC) of a sandbox kernel."
     )
     sandbox_file_mb: int = Field(256, description="Largest file a sandbox kernel may write.")
+    sandbox_tmp_mb: int = Field(
+        256, gt=0, description="Size of each of a sandbox kernel's private /tmp and /dev/shm "
+        "(a tmpfs each, in memory, removed with the kernel).")
     sandbox_idle_sec: float = Field(900.0, description="Idle kernels are shut down after this.")
     sandbox_pool_size: int = Field(1, description="Pre-started kernels kept warm.")
     sandbox_max_kernels: int = Field(
