@@ -109,3 +109,12 @@ def test_read_resolved_refuses_a_folder_that_became_a_link(tree: SafeTree) -> No
     os.symlink(tree.root.parent / "outside", tree.root / "sub")  # swapped after the check
     with pytest.raises(UnsafePath):
         safe_files.read_resolved(checked)
+
+
+def test_a_linked_sub_folder_lists_nothing_but_a_linked_root_is_refused(
+        tree: SafeTree, tmp_path: Path) -> None:
+    os.symlink(tmp_path / "outside", tree.root / "outputs")
+    assert tree.files("outputs") == []
+    os.symlink(tmp_path / "outside", tmp_path / "root-link")
+    with pytest.raises(UnsafePath):
+        SafeTree(tmp_path / "root-link").files()

@@ -242,7 +242,8 @@ class SafeTree:
         return sorted(path for path, is_dir in self.entries(name) if not is_dir)
 
     def entries(self, name: str = "") -> list[tuple[str, bool]]:
-        """(relative name, is_folder) of everything plain under ``name``."""
+        """(relative name, is_folder) of everything plain under ``name`` (nothing when
+        ``name`` is a link)."""
         found: list[tuple[str, bool]] = []
         prefix = "/".join(parts(name)) + "/" if name else ""
         try:
@@ -250,6 +251,10 @@ class SafeTree:
                 _scan(fd, prefix, found, 0)
         except FileNotFoundError:
             pass
+        except UnsafePath:
+            if not name:  # the root itself is not a plain folder: say so
+                raise
+            # a sub-folder that is a link holds nothing of this tree, as in _scan
         return found
 
     # -- checks ----------------------------------------------------------------------------
