@@ -9,6 +9,15 @@ import pytest
 
 from tests.live_server import LiveServer
 
+TEST_HOST = "testserver"  # the Host of Starlette's TestClient and of httpx's ASGI clients
+
+
+@pytest.fixture(autouse=True)
+def _test_client_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process clients name the host ``testserver``, which the server answers to only
+    when configured (loopback names pass by default; live servers are on 127.0.0.1)."""
+    monkeypatch.setenv("SHOKUNIN_ALLOWED_HOSTS", f'["{TEST_HOST}"]')
+
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:

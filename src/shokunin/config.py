@@ -100,6 +100,12 @@ class Settings(BaseSettings):
         description="Origins besides the server's own (JSON list, e.g. "
         '`["https://app.example.com"]`) that may open the WebSocket, send POSTs and read '
         "the API cross-origin (CORS).")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers to besides loopback ones (`localhost`, "
+        "`*.localhost`, `127.0.0.1`, `[::1]`), any port (JSON list, e.g. "
+        '`["shokunin.example.com"]`; `".example.com"` for a domain and its subdomains; '
+        '`["*"]` turns the check off). Others get `400 forbidden_host` (DNS rebinding).')
     max_body_bytes: int = Field(
         4 * 1024 * 1024, gt=0, description="Largest accepted HTTP request body (413 beyond).")
     max_upload_bytes: int = Field(
@@ -206,6 +212,16 @@ class Settings(BaseSettings):
                 raise ValueError(f"{origin!r} is not an origin like https://host[:port]")
             origins.append(f"{parsed.scheme}://{parsed.netloc}")
         return origins
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        for host in value:
+            if not host.strip() or any(c in host for c in "/@?# ") or (
+                    "*" in host and host.strip() != "*"):
+                raise ValueError(f"{host!r} is not a host name like app.example.com, "
+                                 ".example.com or *")
+        return [host.strip().lower() for host in value]
 
     @cached_property
     def resolved_database_url(self) -> str:

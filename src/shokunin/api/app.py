@@ -35,6 +35,7 @@ from shokunin.api.auth import AuthMiddleware
 from shokunin.api.body_limit import BodyLimitMiddleware
 from shokunin.api.content_type import ContentTypeMiddleware
 from shokunin.api.errors import install_error_handlers
+from shokunin.api.host import HostMiddleware
 from shokunin.api.origin import OriginMiddleware
 from shokunin.api.security_headers import SecurityHeadersMiddleware
 from shokunin.api.services import Services
@@ -101,10 +102,11 @@ async def close_services(services: Services) -> None:
 
 def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator) -> list[Middleware]:
     """The middleware every connection passes, outermost first: headers on every answer,
-    CORS preflights, then Origin, auth, declared body type and body size."""
+    the Host check, CORS preflights, then Origin, auth, declared body type and body size."""
     docs = [path for path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
             if path]
-    stack = [Middleware(SecurityHeadersMiddleware, docs_paths=docs)]
+    stack = [Middleware(SecurityHeadersMiddleware, docs_paths=docs),
+             Middleware(HostMiddleware, allowed_hosts=settings.allowed_hosts)]
     if settings.allowed_origins:
         stack.append(Middleware(
             CORSMiddleware, allow_origins=settings.allowed_origins, allow_credentials=True,

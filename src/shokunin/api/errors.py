@@ -6,7 +6,8 @@ Codes: ``bad_json`` (the body is not JSON), ``bad_request`` (well-formed but unu
 ``bad_thread_id``, ``bad_event_id`` (a ``Last-Event-ID`` or ``after`` that is not a seq),
 ``not_found``, ``not_waiting`` (resume of a run that waits for nobody), ``not_running``
 (cancel of a run that is not running), ``run_live`` (delete of a thread with a live run);
-from the perimeter ``unauthorized``, ``forbidden_origin``, ``unsupported_media_type``,
+from the perimeter ``forbidden_host`` (a ``Host`` the server does not answer to),
+``unauthorized``, ``forbidden_origin``, ``unsupported_media_type``,
 ``too_large``, ``too_deep`` (JSON nested past the parser's depth), ``invalid_request``
 (validation), ``internal`` (an unhandled error: the answer carries an ``id`` and the
 traceback is only logged, under that id).
@@ -61,6 +62,20 @@ async def deny(scope: Scope, receive: Receive, send: Send, status: int, message:
         await send({"type": "websocket.close", "code": WS_POLICY_VIOLATION, "reason": reason})
         return
     await error_response(status, message, code, headers)(scope, receive, send)
+
+
+async def deny_before_accept(scope: Scope, receive: Receive, send: Send, status: int,
+                             message: str, code: str) -> None:
+    """Refuse a connection before the app sees it, and a WebSocket before its handshake is
+    accepted: the HTTP error response when the server can send one on a WebSocket (the
+    denial response extension; uvicorn and the TestClient can), else a bare close (the
+    client sees a 403)."""
+    if scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        if "websocket.http.response" not in scope.get("extensions", {}):
+            await send({"type": "websocket.close", "code": WS_POLICY_VIOLATION})
+            return
+    await error_response(status, message, code)(scope, receive, send)
 
 
 async def _http_error(_request: Request, exc: Exception) -> Response:
