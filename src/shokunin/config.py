@@ -159,6 +159,18 @@ class Settings(BaseSettings):
     knowledge_dir: Path = Field(
         PACKAGE_DIR / "data" / "knowledge" / "price_pass_through",
         description="Documents of the Advisor's knowledge base (md, txt, html, pdf); indexed "
+    analyst_parse_memory_mb: float = Field(
+        1024.0, gt=0, description="Memory (MB) the child process that parses, profiles or "
+        "previews one upload may add; past it the upload is refused as too large when expanded.")
+    analyst_parse_seconds: float = Field(
+        300.0, gt=0, description="CPU and wall-clock seconds that child may take before it is "
+        "killed and the upload refused as taking too long.")
+    analyst_xlsx_max_expanded_mb: float = Field(
+        512.0, gt=0, description="Largest size (MB) an .xlsx may expand to, read from its zip "
+        "directory before it is parsed.")
+    analyst_xlsx_max_ratio: float = Field(
+        200.0, gt=1, description="Most an .xlsx member larger than 1 MiB may expand per "
+        "compressed byte (a zip bomb's ratio is in the thousands).")
         "at server start and by `shokunin kb ingest`.")
     knowledge_index: Path | None = Field(
         None, description="The knowledge index file; default `<data_dir>/knowledge.sqlite`.")

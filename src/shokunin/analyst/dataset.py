@@ -14,7 +14,13 @@ from typing import Literal
 
 import pandas as pd
 
-from shokunin.analyst.encoding import EncodingGuess, candidate_encodings, decodes
+from shokunin.analyst.encoding import (
+    EncodingGuess,
+    NotTextEncoding,
+    candidate_encodings,
+    decodes,
+    text_encoding,
+)
 from shokunin.analyst.errors import NotATable, UnreadableTable
 from shokunin.analyst.profile import DatasetProfile, frame_profile
 from shokunin.analyst.sniff import sniff, sniff_header
@@ -57,12 +63,8 @@ class TableSource:
     fallbacks: tuple[EncodingGuess, ...] = ()  # for a file only its head was read of
 
 
-def estimated_memory(path: Path) -> int:
-    """Bytes pandas is expected to need for the file."""
-    return path.stat().st_size * MEMORY_FACTOR
-
-
-def _format(head: bytes) -> Format:
+def file_format(head: bytes) -> Format:
+    """csv, or xlsx for a file that starts like a spreadsheet (zip or OLE2)."""
     return "xlsx" if head.startswith(_SPREADSHEET_MAGIC) else "csv"
 
 
@@ -87,9 +89,13 @@ def detect_source(path: Path, options: ReadOptions = ReadOptions()) -> TableSour
         data = f.read(SAMPLE_BYTES)
     if not data.strip():
         raise NotATable("the file is empty")
-    if _format(data) == "xlsx":
+    if file_format(data) == "xlsx":
         return _spreadsheet_source(path, options)
     if options.encoding is not None:
+        try:
+            text_encoding(options.encoding)
+        except NotTextEncoding as exc:
+            raise UnreadableTable(str(exc)) from None
         if not decodes(data, options.encoding, complete=complete):
             raise UnreadableTable(f"the file is not valid {options.encoding} text")
         guesses = [EncodingGuess(encoding=options.encoding, method="override")]

@@ -37,6 +37,25 @@ class EncodingGuess(BaseModel):
     method: Method
 
 
+class NotTextEncoding(ValueError):
+    """A codec name that is unknown or does not turn bytes into text."""
+
+
+def text_encoding(name: str) -> str:
+    """The codec's own name when it decodes bytes to text. Raises ``NotTextEncoding`` for
+    an unknown name and for bytes-to-bytes or text-to-text codecs (``zlib_codec``,
+    ``base64``, ``rot13``): those are not a file's encoding, and zlib inflates a small
+    upload into gigabytes."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise NotTextEncoding(f"unknown encoding {name[:40]!r}") from None
+    if not info._is_text_encoding:  # the registry's own flag; no public API
+        raise NotTextEncoding(f"{name[:40]!r} is not a text encoding (it does not decode "
+                              "bytes to text); pass one such as utf-8 or cp932")
+    return info.name
+
+
 def decodes(data: bytes, encoding: str, *, complete: bool = True) -> bool:
     """Whether ``data`` is strictly valid in ``encoding``; with ``complete=False`` a
     character cut at the end of a sample does not count against it."""

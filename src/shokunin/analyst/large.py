@@ -7,7 +7,7 @@ not load DuckDB (see sandbox/policy.py).
 from __future__ import annotations
 
 import codecs
-import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,21 +49,18 @@ def _literal(value: str) -> str:
 
 
 @contextmanager
-def _duckdb(parquet: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """An in-memory DuckDB that spills beside ``parquet`` and leaves nothing behind."""
-    spill = parquet.parent / "duckdb.tmp"
-    try:
-        with duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
-                                    "temp_directory": str(spill)}) as con:
-            yield con
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
+def _duckdb() -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB that spills to a private temporary folder (never into the
+    thread's workspace, which the kernel can write) and leaves nothing behind."""
+    with tempfile.TemporaryDirectory(prefix="shokunin-duckdb-") as spill, duckdb.connect(
+            config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill}) as con:
+        yield con
 
 
 @contextmanager
 def _connect(parquet: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A DuckDB where ``data`` is the table in ``parquet``."""
-    with _duckdb(parquet) as con:
+    with _duckdb() as con:
         con.execute(
             f"CREATE VIEW {TABLE} AS SELECT * FROM read_parquet({_literal(str(parquet))})")
         yield con
@@ -85,7 +82,6 @@ def to_utf8(src: Path, dst: Path, encoding: str, progress: Progress | None = Non
                     progress("transcode", done, total)
             fout.write(decoder.decode(b"", final=True))
     except UnicodeDecodeError as exc:
-        dst.unlink(missing_ok=True)
         raise NotDecodable(f"the file is not valid {encoding} text near byte "
                            f"{done + exc.start}; pass encoding") from None
 
@@ -115,7 +111,7 @@ def load(utf8: Path, parquet: Path, source: TableSource,
               f"header = {str(source.header).lower()}, quote = '\"', escape = '\"'{{}})")
     if progress is not None:
         progress("load", 0, 1)
-    with _duckdb(parquet) as con:
+    with _duckdb() as con:
         con.execute("SET preserve_insertion_order = true")
 
         def copy(options: str) -> None:
@@ -125,8 +121,10 @@ def load(utf8: Path, parquet: Path, source: TableSource,
                     f"DESCRIBE SELECT * FROM {reader.format(options)}").fetchall()]
                 columns = ", ".join(f"{_ident(name)} AS column_{i + 1}"
                                     for i, name in enumerate(names))
+            # USE_TMP_FILE: the target is an open descriptor's /proc name; no sibling to use
             con.execute(f"COPY (SELECT {columns} FROM {reader.format(options)}) TO "
-                        f"{_literal(str(parquet))} (FORMAT parquet, COMPRESSION zstd)")
+                        f"{_literal(str(parquet))} "
+                        "(FORMAT parquet, COMPRESSION zstd, USE_TMP_FILE false)")
 
         try:
             try:
@@ -134,7 +132,6 @@ def load(utf8: Path, parquet: Path, source: TableSource,
             except duckdb.ConversionException:  # a type guessed from the first rows broke
                 copy(", sample_size = -1")
         except duckdb.Error as exc:
-            parquet.unlink(missing_ok=True)
             raise UnreadableTable(f"the table is malformed: {exc}") from None
     if progress is not None:
         progress("load", 1, 1)

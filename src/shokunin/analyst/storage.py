@@ -4,30 +4,28 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
 import shutil
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from pydantic import BaseModel
 
-from shokunin.analyst import large
-from shokunin.analyst.dataset import (
-    Format,
-    Progress,
-    ReadOptions,
-    TableSource,
-    detect_source,
-    estimated_memory,
-    profile_file,
-    read_frame,
-)
+from shokunin.analyst import isolated
+from shokunin.analyst.dataset import MEMORY_FACTOR, Format, Progress, ReadOptions, TableSource
 from shokunin.analyst.encoding import EncodingGuess
-from shokunin.analyst.profile import DatasetProfile, Scalar, scalar
+from shokunin.analyst.errors import UnsafeFile
+from shokunin.analyst.isolated import ParseLimits
+from shokunin.analyst.profile import DatasetProfile, Scalar
 from shokunin.runs import Runner
 from shokunin.store.datasets import DatasetRecords
+from shokunin.store.safe_files import SafeTree, UnsafePath
 
 FOLDER = "datasets"
 PARQUET_FILE = "data.parquet"
@@ -84,15 +82,21 @@ async def load_record(engine: Any, dataset_id: str) -> DatasetRecord | None:
 
 class DatasetStorage:
     """Add, read and delete datasets. ``pandas_max_bytes`` is the estimated memory past
-    which a CSV is profiled through DuckDB."""
+    which a CSV is profiled through DuckDB; ``limits`` bound each parse (``isolated.py``).
 
-    def __init__(self, runner: Runner, pandas_max_bytes: int) -> None:
+    The thread's workspace belongs to its kernel, which can plant links in it: every file
+    here is reached through ``SafeTree`` (no link followed, no hard link or foreign file
+    used) and handed to the parser as an open descriptor, never by name."""
+
+    def __init__(self, runner: Runner, pandas_max_bytes: int,
+                 limits: ParseLimits = ParseLimits()) -> None:
         self.runner = runner
         self.records = DatasetRecords(runner.store.engine)
         self.pandas_max_bytes = pandas_max_bytes
+        self.limits = limits
 
-    def folder(self, thread_id: str, dataset_id: str) -> Path:
-        return self.runner.workspace(thread_id) / FOLDER / dataset_id
+    def _tree(self, thread_id: str) -> SafeTree:
+        return SafeTree(self.runner.workspace(thread_id))
 
     async def add(self, thread_id: str, original_name: str, upload: BinaryIO,
                   options: ReadOptions = ReadOptions(),
@@ -100,38 +104,43 @@ class DatasetStorage:
         """Store ``upload`` as a new dataset of the thread (which must exist) and profile it.
         Raises ``DatasetError`` (nothing is kept) when it is not a readable table."""
         dataset_id = uuid.uuid4().hex
-        folder = self.folder(thread_id, dataset_id)
+        tree, folder = self._tree(thread_id), f"{FOLDER}/{dataset_id}"
         try:
             row = await asyncio.to_thread(
-                self._store, folder, original_name, upload, options, progress)
+                self._store, tree, folder, original_name, upload, options, progress)
             row.update(id=dataset_id, thread_id=thread_id,
-                       path=f"{FOLDER}/{dataset_id}/{row.pop('file')}",
-                       created_at=datetime.now(UTC))
+                       path=f"{folder}/{row.pop('file')}", created_at=datetime.now(UTC))
             await self.records.add(row)
         except BaseException:
-            await asyncio.to_thread(shutil.rmtree, folder, ignore_errors=True)
+            await asyncio.to_thread(_remove, tree, folder)
             raise
         return _record(row)
 
-    def _store(self, folder: Path, original_name: str, upload: BinaryIO, options: ReadOptions,
-               progress: Progress | None) -> dict[str, Any]:
-        folder.mkdir(parents=True)
-        staged = folder / "upload"
-        with staged.open("wb") as out:
-            shutil.copyfileobj(upload, out, 1024 * 1024)
-        source = detect_source(staged, options)
-        file = folder / _file_name(original_name, source.format)
-        staged.rename(file)
-        if source.format == "csv" and estimated_memory(file) > self.pandas_max_bytes:
-            utf8 = folder / "data.utf8.csv"
-            source = large.convert(file, utf8, source, progress)
-            large.load(utf8, folder / PARQUET_FILE, source, progress)
-            utf8.unlink()
-            profile = large.profile_parquet(folder / PARQUET_FILE, source, progress)
-        else:
-            source, profile = profile_file(file, source)
-        return {"file": file.name, "original_name": original_name,
-                "size_bytes": file.stat().st_size, "format": source.format,
+    def _store(self, tree: SafeTree, folder: str, original_name: str, upload: BinaryIO,
+               options: ReadOptions, progress: Progress | None) -> dict[str, Any]:
+        staged = f"{folder}/upload"
+        try:
+            with tree.open_binary(staged, "xb") as out:
+                shutil.copyfileobj(upload, out, 1024 * 1024)
+        except UnsafePath as exc:
+            raise UnsafeFile(f"the thread's {FOLDER} folder is not a plain folder of its "
+                             f"workspace (a link?): {exc}") from None
+        with _opened(tree, staged) as fd:
+            source = isolated.detect(fd, options, self.limits)
+            name = _file_name(original_name, source.format)
+            tree.rename(staged, f"{folder}/{name}")
+            size = os.fstat(fd).st_size
+            if source.format == "csv" and size * MEMORY_FACTOR > self.pandas_max_bytes:
+                utf8 = f"{folder}/data.utf8.csv"
+                with _opened(tree, utf8, _NEW) as utf8_fd, \
+                        _opened(tree, f"{folder}/{PARQUET_FILE}", _NEW) as parquet_fd:
+                    source, profile = isolated.profile_large(
+                        fd, utf8_fd, parquet_fd, source, self.limits, progress)
+                tree.unlink(utf8)
+            else:
+                source, profile = isolated.profile(fd, source, self.limits)
+        return {"file": name, "original_name": original_name, "size_bytes": size,
+                "format": source.format,
                 "encoding": source.encoding.encoding if source.encoding else None,
                 "encoding_method": source.encoding.method if source.encoding else None,
                 "delimiter": source.delimiter, "header": source.header,
@@ -144,24 +153,50 @@ class DatasetStorage:
         return [_record(row) for row in await self.records.for_thread(thread_id)]
 
     async def preview(self, record: DatasetRecord, rows: int) -> Preview:
-        """The dataset's first ``rows`` rows, read as its profile was."""
-        workspace = self.runner.workspace(record.thread_id)
+        """The dataset's first ``rows`` rows, read as its profile was. Raises ``UnsafeFile``
+        when its file has been replaced by a link or a file the server did not write."""
+        columns, values = await asyncio.to_thread(self._head, record, rows)
+        return Preview(id=record.id, columns=columns, rows=values)
+
+    def _head(self, record: DatasetRecord, rows: int) -> tuple[list[str], list[list[Scalar]]]:
+        tree = self._tree(record.thread_id)
         if record.parquet_path is not None:
-            columns, values = await asyncio.to_thread(
-                large.head_rows, workspace / record.parquet_path, rows)
-            return Preview(id=record.id, columns=columns, rows=values)
+            with _opened(tree, record.parquet_path) as fd:
+                return isolated.head_parquet(fd, rows, self.limits)
         encoding = (EncodingGuess(encoding=record.encoding, method="override")
                     if record.encoding else None)
         source = TableSource(format=record.format, encoding=encoding,
                              delimiter=record.delimiter, header=record.header)
-        df = await asyncio.to_thread(read_frame, workspace / record.path, source, rows)
-        return Preview(id=record.id, columns=[str(c) for c in df.columns],
-                       rows=[[scalar(v) for v in row]
-                             for row in df.itertuples(index=False, name=None)])
+        with _opened(tree, record.path) as fd:
+            return isolated.head(fd, source, rows, self.limits)
 
     async def delete(self, record: DatasetRecord) -> bool:
         """Delete the record and its files; False if it was already gone."""
         deleted = await self.records.delete(record.id)
-        await asyncio.to_thread(shutil.rmtree, self.folder(record.thread_id, record.id),
-                                ignore_errors=True)
+        await asyncio.to_thread(_remove, self._tree(record.thread_id),
+                                f"{FOLDER}/{record.id}")
         return deleted
+
+
+_NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL
+
+
+@contextmanager
+def _opened(tree: SafeTree, name: str, flags: int = os.O_RDONLY) -> Iterator[int]:
+    """A descriptor of the plain file ``name`` of the tree, closed on exit."""
+    try:
+        fd = tree.open(name, flags)
+    except FileNotFoundError:
+        raise UnsafeFile(f"the dataset's file {name!r} is missing") from None
+    except UnsafePath as exc:
+        raise UnsafeFile(f"the dataset's file is not one the server wrote: {exc}") from None
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _remove(tree: SafeTree, folder: str) -> None:
+    """Remove a dataset's folder; a ``datasets`` replaced by a link is left alone."""
+    with contextlib.suppress(UnsafePath, OSError):
+        tree.remove_tree(folder)

@@ -6,7 +6,6 @@ its record and profile, preview its first rows, delete it. Errors are ``{"error"
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -15,6 +14,8 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
 from shokunin.analyst import DatasetError, DatasetRecord, DatasetStorage, ReadOptions
+from shokunin.analyst.encoding import NotTextEncoding, text_encoding
+from shokunin.analyst.isolated import ParseLimits
 from shokunin.api.access import may_see, principal
 from shokunin.api.content_type import check as check_content_type
 from shokunin.api.declared_body import MULTIPART
@@ -40,7 +41,8 @@ _UPLOAD_BODY = {"requestBody": {"required": True, "content": {MULTIPART: {"schem
 def storage_of(request: Request) -> DatasetStorage:
     services = request.app.state.services
     return DatasetStorage(services.runner,
-                          int(services.settings.analyst_pandas_max_mb * 1024 * 1024))
+                          int(services.settings.analyst_pandas_max_mb * 1024 * 1024),
+                          ParseLimits.from_settings(services.settings))
 
 
 def _limit(request: Request) -> int:
@@ -65,9 +67,9 @@ def _options(form: Any) -> ReadOptions:
     encoding = (form.get("encoding") or "").strip() or None
     if encoding is not None:
         try:
-            encoding = codecs.lookup(encoding).name
-        except LookupError:
-            raise ApiError(400, f"unknown encoding {encoding[:40]!r}", "bad_request") from None
+            encoding = text_encoding(encoding)
+        except NotTextEncoding as exc:
+            raise ApiError(400, str(exc), "bad_request") from None
     delimiter = form.get("delimiter") or None
     if delimiter is not None:
         delimiter = DELIMITER_NAMES.get(delimiter.lower(), delimiter)

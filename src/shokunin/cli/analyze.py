@@ -46,6 +46,7 @@ def analyze(
 
 async def _run(settings: Settings, file: Path, question: str) -> tuple[str, str]:
     from shokunin.analyst import DatasetError, DatasetStorage
+    from shokunin.analyst.isolated import ParseLimits
     from shokunin.api.app import build_services, close_services
     from shokunin.runs import new_thread_id
 
@@ -55,7 +56,8 @@ async def _run(settings: Settings, file: Path, question: str) -> tuple[str, str]
         runner = services.runner
         thread_id = new_thread_id()
         await services.store.ensure_thread(thread_id, "analyst", title=file.name)
-        storage = DatasetStorage(runner, int(settings.analyst_pandas_max_mb * 1024 * 1024))
+        storage = DatasetStorage(runner, int(settings.analyst_pandas_max_mb * 1024 * 1024),
+                                 ParseLimits.from_settings(settings))
         try:
             with file.open("rb") as upload:
                 record = await storage.add(thread_id, file.name, upload)

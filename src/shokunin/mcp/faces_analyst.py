@@ -16,6 +16,7 @@ import mcp_types as types
 
 from shokunin import events as ev
 from shokunin.analyst import DatasetError, DatasetRecord, DatasetStorage
+from shokunin.analyst.isolated import ParseLimits
 from shokunin.api.access import may_see, owner_scope
 from shokunin.api.analyst_datasets import AGENT as ANALYST
 from shokunin.api.analyst_runs import MAX_QUESTION_CHARS
@@ -60,7 +61,8 @@ def ask_tool(local: bool) -> types.Tool:
 def _storage(caller: Caller) -> DatasetStorage:
     settings = caller.services.settings
     return DatasetStorage(caller.services.runner,
-                          int(settings.analyst_pandas_max_mb * 1024 * 1024))
+                          int(settings.analyst_pandas_max_mb * 1024 * 1024),
+                          ParseLimits.from_settings(settings))
 
 
 async def list_datasets(caller: Caller, args: dict[str, Any]) -> types.CallToolResult:

@@ -1,0 +1,188 @@
+"""Parsers of untrusted input run in a child process that may use only so much memory,
+CPU and time, so that a file built to explode (a zip bomb, a billion repeated strings, a
+codec that inflates) costs the child, never the server.
+
+Each call forks one child from a ``multiprocessing`` forkserver: the forkserver is a fresh,
+single-threaded interpreter that has imported the parsers once (``preload``), so a child
+starts in milliseconds without the server's threads, sockets or memory, and descriptors are
+handed to it over a Unix socket (``Descriptor``), not by name. The child lowers its own
+``RLIMIT_AS`` (its address space at start plus ``Bounds.memory_bytes``) and ``RLIMIT_CPU``
+before it runs the parser; the parent waits at most ``Bounds.wall_seconds`` and then kills
+it. A pool (``ProcessPoolExecutor``) would keep a worker's memory and limits between calls
+and cannot kill one call without breaking the pool; a plain subprocess would import the
+parsers again on every call (about a second).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import resource
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing import forkserver, reduction
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_PRELOAD: list[str] = []
+_ENV: dict[str, str] = {}
+_context: Any = None
+_starting = threading.Lock()
+_channel: Connection | None = None  # in a child: the pipe to the parent
+
+
+class BoundExceeded(Exception):
+    """The parser went past one of its bounds and was stopped."""
+
+
+class OutOfMemory(BoundExceeded):
+    """The parser needed more memory than it may have (or died trying)."""
+
+
+class OutOfTime(BoundExceeded):
+    """The parser ran longer than it may (CPU or wall-clock time)."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What one parse may use: memory on top of what the child starts with, CPU seconds,
+    and wall-clock seconds after which it is killed."""
+
+    memory_bytes: int = 1024 * 1024 * 1024
+    cpu_seconds: int = 300
+    wall_seconds: float = 300.0
+
+
+class Descriptor:
+    """An open file descriptor handed to the child (duplicated over the forkserver's socket).
+    In the child, ``fd`` is its own number and ``path`` a name that opens the same file for
+    a library that only takes paths."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    @property
+    def path(self) -> str:
+        return f"/proc/self/fd/{self.fd}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (reduction.DupFd(self.fd),)
+
+
+def _rebuild(dup: Any) -> Descriptor:
+    return Descriptor(dup.detach())
+
+
+def preload(*modules: str, env: dict[str, str] | None = None) -> None:
+    """Modules the forkserver imports once, before its first child (the parsers), and
+    environment variables it starts with (e.g. an allocator that reserves address space
+    up front, which would meet RLIMIT_AS before any real use, told not to)."""
+    for module in modules:
+        if module not in _PRELOAD:
+            _PRELOAD.append(module)
+    _ENV.update(env or {})
+
+
+def _start() -> Any:
+    """The forkserver context, its server started with ``_ENV`` (set in this process only
+    while it is spawned: the server's own libraries have read theirs long before)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    saved = {name: os.environ.get(name) for name in _ENV}
+    os.environ.update(_ENV)
+    try:
+        forkserver.ensure_running()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return context
+
+
+def report(message: Any) -> None:
+    """From a child's parser: send ``message`` to the parent's ``on_message`` (progress)."""
+    if _channel is not None:
+        _channel.send(("message", message))
+
+
+def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
+        on_message: Callable[[Any], None] | None = None) -> T:
+    """``fn(*args)`` in a bounded child; its result, or the exception it raised. Raises
+    ``OutOfMemory``/``OutOfTime`` when it passed a bound. Blocks: call it in a thread."""
+    global _context
+    with _starting:
+        if _context is None:
+            _context = _start()
+    receive, send = _context.Pipe(duplex=False)
+    child = _context.Process(target=_child, args=(send, bounds, fn, args), daemon=True)
+    deadline = time.monotonic() + bounds.wall_seconds
+    child.start()
+    send.close()
+    try:
+        while True:
+            if not receive.poll(max(0.0, deadline - time.monotonic())):
+                raise OutOfTime(f"took longer than {bounds.wall_seconds:g} s")
+            try:
+                kind, value = receive.recv()
+            except EOFError:  # the child died without an answer
+                child.join()
+                raise _death(child.exitcode, bounds) from None
+            if kind == "message":
+                if on_message is not None:
+                    on_message(value)
+            elif kind == "ok":
+                return value  # type: ignore[no-any-return]
+            else:
+                raise value
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def _death(exitcode: int | None, bounds: Bounds) -> BoundExceeded:
+    if exitcode == -signal.SIGXCPU:
+        return OutOfTime(f"used more than {bounds.cpu_seconds} s of CPU")
+    # Past RLIMIT_AS, C and Rust parsers abort (SIGABRT) or crash instead of raising
+    return OutOfMemory(f"needed more than {bounds.memory_bytes // 2**20} MiB of memory "
+                       f"(the parser stopped with exit code {exitcode})")
+
+
+def _address_space() -> int:
+    """The child's mapped bytes now (VmSize), which its limit is added to."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _child(channel: Connection, bounds: Bounds, fn: Callable[..., Any],
+           args: tuple[Any, ...]) -> None:
+    global _channel
+    _channel = channel
+    limit = _address_space() + bounds.memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CPU, (bounds.cpu_seconds, bounds.cpu_seconds + 5))
+    try:
+        result = ("ok", fn(*args))
+    except MemoryError:
+        result = ("error", OutOfMemory(
+            f"needed more than {bounds.memory_bytes // 2**20} MiB of memory"))
+    except Exception as exc:  # the parser's own error, raised again in the parent
+        result = ("error", exc if _travels(exc) else RuntimeError(f"{type(exc).__name__}: {exc}"))
+    channel.send(result)
+
+
+def _travels(exc: Exception) -> bool:
+    """Whether the exception survives the pipe (some libraries' do not unpickle)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return False
+    return True
