@@ -161,7 +161,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RunError)
     async def _run_error(_request: Request, exc: RunError) -> JSONResponse:
-        return JSONResponse({"error": str(exc), "code": "run_error"}, status_code=409)
+        return JSONResponse({"error": str(exc), "code": exc.code}, status_code=409)
 
     app.mount("/socket.io", socket.app)  # seed 002's Socket.IO on the same port, before
     # the web face's catch-all routes

@@ -8,6 +8,7 @@ from shokunin.runs.errors import (
     RunError,
     RunNotFound,
     RunStateError,
+    ThreadOfAnotherFace,
     UnknownAgent,
 )
 from shokunin.runs.ids import THREAD_ID_RULE, check_thread_id, new_thread_id
@@ -16,5 +17,5 @@ from shokunin.runs.runner import Agent, Interrupted, Runner
 __all__ = [
     "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
     "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunStateError", "Runner",
-    "UnknownAgent", "Usage", "check_thread_id", "new_thread_id",
+    "ThreadOfAnotherFace", "UnknownAgent", "Usage", "check_thread_id", "new_thread_id",
 ]

@@ -13,7 +13,13 @@ from typing import Any, Protocol
 from shokunin import events as ev
 from shokunin.runs.bus import EventBus
 from shokunin.runs.context import RunContext, Usage
-from shokunin.runs.errors import InvalidRunInput, RunNotFound, RunStateError, UnknownAgent
+from shokunin.runs.errors import (
+    InvalidRunInput,
+    RunNotFound,
+    RunStateError,
+    ThreadOfAnotherFace,
+    UnknownAgent,
+)
 from shokunin.runs.failure import public_message
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.store import Store
@@ -64,7 +70,7 @@ class Runner:
         self.agents: dict[str, Agent] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, RunContext] = {}
-        self._known_threads: set[str] = set()
+        self._known_threads: dict[str, str] = {}  # thread id -> the agent that made it
         self._thread_locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def register(self, agent: Agent) -> None:
@@ -72,7 +78,7 @@ class Runner:
 
     def forget_thread(self, thread_id: str) -> None:
         """The thread was deleted: a new run with its id must create it again."""
-        self._known_threads.discard(thread_id)
+        self._known_threads.pop(thread_id, None)
 
     def workspace(self, thread_id: str) -> Path:
         """The thread's working folder (created): derived here only, from a valid id."""
@@ -102,10 +108,12 @@ class Runner:
         self, started: ev.RunStarted, thread_id: str, run_id: str, owner: str | None
     ) -> None:
         agent, input = started.agent, started.input
-        if thread_id not in self._known_threads:  # one transaction less per run on a thread
-            await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
-                                           owner=owner)
-            self._known_threads.add(thread_id)
+        if (maker := self._known_threads.get(thread_id)) is None:
+            maker = await self._thread_agent(thread_id, agent, input, owner)
+        if maker != agent:
+            raise ThreadOfAnotherFace(
+                f"thread {thread_id!r} belongs to the {maker} agent, not to {agent}: use a "
+                f"thread of this face, or a new one")
         ctx = self._context(run_id, thread_id, agent, owner=owner)
         try:
             await ctx.open(started, input)
@@ -122,6 +130,20 @@ class Runner:
                 await ctx.emit(ev.RunFailed(error=message),
                                status={"status": "failed", "error": message})
             raise
+
+    async def _thread_agent(self, thread_id: str, agent: str, input: dict[str, Any],
+                            owner: str | None) -> str:
+        """The agent that made the thread (creating it for ``agent`` when it is new); known
+        from then on, so later runs on the thread cost no query."""
+        thread = await self.store.get_thread(thread_id)
+        if thread is None:
+            await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
+                                           owner=owner)
+            # Read back: another face may have made the same thread a moment before.
+            thread = await self.store.get_thread(thread_id)
+        maker = thread["agent"] if thread is not None else agent
+        self._known_threads[thread_id] = maker
+        return maker
 
     async def resume(self, run_id: str, value: Any) -> None:
         """Continue an interrupted run with the human's answer ``value`` (any JSON value but
