@@ -70,6 +70,9 @@ class Settings(BaseSettings):
         Path("./userdata/mcp.json"), description="MCP servers whose tools shokunin uses, in "
         "the desktop clients' form: `{\"mcpServers\": {\"name\": {\"command\", \"args\", "
         "\"env\"} or {\"url\", \"headers\"}}}`. No file, no servers.")
+    mcp_max_result_mb: float = Field(
+        4.0, gt=0, description="Most text and binary content one MCP tool result may bring, "
+        "in MiB; past it the text is cut and the files are left out, with a note saying so.")
     map_dir: Path = Field(
         PACKAGE_DIR / "data" / "map", description="Map package folder shown by the Workbench."
     )

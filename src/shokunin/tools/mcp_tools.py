@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, RemoteCall
 from shokunin.tools.mcp_connection import McpConnection, McpUnavailable
-from shokunin.tools.mcp_results import seed_result
+from shokunin.tools.mcp_results import DEFAULT_MAX_BYTES, seed_result
 from shokunin.tools.mcp_servers import ConfiguredServer, read_servers
 from shokunin.tools.validation import ArgsValidator
 
@@ -32,9 +32,11 @@ MAX_NAME = 64  # the longest function name model APIs accept
 class McpTools:
     """The connections to the servers of ``config_file`` (``{"mcpServers": {...}}``)."""
 
-    def __init__(self, config_file: Path | None, *, state_dir: Path) -> None:
+    def __init__(self, config_file: Path | None, *, state_dir: Path,
+                 max_result_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.config_file = config_file
         self.state_dir = state_dir
+        self.max_result_bytes = max_result_bytes  # the bound of one tool result
         self.servers, self.problem = read_servers(config_file)
         self.on_change: Callable[[], None] = lambda: None
         self._connections: dict[str, McpConnection] = {}
@@ -77,7 +79,8 @@ class McpTools:
                 tools.append(_unavailable(server.name, server.name, f"MCP server "
                                           f"{server.name!r}: {error}", self.state_dir))
                 continue
-            tools += [_adapt(connection, tool, self.state_dir) for tool in connection.tools]
+            tools += [_adapt(connection, tool, self.state_dir, self.max_result_bytes)
+                      for tool in connection.tools]
         return tools
 
     @staticmethod
@@ -102,7 +105,8 @@ def _unavailable(name: str, server: str | None, error: str, root: Path) -> Loade
     return LoadedTool(info, root, root)
 
 
-def _adapt(connection: McpConnection, tool: types.Tool, root: Path) -> LoadedTool:
+def _adapt(connection: McpConnection, tool: types.Tool, root: Path,
+           max_bytes: int) -> LoadedTool:
     name = tool_name(connection.name, tool.name)
     description = tool.description or tool.title or tool.name
     parameters = {"type": "object", "properties": {}, **tool.input_schema}
@@ -116,10 +120,10 @@ def _adapt(connection: McpConnection, tool: types.Tool, root: Path) -> LoadedToo
         info.status, info.error = "error", f"its input schema is not valid: {exc.message}"
         return LoadedTool(info, root, root)
     return LoadedTool(info, root, root, check_args=ArgsValidator(parameters),
-                      remote=_caller(connection, tool.name, name))
+                      remote=_caller(connection, tool.name, name, max_bytes))
 
 
-def _caller(connection: McpConnection, tool: str, name: str) -> RemoteCall:
+def _caller(connection: McpConnection, tool: str, name: str, max_bytes: int) -> RemoteCall:
     async def call(args: dict[str, Any], progress: Callable[..., None],
                    workspace: Path) -> dict[str, Any]:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -132,6 +136,6 @@ def _caller(connection: McpConnection, tool: str, name: str) -> RemoteCall:
         except MCPError as exc:
             return {"success": False,
                     "error": f"MCP server {connection.name!r} refused the call: {exc.message}"}
-        return seed_result(result, tool=name, workspace=workspace)
+        return seed_result(result, tool=name, workspace=workspace, max_bytes=max_bytes)
 
     return call

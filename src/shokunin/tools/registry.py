@@ -22,7 +22,7 @@ from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.masking import mask_deep, mask_text
-from shokunin.tools.mcp_tools import CONNECT_WAIT_SEC, McpTools
+from shokunin.tools.mcp_tools import CONNECT_WAIT_SEC, MAX_NAME, McpTools
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
     MAX_TIMEOUT_SEC,
@@ -84,7 +84,8 @@ class ToolRegistry:
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
                    default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable,
-                   mcp=McpTools(settings.mcp_config, state_dir=settings.data_dir / "mcp")
+                   mcp=McpTools(settings.mcp_config, state_dir=settings.data_dir / "mcp",
+                                max_result_bytes=int(settings.mcp_max_result_mb * 1048576))
                    if mcp else None)
 
     @property
@@ -129,11 +130,22 @@ class ToolRegistry:
 
     def _merge(self) -> None:
         """The folders' tools, then the MCP servers' (a name already taken stays with the
-        first)."""
+        first).
+
+        Who holds a name never depends on which servers are connected at the moment: an MCP
+        tool whose name a folder tool has, or that an earlier-configured server could also
+        produce (server ``a``'s tool ``b__c`` and server ``a__b``'s tool ``c`` are both
+        ``a__b__c``), takes the name with a ``_`` in front, whether or not the other is up.
+        So a server that reconnects finds its names where it left them.
+        """
         folder_tools, folder_functions, folder_shadowed = self._folders
         tools, by_function = dict(folder_tools), dict(folder_functions)
         shadowed = list(folder_shadowed)
+        servers = [server.name for server in self.mcp.servers] if self.mcp is not None else []
         for tool in self.mcp.loaded() if self.mcp is not None else []:
+            if tool.info.ok and tool.remote is not None and _claimed_elsewhere(
+                    tool, servers, folder_tools, folder_functions):
+                _rename(tool, f"_{tool.name}"[:MAX_NAME])
             function = tool.info.function_name
             if tool.name in tools or (function and function in by_function):
                 taken = f"the name {tool.name!r} is already taken by another tool"
@@ -278,6 +290,27 @@ class ToolRegistry:
         secrets = self.settings.secrets(tool.name, self._schema(tool))
         leak_guard.remember(secrets)
         return secrets
+
+
+def _claimed_elsewhere(tool: LoadedTool, servers: builtins.list[str],
+                       folder_tools: dict[str, LoadedTool],
+                       folder_functions: dict[str, LoadedTool]) -> bool:
+    """Whether a folder tool, or a server configured before the tool's own, may hold its
+    name (by configuration alone, not by who is connected now)."""
+    name = tool.name
+    if name in folder_tools or name in folder_functions:
+        return True
+    own = tool.info.server
+    earlier = servers[:servers.index(own)] if own in servers else []
+    return any(name == server or name.startswith(f"{server}__") for server in earlier)
+
+
+def _rename(tool: LoadedTool, name: str) -> None:
+    """Give an MCP tool another name; its caller still asks the server for the original."""
+    info = tool.info
+    info.name = info.function_name = name
+    if info.declaration is not None:
+        info.declaration = {**info.declaration, "name": name}
 
 
 def _valid_timeout(value: Any) -> bool:
