@@ -17,6 +17,8 @@ from urllib.parse import quote
 
 import mcp_types as types
 
+from shokunin.store.safe_files import read_resolved
+
 MAX_FILE_BYTES = 8 * 1024 * 1024  # per file sent inline; larger ones are named, not sent
 
 
@@ -78,7 +80,6 @@ def _read(path: str, mime: str) -> tuple[bytes, str]:
         except binascii.Error:
             raise ValueError("malformed data: URL") from None
         return data, kind
-    size = Path(path).stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ValueError(f"{size} bytes, more than the {MAX_FILE_BYTES} sent inline")
-    return Path(path).read_bytes(), mime
+    # The registry checked the path, resolved; a workspace is the kernel's to change since,
+    # so no component may have become a link (UnsafePath is a ValueError)
+    return read_resolved(path, MAX_FILE_BYTES), mime

@@ -3,8 +3,8 @@ comparing the workspace before and after the cell.
 
 Bounded: the scan looks at most at ``MAX_SCANNED`` entries, and a cell yields at most
 ``MAX_IMAGES`` images of ``MAX_BYTES`` together. Symbolic links are skipped and files are
-opened without following one, so a cell cannot make the server read a file outside its
-workspace.
+opened through ``SafeTree`` (no link on the way followed, no hard link read), so a cell
+cannot make the server read a file outside its workspace.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from shokunin.store.safe_files import SafeTree, UnsafePath
 
 FORMATS = {".png": "png", ".jpg": "jpg", ".jpeg": "jpeg", ".gif": "gif", ".bmp": "bmp",
            ".svg": "svg"}
@@ -55,14 +57,11 @@ def snapshot(workspace: Path | None) -> Snapshot:
     return found
 
 
-def _read(path: Path, limit: int) -> bytes | None:
+def _read(workspace: Path, rel: str, limit: int) -> bytes | None:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+        return SafeTree(workspace).read_bytes(rel, limit)
+    except (OSError, UnsafePath):  # a link, a hard link, gone, or grown past the budget
         return None
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(limit + 1)
-    return data if len(data) <= limit else None
 
 
 def written_images(workspace: Path | None, before: Snapshot) -> list[SavedImage]:
@@ -77,7 +76,7 @@ def written_images(workspace: Path | None, before: Snapshot) -> list[SavedImage]
     for rel in changed[:MAX_IMAGES]:
         if after[rel][1] > budget:
             continue
-        data = _read(workspace / rel, budget)
+        data = _read(workspace, rel, budget)
         if not data:
             continue
         budget -= len(data)

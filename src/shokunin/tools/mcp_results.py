@@ -23,6 +23,8 @@ from typing import Any
 
 import mcp_types as types
 
+from shokunin.store.safe_files import SafeTree
+
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 
@@ -101,7 +103,7 @@ def _write(workspace: Path, tool: str, data: str, mime: str | None,
         raw = data.encode("utf-8")  # a server that sent text where base64 belongs
     stem = re.sub(r"[^\w-]", "_", Path(uri.rsplit("/", 1)[-1]).stem)[:40] if uri else ""
     extension = mimetypes.guess_extension(mime or "") or ".bin"
-    path = workspace / f"{tool}-{stem or 'output'}-{uuid.uuid4().hex[:8]}{extension}"
-    workspace.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(raw)
-    return {"path": str(path), "name": path.name, "type": mime or "application/octet-stream"}
+    name = f"{tool}-{stem or 'output'}-{uuid.uuid4().hex[:8]}{extension}"
+    SafeTree(workspace).write_bytes(name, raw)  # the workspace is the kernel's too
+    return {"path": str(workspace / name), "name": name,
+            "type": mime or "application/octet-stream"}

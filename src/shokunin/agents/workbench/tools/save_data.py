@@ -6,7 +6,6 @@ import asyncio
 import csv
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import SaveDataArgs
+from shokunin.store.safe_files import SafeTree, UnsafePath
 
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\- ]{0,99}")
 
@@ -43,43 +43,15 @@ def _columns(dataset: Any) -> tuple[list[str], list[list[Any]]]:
     raise ToolException("dataset must be {column: [values]} or a list of {column: value}")
 
 
-def _open_in(workspace: Path, name: str) -> int:
-    """Open ``workspace/name`` for writing without following links. Sandbox code can write
-    the workspace too (as another uid): a link it planted there must not make this process,
-    which may be root, write somewhere else."""
-    folder = workspace.resolve()
-    if workspace.is_symlink() or not folder.is_dir():
-        raise ToolException("the workspace is not a plain folder")
-    path = folder / name
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            raise ToolException(f"{name} exists and is not a regular file: not overwritten")
-    except FileNotFoundError:
-        pass
-    try:
-        # No O_TRUNC yet: what was opened is checked first. O_NONBLOCK: a FIFO swapped in
-        # after the lstat fails (ENXIO) instead of hanging the tool.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
-    except OSError as exc:  # ELOOP: a link appeared in between
-        raise ToolException(f"cannot write {name}: {exc.strerror}") from exc
-    try:
-        st = os.fstat(fd)
-        # A hard link is a regular file too, but writing it would change the file it
-        # shares an inode with, wherever that lives.
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            raise ToolException(f"{name} exists and is not a plain file: not overwritten")
-        os.set_blocking(fd, True)
-        os.ftruncate(fd, 0)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
 def write_csv(workspace: Path, dataset: Any, file_name: str) -> Path:
     columns, rows = _columns(dataset)
     name = safe_csv_name(file_name)
-    with os.fdopen(_open_in(workspace, name), "w", newline="", encoding="utf-8") as f:
+    try:  # the sandbox writes the workspace too (as another uid): no link is followed
+        fd = SafeTree(workspace).open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                                      make_folders=True)
+    except (OSError, UnsafePath) as exc:
+        raise ToolException(f"cannot write {name} in the workspace: {exc}") from None
+    with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(columns)
         writer.writerows(rows)
