@@ -159,9 +159,6 @@ class Settings(BaseSettings):
     analyst_pandas_max_mb: float = Field(
         200.0, gt=0, description="Largest estimated in-memory size (MB, 6x the file) of a "
         "CSV/TSV profiled with pandas; larger ones are converted to UTF-8 and go through DuckDB.")
-    knowledge_dir: Path = Field(
-        PACKAGE_DIR / "data" / "knowledge" / "price_pass_through",
-        description="Documents of the Advisor's knowledge base (md, txt, html, pdf); indexed "
     analyst_parse_memory_mb: float = Field(
         1024.0, gt=0, description="Memory (MB) the child process that parses, profiles or "
         "previews one upload may add; past it the upload is refused as too large when expanded.")
@@ -174,6 +171,9 @@ class Settings(BaseSettings):
     analyst_xlsx_max_ratio: float = Field(
         200.0, gt=1, description="Most an .xlsx member larger than 1 MiB may expand per "
         "compressed byte (a zip bomb's ratio is in the thousands).")
+    knowledge_dir: Path = Field(
+        PACKAGE_DIR / "data" / "knowledge" / "price_pass_through",
+        description="Documents of the Advisor's knowledge base (md, txt, html, pdf); indexed "
         "at server start and by `shokunin kb ingest`.")
     knowledge_index: Path | None = Field(
         None, description="The knowledge index file; default `<data_dir>/knowledge.sqlite`.")
