@@ -24,8 +24,9 @@ def free_port() -> int:
 
 class LiveServer:
     def __init__(self, data_dir: Path, env: dict[str, str] | None = None,
-                 port: int | None = None) -> None:
+                 port: int | None = None, log_level: str = "warning") -> None:
         self.data_dir = data_dir
+        self.log_level = log_level
         self.port = port or free_port()
         self.extra_env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
@@ -53,7 +54,7 @@ class LiveServer:
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "shokunin", "serve", "--port", str(self.port),
-             "--log-level", "warning"],
+             "--log-level", self.log_level],
             env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + timeout

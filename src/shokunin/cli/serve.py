@@ -17,6 +17,7 @@ import uvicorn
 from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
 from shokunin.config import Settings
+from shokunin.tools.leak_guard import install_log_masking
 
 REFUSAL = (
     "refusing to listen on {host}: it is reachable from other machines and auth is off, so "
@@ -60,6 +61,7 @@ def serve(
         typer.echo(f"shokunin: {exc}", err=True)
         raise typer.Exit(2) from None
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    install_log_masking()  # secrets and credentials (uvicorn's access log too) never logged
     app = create_app(settings)
     tune_gc(settings.gc_interval_sec)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,

@@ -13,7 +13,8 @@ the server log. Two guards, each installed once per process:
   ``shokunin.tools.output``, as a venv tool's output is; other threads' writes pass
   through, masked.
 
-The secrets are every secret setting value the registry has seen (``remember()``). Output a
+The secrets are every secret setting value the registry has seen (``remember()``), at least
+``MIN_MASKED_CHARS`` long; credentials in URLs and headers are redacted too. Output a
 tool writes to file descriptors 1 and 2 directly (C code, ``os.write``) is not seen here.
 """
 
@@ -26,19 +27,23 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
+from shokunin.redaction import redact_credentials
 from shokunin.tools.masking import mask_text, ordered
 
 output_log = logging.getLogger("shokunin.tools.output")
 _local = threading.local()
 _lock = threading.Lock()
 _known: list[str] = []
+MIN_MASKED_CHARS = 6
 _installed = False
 
 
 def remember(secrets: Iterable[str]) -> None:
-    """Add secret texts to those masked in the log and on stdout/stderr."""
+    """Add secret texts to those masked in the log and on stdout/stderr. Texts shorter than
+    ``MIN_MASKED_CHARS`` are not masked there: a secret ``2`` would mask every 2 in the log
+    (they are still masked out of the tool's own results and output)."""
     global _known
-    new = set(secrets) - set(_known)
+    new = {s for s in secrets if len(s) >= MIN_MASKED_CHARS} - set(_known)
     if new:
         with _lock:
             _known = ordered([*_known, *new])
@@ -63,24 +68,37 @@ def _proxy_streams() -> None:
 
 
 def mask_record(record: logging.LogRecord) -> None:
-    """Mask the known secrets out of a record's message, traceback and stack."""
-    secrets = _known
-    if not secrets:
-        return
-    try:
-        message = record.getMessage()
-    except Exception:  # a broken format string: logging reports it itself later
-        return
-    masked = mask_text(message, secrets)
-    if masked != message:
+    """Mask the known secrets and any credential (``redaction``) out of a record's message,
+    traceback and stack. The arguments are masked one by one and keep their shape, so a
+    formatter that reads them (uvicorn's access log unpacks five) still works; this never
+    raises: a record it cannot mask is left to logging, which reports broken ones itself."""
+    with contextlib.suppress(Exception):  # masking must never break logging
+        _mask(record, _known)
+
+
+def _clean(text: str, secrets: list[str]) -> str:
+    return redact_credentials(mask_text(text, secrets) if secrets else text)
+
+
+def _mask(record: logging.LogRecord, secrets: list[str]) -> None:
+    if isinstance(record.msg, str):
+        record.msg = _clean(record.msg, secrets)
+    args = record.args
+    if isinstance(args, tuple):
+        record.args = tuple(_clean(a, secrets) if isinstance(a, str) else a for a in args)
+    elif isinstance(args, dict):
+        record.args = {k: _clean(v, secrets) if isinstance(v, str) else v
+                       for k, v in args.items()}
+    message = record.getMessage()
+    if (masked := _clean(message, secrets)) != message:  # a secret inside a non-str argument
         record.msg, record.args = masked, None
     if record.exc_info and not record.exc_text:
         text = logging.Formatter().formatException(record.exc_info)
-        if (clean := mask_text(text, secrets)) != text:
+        if (clean := _clean(text, secrets)) != text:
             # Formatters print exc_text when there is no exc_info left to format.
             record.exc_text, record.exc_info = clean, None
     if record.stack_info:
-        record.stack_info = mask_text(record.stack_info, secrets)
+        record.stack_info = _clean(record.stack_info, secrets)
 
 
 def _masking_factory(make: Any) -> Any:
