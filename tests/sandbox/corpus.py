@@ -161,6 +161,15 @@ BLOCKED: dict[str, str] = {
                             "pd.DataFrame({'a': [1]}).query(\"@pd.io.common.os.getcwd() == 'x'\")",
     "query-computed": "import pandas as pd\nq = '@pd.io' + '.common'\npd.DataFrame().query(q)",
     "df-eval-reference": "import pandas as pd\npd.DataFrame().eval('@pd.io')",
+    # names the expression reads that the policy never sees (issue 34: sys.modules)
+    "query-resolvers": "import pandas as pd\npd.DataFrame({'a': [1]}).query("
+                       "'out.append(m.compat)', resolvers=[{'m': pd, 'out': []}])",
+    "query-local-dict": "import pandas as pd\nq = pd.DataFrame().query\n"
+                        "q('m.compat', local_dict={'m': pd})",
+    "query-global-dict": "import pandas as pd\npd.DataFrame().query('m', global_dict={})",
+    "query-splat-resolvers": "import pandas as pd\nq = pd.DataFrame().query\n"
+                             "q('m.compat', **{'resolvers': [{'m': pd}]})",
+    "query-level": "import pandas as pd\npd.DataFrame().query('a > @b', level=3)",
     # unpickling
     "numpy-load-pickle": "import numpy as np\nnp.load('x.npy', allow_pickle=True)",
     "numpy-read-array": "import io\nimport numpy as np\n"
@@ -218,11 +227,13 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
                            _prints("None")),
     "read-server-db": ("import pandas as pd\npd.read_csv('{data_dir}/shokunin.db')",
                        _error("FileNotFoundError")),
-    "list-data-dir": ("import os\nprint(os.listdir('{data_dir}'))", _prints("[]")),
+    "list-data-dir": ("import os\nprint(os.listdir('{data_dir}'))",  # hidden, or in /tmp
+                      lambda r: _prints("[]")(r) or r.error_type == "FileNotFoundError"),
     "other-workspace": ("import os\nprint(os.path.exists('{data_dir}/workspaces/victim'))",
                         _prints("False")),
     "server-home": ("import os\nprint([n for n in os.listdir(os.path.expanduser('~root'))"
-                    " if n != '.pyenv'])", _prints("[]")),
+                    " if n != '.pyenv'])",  # hidden, or out of Landlock's reach
+                    lambda r: _prints("[]")(r) or r.error_type == "PermissionError"),
     "socket-internet": ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)",
                         _or_hook(_error("OSError"))),
     "socket-loopback": ("import socket\nsocket.create_connection(('127.0.0.1', 8000), "
@@ -333,3 +344,92 @@ HOOKED: dict[str, str] = {
 }
 
 STOPPED_BY_TIMEOUT = {"infinite-loop", "sleep-forever"}
+
+
+# "Arbitrary code": the policy and the audit hook are a courtesy, not a wall (issue 34: a
+# policy-clean cell reached sys.modules through DataFrame.query's resolvers, emptied the
+# hook's rules through gc and started /bin/sh). These start from there, a shell or native
+# code as the kernel's uid, and only the OS walls may stop them. Run in kernels without the
+# hook; {data_dir}, {workdir} (the server's working folder, holding server.log),
+# {server_pid} and {marker} (a name unique to the run) are filled in by the test.
+SERVER_LOG = "token=admin-token-in-the-server-log"
+DATABASE = "server secrets"
+
+
+def _sh(command: str) -> str:
+    """Run ``command`` with /bin/sh; print its exit status and what it printed."""
+    return ("import subprocess\n"
+            f"p = subprocess.run(['/bin/sh', '-c', {command!r}], capture_output=True, "
+            "text=True)\nprint(f'rc={p.returncode}', p.stdout, p.stderr)")
+
+
+def _native(body: str) -> str:
+    """``body`` with libc at hand (``libc``, ``errno()``), as native code would call it."""
+    return ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "libc.syscall.restype = ctypes.c_long\nerrno = ctypes.get_errno\n" + body)
+
+
+def _failed(r: ExecResult) -> bool:
+    """The shell ran and its command failed."""
+    return r.ok and "rc=" in r.stdout and "rc=0 " not in r.stdout
+
+
+def _denied(*errors: str) -> Callable[[ExecResult], bool]:
+    return lambda r: r.error_type in errors
+
+
+def _secret_not_shown(r: ExecResult) -> bool:
+    return SERVER_LOG not in r.stdout + r.stderr and DATABASE not in r.stdout + r.stderr
+
+
+_PTRACE_ATTACH = "print('ptrace', libc.ptrace(16, {pid}, 0, 0), errno())"
+ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
+    # new namespaces: uid 0 of a user namespace of its own, free to mount
+    "unshare-user": (_sh("unshare -Ur id -u"), _failed),
+    "unshare-mount-tmpfs": (_sh("unshare -Urm sh -c 'mount -t tmpfs none /mnt && echo mounted'"),
+                            lambda r: _failed(r) and "mounted" not in r.stdout),
+    "unshare-native": (_native("print('unshare', libc.unshare(0x10000000 | 0x00020000))"),
+                       _prints("unshare -1")),
+    # other processes: tracing its own fork, the server, its memory, its environment
+    "ptrace-own-fork": (_native(
+        "import time\npid = os.fork()\nif pid == 0:\n    time.sleep(5)\n    os._exit(0)\n"
+        + _PTRACE_ATTACH.format(pid="pid") + "\nos.kill(pid, 9)\nos.waitpid(pid, 0)"),
+        _prints("ptrace -1")),
+    "ptrace-server": (_native(_PTRACE_ATTACH.format(pid="{server_pid}")), _prints("ptrace -1")),
+    "server-memory": ("open('/proc/{server_pid}/mem', 'rb').read(1)",
+                      _denied("PermissionError")),
+    "server-environ": ("print(open('/proc/{server_pid}/environ', 'rb').read()[:40])",
+                       _denied("PermissionError")),
+    "signal-server": ("import os\nos.kill({server_pid}, 0)", _denied("PermissionError")),
+    # code and data in the host kernel
+    "bpf": (_native("attr = ctypes.create_string_buffer(128)\n"
+                    "attr[0:16] = bytes([2, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0])\n"
+                    "print('bpf', libc.syscall(321, 0, attr, 128))"), _prints("bpf -1")),
+    "keyctl-add-key": (_native("print('add_key', libc.syscall(248, b'user', b'shokunin', b'x',"
+                               " 1, -2))"), _prints("add_key -1")),
+    "io-uring": (_native("params = ctypes.create_string_buffer(120)\n"
+                         "print('io_uring', libc.syscall(425, 8, params))"),
+                 _prints("io_uring -1")),
+    "personality": (_native("print('personality', libc.personality(0x0400000))"),
+                    _prints("personality -1")),
+    # the network, even where a namespace could not be made
+    "udp-socket": ("import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM)",
+                   _denied("OSError")),
+    "tcp6-socket": ("import socket\nsocket.socket(socket.AF_INET6, socket.SOCK_STREAM)",
+                    _denied("OSError")),
+    "raw-packet-socket": ("import socket\nsocket.socket(socket.AF_PACKET, socket.SOCK_RAW)",
+                          _denied("OSError", "PermissionError")),
+    # the server's files
+    "read-database": ("print(open('{data_dir}/shokunin.db').read())",
+                      _denied("PermissionError", "FileNotFoundError")),
+    "read-server-log": ("print(open('{workdir}/server.log').read())",
+                        _denied("PermissionError", "FileNotFoundError")),
+    "shell-reads-server-files": (_sh("cat {workdir}/server.log {data_dir}/shokunin.db; "
+                                     "cat /tmp/shokunin-sandbox-*/k*.stash{data_dir}/shokunin.db"
+                                     " /tmp/shokunin-sandbox-*/k*.stash{workdir}/server.log"),
+                                 lambda r: _failed(r) and _secret_not_shown(r)),
+    # writing outside the kernel's own folders
+    "write-var-tmp": (_sh("echo x > /var/tmp/{marker}"), _failed),
+    "write-server-workdir": ("open('{workdir}/{marker}', 'w').write('x')",
+                             _denied("PermissionError")),
+}

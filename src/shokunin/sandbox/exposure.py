@@ -31,6 +31,32 @@ def install_paths() -> list[str]:
     return sorted({os.path.realpath(p) for p in paths})
 
 
+# What any Python process reads and runs: libraries, programs, configuration, fonts
+# (/usr/share/fonts), devices to read, /proc and /sys (CPU counts, its own descriptors).
+SYSTEM_READABLE = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
+                   "/proc", "/sys", "/dev")
+
+
+def readable_paths(workdir: Path, data_dir: Path) -> list[str]:
+    """What a kernel may read and execute (Landlock): the system folders, the Python
+    installation and every folder on this interpreter's import path, except an entry that
+    is or holds the server's working folder (``-m`` puts it on the path as '') or the
+    data folder, or lies in the data folder."""
+    work, data = os.path.realpath(workdir), os.path.realpath(data_dir)
+    paths = set(SYSTEM_READABLE) | set(install_paths())
+    for entry in filter(None, sys.path):
+        real = os.path.realpath(entry)
+        if not (_beneath(work, real) or _beneath(data, real) or _beneath(real, data)) \
+                and os.path.exists(real):
+            paths.add(real)
+    return sorted(paths)
+
+
+def _beneath(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or lies in it."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def blocked_ancestors(paths: list[str]) -> list[str]:
     """The highest folder above each path that other users cannot enter (to cover with tmpfs)."""
     blocked = set()

@@ -8,7 +8,8 @@ A kernel process gets a fresh folder per start (a restart gets a new one)::
       context.json       root:kernel 0640, the values of seed 004's ``context``, per cell
       work/              root 0755, empty: the thread's workspace is bound over it
       home/              the kernel's own (0700): sockets, matplotlib and IPython folders
-    k<uid>-<n>.stash/    root 0700: mount point of the real "/" inside the kernel's namespace
+    k<uid>-<n>.stash/    root 0700, so the kernel cannot pass (whatever is mounted inside)
+      fs/                mount point of the real "/" inside the kernel's namespace
 
 Root only writes in folders nobody else can write, and copies the font cache into
 ``home`` as the kernel's uid (in the launcher). The one tree root must change that a
@@ -40,6 +41,7 @@ class KernelFolder:
         # folders (and so their connection files) apart.
         self.path = root / f"k{uid}-{serial}-{generation}"
         self.stash = root / f"k{uid}-{serial}-{generation}.stash"
+        self.stash_root = self.stash / "fs"
         self.connection = self.path / "connection.json"
         self.context = self.path / "context.json"
         self.work = self.path / "work"
@@ -51,6 +53,7 @@ class KernelFolder:
         shared = os.getuid() == 0
         self.path.mkdir(mode=0o710)
         self.stash.mkdir(mode=0o700)
+        self.stash_root.mkdir(mode=0o700)
         self.work.mkdir(mode=0o755)
         self.home.mkdir(mode=0o700)
         os.chmod(self.path, 0o710)  # whatever the umask
@@ -75,8 +78,9 @@ class KernelFolder:
         # rmtree works through file descriptors on Linux: links in home are removed, not
         # followed.
         shutil.rmtree(self.path, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            self.stash.rmdir()
+        for empty in (self.stash_root, self.stash):
+            with contextlib.suppress(OSError):
+                empty.rmdir()
 
 
 def hand_over(folder: Path, uid: int) -> None:

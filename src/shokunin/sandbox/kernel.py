@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 _SERIALS = itertools.count()  # one per Kernel object of this process
 HERE = Path(__file__).resolve().parent
 INTERRUPT_GRACE_SEC = 3.0
+PRIVATE_TMP = ("/tmp", "/dev/shm")  # a bounded tmpfs each, per kernel
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 POLL_SEC = 0.1
 
 
@@ -69,6 +71,9 @@ class Walls:
     file_mb: int
     hide: tuple[str, ...] = ()
     expose: tuple[str, ...] = ()
+    tmp_mb: int = 256  # each of the kernel's private /tmp and /dev/shm
+    readable: tuple[str, ...] = ()  # Landlock: read and execute beneath these, no more
+    writable: tuple[str, ...] = ()  # ...and write beneath these, besides its own folder
     output_cap: int = 400_000
     mpl_cache: str = ""  # a prebuilt matplotlib font cache, copied so each start is fast
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -148,11 +153,19 @@ class Kernel:
         folder = self.folder = KernelFolder(self.root, self.uid, self.generation, self.serial)
         folder.create()
         config = {"uid": self.uid, "gid": self.uid, "parent": os.getpid(),
-                  "limits": self.walls.limits(), "stash": str(folder.stash),
+                  "limits": self.walls.limits(), "stash": str(folder.stash_root),
                   "hide": list(self.walls.hide), "expose": list(self.walls.expose),
                   "share": [str(folder.connection)] if connection else [], "cwd": str(folder.work),
                   "seed": [self.walls.mpl_cache, str(folder.home / "mpl")]
-                  if self.walls.mpl_cache else None}
+                  if self.walls.mpl_cache else None,
+                  "tmp": {"folders": list(PRIVATE_TMP), "mb": self.walls.tmp_mb,
+                          "fallback": str(folder.home / "tmp")},
+                  "keep": [str(folder.path), str(folder.stash), *self.walls.expose,
+                           *self.walls.writable, *([self.walls.mpl_cache]
+                                                   if self.walls.mpl_cache else [])],
+                  "readable": list(self.walls.readable),
+                  "writable": [str(folder.path), *self.walls.writable],
+                  "devices": list(DEVICES)}
         return [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--", *argv]
 
     def _env(self) -> dict[str, str]:
@@ -166,7 +179,10 @@ class Kernel:
                "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap),
                # Arrow's mimalloc keeps freed pages and reserves address space (RLIMIT_AS)
-               "ARROW_DEFAULT_MEMORY_POOL": "system"}
+               "ARROW_DEFAULT_MEMORY_POOL": "system",
+               # ipykernel's pipe for forks' output binds 127.0.0.1, which the seccomp
+               # filter refuses (no TCP): it says so at every start, and goes on without
+               "PYTHONWARNINGS": "ignore:Couldn't bind IOPub Pipe:UserWarning"}
         env.update(self.walls.extra_env)
         return env
 
@@ -190,7 +206,7 @@ class Kernel:
             inside = str(self.folder.work)
             proc = await asyncio.create_subprocess_exec(
                 "nsenter", "-t", str(self.pid), "-m", "--", "mount", "--bind",
-                f"{self.folder.stash}{workspace.resolve()}", inside,
+                f"{self.folder.stash_root}{workspace.resolve()}", inside,
                 stderr=asyncio.subprocess.PIPE)
             _, err = await proc.communicate()
             if proc.returncode:

@@ -10,8 +10,18 @@ kernel and everything the kernel starts, and none of it can be undone without pr
   switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
   cannot read or signal each other);
 - unprivileged: a user + network namespace when the system allows one, else nothing;
+- private /tmp and /dev/shm: a size-bounded tmpfs each in the kernel's mount namespace
+  (root, or unprivileged with a user namespace), gone with the kernel; without a namespace
+  TMPDIR points into the kernel's own folder and Landlock keeps it out of both;
 - always: resource limits (address space, CPU time, processes, file size), umask 077; the
-  kernel dies with the server (PR_SET_PDEATHSIG) and reaps its forks' orphans (subreaper).
+  kernel dies with the server (PR_SET_PDEATHSIG) and reaps its forks' orphans (subreaper);
+- last, right before the exec: Landlock (``landlock_rules.py``: what it may read and
+  write) and the seccomp filter (``syscall_filter.py``: no namespaces, mounts, ptrace,
+  bpf, keys, sockets but unix ones...). A system with seccomp where the filter cannot be
+  loaded stops the launch: no kernel starts without it.
+
+It imports the standard library and its two sibling modules (found beside it: Python puts
+the script's folder first on sys.path), which load libseccomp through ``pyseccomp``.
 """
 
 from __future__ import annotations
@@ -23,9 +33,14 @@ import resource
 import signal
 import sys
 
+import landlock_rules
+import syscall_filter
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+MS_NOSUID = 2
+MS_NODEV = 4
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
@@ -87,15 +102,50 @@ def _hide(path: str) -> None:
 
 
 def isolate_unprivileged() -> bool:
-    """A user + network namespace if the system permits it; False when it does not."""
+    """A user + network + mount namespace if the system permits it; False when it does not."""
     uid, gid = os.getuid(), os.getgid()
-    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
+    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) != 0:
         return False
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                        ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
+    _mount("none", "/", None, MS_REC | MS_PRIVATE)
     return True
+
+
+def private_tmp(folders: list[str], size_mb: int, keep: list[str]) -> None:
+    """A fresh tmpfs of ``size_mb`` MiB on each of ``folders`` (/tmp, /dev/shm), in this
+    mount namespace only: what the kernel writes there is bounded and goes with it.
+
+    The paths of ``keep`` that lie beneath one of them (the kernel's own folder, its
+    stash, the font cache: the server's runtime folder is in the temp folder) are bound
+    back from a descriptor taken before they were covered.
+    """
+    held = {}
+    for path in sorted(set(keep), key=len):
+        if _inside(path, folders) and os.path.isdir(path):
+            held[path] = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    for folder in folders:
+        if os.path.isdir(folder):
+            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV,
+                   f"size={size_mb}m,mode=1777")
+    os.umask(0o022)  # folders made below must be traversable by the kernel's uid
+    for path, fd in held.items():
+        os.makedirs(path, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
+
+
+def filter_syscalls() -> None:
+    """The seccomp filter; a system that has seccomp but cannot load it stops the launch."""
+    if not syscall_filter.kernel_supports_seccomp():
+        return  # the server logs this once at start
+    try:
+        syscall_filter.apply()
+    except syscall_filter.FilterUnavailable as exc:
+        print(f"shokunin launcher: {exc}", file=sys.stderr)
+        sys.exit(1)
 
 
 def become_subreaper() -> None:
@@ -144,12 +194,17 @@ def main(argv: list[str]) -> None:
     config = json.loads(argv[1])
     kernel_argv = argv[argv.index("--") + 1:]
     uid, gid = config["uid"], config["gid"]
+    tmp, writable = config["tmp"], list(config["writable"])
     if os.geteuid() == 0:
         isolate_as_root(config["stash"], config["hide"], config["expose"])
+        private = True
         for path in config["share"]:
             share_with(path, gid)
     else:
-        isolate_unprivileged()
+        private = isolate_unprivileged()
+    if private:
+        private_tmp(tmp["folders"], tmp["mb"], config["keep"])
+        writable += tmp["folders"]
     apply_limits(config["limits"])
     become_subreaper()
     os.umask(0o077)
@@ -160,7 +215,13 @@ def main(argv: list[str]) -> None:
     die_with(config["parent"])
     if config["seed"]:
         seed(*config["seed"])
+    if not private:  # /tmp and /dev/shm are the host's: Landlock keeps the kernel out
+        os.makedirs(tmp["fallback"], mode=0o700, exist_ok=True)
+        os.environ["TMPDIR"] = tmp["fallback"]
     os.chdir(config["cwd"])
+    # Landlock when the kernel has it (the server logs once when it does not)
+    landlock_rules.confine(config["readable"], writable, config["devices"])
+    filter_syscalls()
     os.execve(kernel_argv[0], kernel_argv, os.environ)
 
 

@@ -134,6 +134,10 @@ PATH_KEYWORDS = frozenset({"path", "path_or_buf", "filepath_or_buffer", "fname",
 _ESCAPE_IN_STRING = re.compile(r"usetex|module://|plotting\.backend")
 # Keywords that unpickle (allow_pickle) or switch to such a setting, unless literally off.
 _ESCAPE_KEYWORDS = {"allow_pickle": False, "usetex": False, "backend": "matplotlib"}
+# Names a DataFrame.query / eval expression reads besides the frame's columns and '@name':
+# objects handed in here are walked by the expression, which the checks above never see
+# (issue 34: resolvers=[{'m': pd}] gave a cell sys.modules). Refused on any call.
+_NAMESPACE_KEYWORDS = frozenset({"resolvers", "local_dict", "global_dict"})
 # In a DataFrame.query expression, '@name' reads a variable; anything after it
 # ('@pd.io.common.os.system(...)') would be evaluated, unseen by the checks above.
 _QUERY_REFERENCE = re.compile(r"@\s*[A-Za-z_]\w*\s*[.(\[]")
@@ -240,7 +244,10 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and _DUNDER_IN_STRING.search(node.value):
+        if node.value in _NAMESPACE_KEYWORDS:  # {'resolvers': ...} passed with '**'
+            self._refuse(node, f"the name {node.value!r} is not allowed (it hands an "
+                               "expression names the sandbox cannot check)")
+        elif isinstance(node.value, str) and _DUNDER_IN_STRING.search(node.value):
             self._refuse(node, "strings naming interpreter internals are not allowed: "
                                f"{_DUNDER_IN_STRING.search(node.value).group()!r}")
         elif isinstance(node.value, str) and _ESCAPE_IN_STRING.search(node.value):
@@ -271,6 +278,10 @@ class _Checker(ast.NodeVisitor):
         elif isinstance(func, ast.Name) and func.id in IO_FUNCTIONS:
             self._check_paths(node, func.id)
         for keyword in node.keywords:
+            if keyword.arg in _NAMESPACE_KEYWORDS:
+                self._refuse(node, f"'{keyword.arg}=' is not allowed: the expression would "
+                                   "read names the sandbox cannot check; pass values as "
+                                   "'@name' (df.query('year == @y'))")
             if keyword.arg in _ESCAPE_KEYWORDS and not (
                     isinstance(keyword.value, ast.Constant)
                     and keyword.value.value == _ESCAPE_KEYWORDS[keyword.arg]):
@@ -288,6 +299,10 @@ class _Checker(ast.NodeVisitor):
         elif _QUERY_REFERENCE.search(expr.value):
             self._refuse(node, "'.query' may only read plain variables with '@name', not "
                                f"'{_QUERY_REFERENCE.search(expr.value).group()}...'")
+        for keyword in node.keywords:
+            if keyword.arg is None or keyword.arg == "level":  # **options; other frames' names
+                self._refuse(node, "'.query' takes no '**' options and no 'level=': its "
+                                   "expression reads the cell's '@name' variables only")
 
     def _check_named_attribute(self, node: ast.Call, name: str) -> None:
         target = node.args[1] if len(node.args) > 1 else None

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from shokunin import events
-from shokunin.sandbox import saved_images
+from shokunin.sandbox import landlock_rules, saved_images, syscall_filter
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
 from shokunin.sandbox.exposure import (
     HERE,
@@ -30,6 +30,7 @@ from shokunin.sandbox.exposure import (
     blocked_ancestors,
     diagnose,
     install_paths,
+    readable_paths,
 )
 from shokunin.sandbox.kernel import (
     CellStopped,
@@ -58,6 +59,16 @@ for name in {modules!r}:
     open(spec.origin, "rb").close()
 open({startup!r}, "rb").close()
 """
+
+
+def _log_missing_walls() -> None:
+    """Say once, at start, which of the kernel's walls this system cannot give."""
+    if not syscall_filter.kernel_supports_seccomp():
+        log.warning("this kernel has no seccomp: sandbox kernels run without their system "
+                    "call filter (namespaces, mounts, ptrace, sockets stay open to them)")
+    if landlock_rules.abi_version() < 1:
+        log.warning("this kernel has no Landlock (or it is disabled): sandbox kernels may "
+                    "read what their uid may read; the other walls hold")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -95,6 +106,7 @@ class Sandbox:
         that would fail at every cell does not start.
         """
         self._ensure_runtime()
+        _log_missing_walls()
         try:
             await self._check_kernels_start()
         except BaseException:
@@ -159,10 +171,22 @@ class Sandbox:
         # A folder other users cannot enter above the installation (a checkout under
         # /root or a 0700 mktemp folder) is covered too, and the installation bound back.
         hide.update(blocked_ancestors(expose))
+        writable: list[str] = []
+        if not is_root():
+            # Kernels share the server's uid and find their workspace by its real path
+            # (no mount namespace of root's to bind it in): every thread's workspace is
+            # writable to every kernel, as the uid already allows. The rest of the data
+            # folder stays out of reach.
+            workspaces = Path(s.data_dir).resolve() / "workspaces"
+            workspaces.mkdir(parents=True, exist_ok=True)
+            writable.append(str(workspaces))
         return Walls(memory_mb=int(s.sandbox_memory_mb), cpu_sec=int(s.sandbox_cpu_sec),
                      max_procs=int(s.sandbox_max_procs), file_mb=int(s.sandbox_file_mb),
                      hide=tuple(sorted(hide)), expose=tuple(sorted(expose)),
-                     mpl_cache=str(mpl) if mpl.is_dir() else "")
+                     mpl_cache=str(mpl) if mpl.is_dir() else "",
+                     tmp_mb=int(s.sandbox_tmp_mb),
+                     readable=tuple(readable_paths(Path.cwd(), Path(s.data_dir))),
+                     writable=tuple(writable))
 
     async def _new_kernel(self) -> Kernel:
         self._ensure_runtime()

@@ -1,0 +1,314 @@
+"""The OS walls alone hold against arbitrary code in the kernel (issue 34, points 2, 9, 10).
+
+Every case starts where the issue's escape ended: the policy and the audit hook out of the
+way (kernels started without the hook, cells sent past the policy), a shell or native
+code as the kernel's uid. As root (own uid, namespaces) and as a normal user (kernels share
+the server's uid: Landlock and seccomp are the walls), the server's working folder holds a
+``server.log`` and the data folder a database, both outside the temp folder, so that only a
+wall, not the private /tmp, keeps them from the kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from shokunin.config import Settings
+from shokunin.sandbox import ExecPythonInput, ExecResult, Sandbox
+from shokunin.sandbox.policy import check_policy
+from tests.sandbox.conftest import sandbox_settings
+from tests.sandbox.corpus import ARBITRARY, DATABASE, SERVER_LOG
+
+in_loop = pytest.mark.asyncio(loop_scope="module")
+REPO = Path(__file__).resolve().parents[2]
+TMP_MB = 64
+NORMAL_USER = "cloudsdk"
+
+
+def _server_folders(owner: int = 0) -> tuple[Path, Path, Path]:
+    """(top, workdir, data_dir) under /var/tmp: workdir holds server.log, data_dir a
+    database, both readable by their owner only, as a real server leaves them."""
+    top = Path(tempfile.mkdtemp(prefix="shokunin-arbitrary-", dir="/var/tmp"))
+    workdir, data_dir = top / "work", top / "data"
+    for folder in (top, workdir, data_dir):
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o755)
+    (workdir / "server.log").write_text(SERVER_LOG + "\n")
+    (data_dir / "shokunin.db").write_text(DATABASE + "\n")
+    for path in (top, workdir, data_dir, workdir / "server.log", data_dir / "shokunin.db"):
+        os.chown(path, owner, owner)
+    (workdir / "server.log").chmod(0o644)  # world-readable: only a wall may stop the read
+    (data_dir / "shokunin.db").chmod(0o644)
+    return top, workdir, data_dir
+
+
+def _filled(code: str, data_dir: Path, workdir: Path, marker: str) -> str:
+    return (code.replace("{data_dir}", str(data_dir)).replace("{workdir}", str(workdir))
+            .replace("{server_pid}", str(os.getpid())).replace("{marker}", marker))
+
+
+async def _past_policy(sandbox: Sandbox, thread: str, code: str) -> ExecResult:
+    kernel = await sandbox._kernel_for(thread, None)  # noqa: SLF001 (bypass the policy)
+    inp = ExecPythonInput(code=code, timeout_sec=60, max_output_chars=20000)
+    return await sandbox._run(kernel, inp, None)  # noqa: SLF001
+
+
+def _bare(sandbox: Sandbox) -> None:
+    sandbox._ensure_runtime()  # noqa: SLF001
+    sandbox._walls = dataclasses.replace(  # noqa: SLF001
+        sandbox._walls, extra_env={"SHOKUNIN_SANDBOX_AUDIT": "off"})  # noqa: SLF001
+
+
+@dataclasses.dataclass
+class Server:
+    sandbox: Sandbox
+    workdir: Path
+    data_dir: Path
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server() -> AsyncIterator[Server]:
+    """A bare sandbox (no audit hook) of a server whose working folder is ``workdir``."""
+    top, workdir, data_dir = _server_folders()
+    here = os.getcwd()
+    os.chdir(workdir)  # the walls are built from the server's working folder
+    try:
+        sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0, sandbox_tmp_mb=TMP_MB))
+        _bare(sb)
+    finally:
+        os.chdir(here)
+    await sb.start()
+    yield Server(sb, workdir, data_dir)
+    await sb.shutdown()
+    shutil.rmtree(top, ignore_errors=True)
+
+
+@in_loop
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root server's walls (a normal user's: below)")
+@pytest.mark.parametrize("name", ARBITRARY.keys())
+async def test_arbitrary_code_is_contained_as_root(server: Server, name: str) -> None:
+    code, check = ARBITRARY[name]
+    marker = f"shokunin-arbitrary-{uuid.uuid4().hex}"
+    result = await _past_policy(server.sandbox, "arbitrary",
+                                _filled(code, server.data_dir, server.workdir, marker))
+    assert check(result), result.model_dump(exclude={"plot_png_base64"})
+    assert not Path("/var/tmp", marker).exists() and not (server.workdir / marker).exists()
+
+
+FLOOD = """
+import errno, os
+written, stop = 0, None
+try:
+    with open('{folder}/{marker}-big', 'wb') as f:
+        for _ in range(1024):  # 1 GiB in 1 MiB pieces
+            f.write(b'0' * (1 << 20))
+            f.flush()
+            written += 1
+except OSError as exc:
+    stop = errno.errorcode.get(exc.errno)
+for n in range(1024 - written):  # files of the largest size RLIMIT_FSIZE lets through
+    if stop != 'EFBIG':
+        break
+    try:
+        with open(f'{folder}/{marker}-{{n}}', 'wb') as f:
+            f.write(b'0' * (8 << 20))
+        written += 8
+    except OSError as exc:
+        stop = errno.errorcode.get(exc.errno)
+print('written', written, 'stop', stop)
+"""
+
+
+@in_loop
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root server's walls (a normal user's: below)")
+@pytest.mark.parametrize("folder", ["/tmp", "/dev/shm"])
+async def test_tmp_is_private_bounded_and_gone_with_the_kernel(server: Server,
+                                                               folder: str) -> None:
+    marker = f"shokunin-flood-{uuid.uuid4().hex}"
+    thread = f"flood-{folder.strip('/').replace('/', '-')}"
+    try:
+        result = await _past_policy(server.sandbox, thread,
+                                    FLOOD.format(folder=folder, marker=marker))
+        words = result.stdout.split()
+        assert result.ok and words[0] == "written" and words[3] == "ENOSPC", result
+        assert int(words[1]) <= TMP_MB, "more than the bound was written"
+        assert not list(Path(folder).glob(f"{marker}*")), "the kernel wrote to the host's"
+    finally:
+        await server.sandbox.close_thread(thread)
+        for leftover in Path(folder).glob(f"{marker}*"):
+            leftover.unlink()
+
+
+# -- the issue's chain, end to end ----------------------------------------------------------
+# Policy-clean on the code the issue was filed against: sys.modules from DataFrame.query's
+# resolvers, the audit hook's rules emptied through gc, then /bin/sh as the kernel's uid.
+CHAIN = """
+import pandas as pd
+df = pd.DataFrame({'a': [1]})
+out = []
+try:
+    df.query('out.append(m.compat._constants.sys.modules)', resolvers=[{'m': pd, 'out': out}])
+except Exception:
+    pass
+modules = out[0]
+gc = modules['gc']
+def f():
+    pass
+function = type(f)
+for hook in [o for o in gc.get_objects() if type(o) is function and '.hook at' in repr(o)]:
+    for ref in gc.get_referents(hook):
+        for cell in gc.get_referents(ref):
+            for rules in gc.get_referents(cell):
+                if isinstance(rules, dict) and 'os.posix_spawn' in rules:
+                    rules.clear()
+os_ = modules['os']
+pid = os_.posix_spawn('/bin/sh', ['sh', '-c', SHELL], {})
+print('shell status', os_.waitpid(pid, 0)[1])
+"""
+HARM = ("unshare -Ur sh -c 'mount -t tmpfs none /mnt && echo escaped'; "
+        "echo x > /var/tmp/{marker}; cat {workdir}/server.log")
+
+
+def test_issue_chain_is_refused_by_the_policy() -> None:
+    violations = check_policy(CHAIN.replace("SHELL", repr("id")),
+                              Settings().sandbox_allowed_imports)
+    assert any("resolvers" in v.reason for v in violations), violations
+
+
+@in_loop
+async def test_issue_chain_past_the_policy_does_no_harm(server: Server) -> None:
+    """The chain sent past the policy into a kernel with the hook: whatever of it runs,
+    the shell at its end escapes nothing."""
+    marker = f"shokunin-chain-{uuid.uuid4().hex}"
+    sb = server.sandbox
+    hooked = dataclasses.replace(sb._walls, extra_env={})  # noqa: SLF001
+    shell = _filled(HARM, server.data_dir, server.workdir, marker)
+    code = CHAIN.replace("SHELL", repr(shell))
+    saved, sb._walls = sb._walls, hooked  # noqa: SLF001
+    try:
+        await sb.close_thread("chain")
+        result = await _past_policy(sb, "chain", code)
+    finally:
+        sb._walls = saved  # noqa: SLF001
+        await sb.close_thread("chain")
+    shown = result.model_dump(exclude={"plot_png_base64"})
+    assert "escaped" not in result.stdout and SERVER_LOG not in result.stdout, shown
+    assert not Path("/var/tmp", marker).exists(), shown
+
+
+# -- as a normal user ------------------------------------------------------------------------
+NORMAL_SERVER = """
+import asyncio, json, os, sys
+sys.path.insert(0, {repo!r})
+from tests.sandbox.test_arbitrary_code import run_cases
+print(json.dumps(asyncio.run(run_cases(sys.argv[1], sys.argv[2]))))
+"""
+
+
+async def run_cases(workdir: str, data_dir: str) -> dict:
+    """Run every case in a bare sandbox of a server working in ``workdir`` (in the
+    process started as the normal user); returns each result, and the flood's."""
+    os.chdir(workdir)
+    sb = Sandbox(sandbox_settings(Path(data_dir), sandbox_pool_size=0, sandbox_tmp_mb=TMP_MB))
+    _bare(sb)
+    await sb.start()
+    answers = {}
+    try:
+        for name, (code, _) in ARBITRARY.items():
+            marker = f"shokunin-arbitrary-{name}"
+            result = await _past_policy(sb, "arbitrary",
+                                        _filled(code, Path(data_dir), Path(workdir), marker))
+            answers[name] = result.model_dump(exclude={"plot_png_base64"})
+        for folder in ("/tmp", "/dev/shm"):
+            result = await _past_policy(sb, "flood", FLOOD.format(folder=folder,
+                                                                  marker="shokunin-flood"))
+            answers[f"flood {folder}"] = result.model_dump(exclude={"plot_png_base64"})
+        await sb.close_thread("flood")
+    finally:
+        await sb.shutdown()
+    return answers
+
+
+def _as_normal_user(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``argv`` as the normal user. The interpreter lives under /root (0700) here:
+    in a mount namespace of its own, /root is covered and the interpreter bound back."""
+    holder = Path(tempfile.mkdtemp(prefix="shokunin-pyenv-"))
+    prefix = os.path.realpath(sys.base_prefix)
+    script = (f"set -e; mount --bind {prefix} {holder}; "
+              f"mount -t tmpfs -o mode=0755 tmpfs /root; mkdir -p {prefix}; "
+              f"mount --move {holder} {prefix}; "
+              f"exec runuser -u {NORMAL_USER} -- \"$@\"")
+    try:
+        return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                               script, "sh", *argv], cwd=cwd, capture_output=True, text=True,
+                              timeout=600, env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8"})
+    finally:
+        holder.rmdir()
+
+
+def _normal_user() -> int | None:
+    try:
+        return pwd.getpwnam(NORMAL_USER).pw_uid
+    except KeyError:
+        return None
+
+
+@pytest.fixture(scope="module")
+def as_normal_user() -> Iterator[dict]:
+    uid = _normal_user()
+    if os.geteuid() != 0 or uid is None or shutil.which("runuser") is None:
+        pytest.skip(f"needs root, runuser and a user {NORMAL_USER!r}")
+    top, workdir, data_dir = _server_folders(owner=uid)
+    try:
+        proc = _as_normal_user([sys.executable, "-c", NORMAL_SERVER.format(repo=str(REPO)),
+                                str(workdir), str(data_dir)], workdir)
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        answers = json.loads(proc.stdout.strip().splitlines()[-1])
+        answers["_written"] = sorted(p.name for p in Path("/var/tmp").glob(
+            "shokunin-arbitrary-*") if p.is_file()) + sorted(
+            p.name for p in workdir.iterdir() if p.name.startswith("shokunin-arbitrary-"))
+        answers["_left"] = sorted(str(p) for d in ("/tmp", "/dev/shm")
+                                  for p in Path(d).glob("shokunin-flood*"))
+        yield answers
+    finally:
+        for leftover in Path("/var/tmp").glob("shokunin-arbitrary-*"):
+            if leftover.is_file():
+                leftover.unlink()
+        for d in ("/tmp", "/dev/shm"):
+            for leftover in Path(d).glob("shokunin-flood*"):
+                leftover.unlink()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name", ARBITRARY.keys())
+def test_arbitrary_code_is_contained_as_a_normal_user(as_normal_user: dict, name: str) -> None:
+    _, check = ARBITRARY[name]
+    answer = as_normal_user[name]
+    assert check(ExecResult(**answer)), answer
+    assert not [n for n in as_normal_user["_written"] if n.endswith(name)]
+
+
+@pytest.mark.parametrize("folder", ["/tmp", "/dev/shm"])
+def test_tmp_is_private_and_bounded_as_a_normal_user(as_normal_user: dict, folder: str) -> None:
+    answer = as_normal_user[f"flood {folder}"]
+    words = answer["stdout"].split()
+    assert answer["ok"] and words[3] == "ENOSPC" and int(words[1]) <= TMP_MB, answer
+    assert as_normal_user["_left"] == [], "the kernel wrote to the host's temp folders"
+
+
+def test_cases_run_in_the_normal_users_kernels(as_normal_user: dict) -> None:
+    """The harness itself: kernels ran (a case that fails to start proves nothing)."""
+    assert all(a["error_type"] != "KernelDied" for k, a in as_normal_user.items()
+               if not k.startswith("_")), as_normal_user
