@@ -151,6 +151,14 @@ def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def csv_engine(delimiter: str) -> dict[str, object]:
+    """pandas' engine options for ``delimiter``: its C engine takes one byte only, and a
+    fall back to the Python engine with ``low_memory`` given is an error."""
+    if len(delimiter.encode("utf-8")) > 1:
+        return {"engine": "python"}  # one character: csv's own splitting, not a regex
+    return {"low_memory": False}
+
+
 def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.DataFrame:
     """The table as a DataFrame (its first ``nrows`` rows when given)."""
     if source.format == "xlsx":
@@ -160,10 +168,13 @@ def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.
         try:
             df = pd.read_csv(path, sep=source.delimiter, encoding=source.encoding.encoding,
                              encoding_errors="strict", header=0 if source.header else None,
-                             low_memory=False, nrows=nrows)
+                             nrows=nrows, **csv_engine(source.delimiter))
         except UnicodeDecodeError as exc:
             raise NotDecodable(f"the file is not valid {source.encoding.encoding} text at "
                                   f"byte {exc.start}; pass encoding") from None
+        except UnicodeError as exc:  # a codec's own error, e.g. utf-16 without its BOM
+            raise NotDecodable(f"the file is not valid {source.encoding.encoding} text "
+                               f"({exc}); pass encoding") from None
         except pd.errors.EmptyDataError:
             raise NotATable("the file has no rows") from None
         except pd.errors.ParserError as exc:

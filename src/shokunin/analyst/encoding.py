@@ -62,7 +62,7 @@ def decodes(data: bytes, encoding: str, *, complete: bool = True) -> bool:
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
     try:
         decoder.decode(data, final=complete)
-    except UnicodeDecodeError:
+    except UnicodeError:  # UnicodeDecodeError, or a codec's own (utf-16 without BOM, punycode)
         return False
     return True
 

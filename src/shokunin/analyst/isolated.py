@@ -5,9 +5,11 @@ descriptors the server opened safely: a bomb costs the child, and the server ans
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from shokunin import untrusted
 from shokunin.analyst import large, zip_bounds
@@ -21,9 +23,11 @@ from shokunin.analyst.dataset import (
     profile_file,
     read_frame,
 )
-from shokunin.analyst.errors import TookTooLong, TooLargeExpanded
+from shokunin.analyst.errors import DatasetError, TookTooLong, TooLargeExpanded, UnreadableTable
 from shokunin.analyst.profile import DatasetProfile, Scalar, scalar
 from shokunin.untrusted import Bounds, Descriptor
+
+T = TypeVar("T")
 
 # The forkserver imports the parsers once; each child then starts in milliseconds. Arrow
 # (pandas' strings) would otherwise reserve 1 GiB of address space in mimalloc at first use.
@@ -59,6 +63,21 @@ def _run(limits: ParseLimits, fn: Any, *args: Any, progress: Progress | None = N
     except untrusted.OutOfTime as exc:
         raise TookTooLong(f"reading the file took too long: it {exc} "
                           "(SHOKUNIN_ANALYST_PARSE_SECONDS)") from None
+
+
+def _table_errors(fn: Callable[..., T]) -> Callable[..., T]:
+    """A child's parse whose unforeseen failures (a library's own exception on a broken
+    file) are the file's fault: ``UnreadableTable`` with the reason, a 400, not a 500."""
+    @functools.wraps(fn)
+    def parse(*args: Any) -> T:
+        try:
+            return fn(*args)
+        except (DatasetError, MemoryError):
+            raise
+        except Exception as exc:
+            raise UnreadableTable(f"the file cannot be read as a table: "
+                                  f"{type(exc).__name__}: {exc}"[:1000]) from None
+    return parse
 
 
 def _report(stage: str, done: int, total: int) -> None:
@@ -98,6 +117,7 @@ def head_parquet(file: int, rows: int, limits: ParseLimits
 
 
 # -- in the child ---------------------------------------------------------------------------
+@_table_errors
 def _detect(file: Descriptor, options: ReadOptions, zip: zip_bounds.ZipBounds) -> TableSource:
     path = Path(file.path)
     with path.open("rb") as f:
@@ -107,10 +127,12 @@ def _detect(file: Descriptor, options: ReadOptions, zip: zip_bounds.ZipBounds) -
     return detect_source(path, options)
 
 
+@_table_errors
 def _profile(file: Descriptor, source: TableSource) -> tuple[TableSource, DatasetProfile]:
     return profile_file(Path(file.path), source)
 
 
+@_table_errors
 def _profile_large(file: Descriptor, utf8: Descriptor, parquet: Descriptor,
                    source: TableSource, report: bool) -> tuple[TableSource, DatasetProfile]:
     progress = _report if report else None
@@ -119,6 +141,7 @@ def _profile_large(file: Descriptor, utf8: Descriptor, parquet: Descriptor,
     return source, large.profile_parquet(Path(parquet.path), source, progress)
 
 
+@_table_errors
 def _head(file: Descriptor, source: TableSource, rows: int
           ) -> tuple[list[str], list[list[Scalar]]]:
     df = read_frame(Path(file.path), source, rows)
@@ -126,5 +149,6 @@ def _head(file: Descriptor, source: TableSource, rows: int
             [[scalar(v) for v in row] for row in df.itertuples(index=False, name=None)])
 
 
+@_table_errors
 def _head_parquet(file: Descriptor, rows: int) -> tuple[list[str], list[list[Scalar]]]:
     return large.head_rows(Path(file.path), rows)

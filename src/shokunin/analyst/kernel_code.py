@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from shokunin.analyst.dataset import csv_engine
 from shokunin.analyst.storage import DatasetRecord
 
 _HELPERS = '''import pandas as pd
@@ -64,9 +65,10 @@ def loader(record: DatasetRecord, code: str = "") -> str:
     elif record.format == "xlsx":
         read = f"pd.read_excel({path}, engine='calamine', header={0 if record.header else None})"
     else:
+        engine = ", ".join(f"{k}={v!r}" for k, v in csv_engine(record.delimiter or ",").items())
         read = (f"pd.read_csv({path}, sep={json.dumps(record.delimiter)}, "
                 f"encoding={json.dumps(record.encoding)}, "
-                f"header={0 if record.header else None}, low_memory=False)")
+                f"header={0 if record.header else None}, {engine})")
     return (f"{helpers}\n"
             "try:\n    _DATASET\nexcept NameError:\n    _DATASET = None\n"
             f"if _DATASET != {json.dumps(record.id)}:\n"

@@ -84,6 +84,9 @@ def to_utf8(src: Path, dst: Path, encoding: str, progress: Progress | None = Non
     except UnicodeDecodeError as exc:
         raise NotDecodable(f"the file is not valid {encoding} text near byte "
                            f"{done + exc.start}; pass encoding") from None
+    except UnicodeError as exc:  # a codec's own error, e.g. utf-16 without its BOM
+        raise NotDecodable(f"the file is not valid {encoding} text ({exc}); "
+                           "pass encoding") from None
 
 
 def convert(src: Path, dst: Path, source: TableSource,

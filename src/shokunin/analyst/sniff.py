@@ -22,7 +22,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from shokunin.analyst.errors import NotATable
+from shokunin.analyst.errors import NotATable, UnreadableTable
 
 DELIMITERS = (",", "\t", ";", "|")
 MIN_CONSISTENCY = 0.8  # share of rows with the modal field count for a delimiter to count
@@ -59,14 +59,17 @@ def parse_rows(sample: str, delimiter: str, complete: bool) -> list[list[str]]:
     """The sample's non-blank rows split by ``delimiter``; the last row of an incomplete
     sample is dropped, as it may be cut."""
     rows = []
-    for row in csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter):
-        if any(cell.strip() for cell in row):
-            rows.append(row)
-        if len(rows) > MAX_SAMPLE_ROWS:
-            break
-    else:
-        if not complete and len(rows) > 1:
-            rows.pop()
+    try:
+        for row in csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter):
+            if any(cell.strip() for cell in row):
+                rows.append(row)
+            if len(rows) > MAX_SAMPLE_ROWS:
+                break
+        else:
+            if not complete and len(rows) > 1:
+                rows.pop()
+    except csv.Error as exc:  # a field past csv's limit, a NUL...
+        raise UnreadableTable(f"the table is malformed: {exc}") from None
     return rows[:MAX_SAMPLE_ROWS]
 
 
