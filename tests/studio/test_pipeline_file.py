@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
+from shokunin import bounded_yaml
 from shokunin.api.app import build_services, close_services
 from shokunin.studio import PipelineError, load_pipeline
 from tests.studio.conftest import new_project, pending, settle, studio_settings
@@ -87,3 +89,35 @@ async def test_a_broken_pipeline_file_leaves_the_studio_unavailable_not_the_serv
         assert "advisor" in services.runner.agents
     finally:
         await close_services(services)
+
+
+def _billion_laughs() -> str:
+    lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]")
+    return "\n".join(lines) + "\n"
+
+
+HOSTILE = {  # issue 34, point 11: each stopped the server at start (RecursionError)
+    "10,000 flow levels": ("[" * 10_000 + "]" * 10_000, "nest"),
+    "10,000 block levels": ("- " * 10_000 + "x\n", "nest"),
+    "1,200 mapping levels": ("".join(" " * i + "k:\n" for i in range(1_200)) + " " * 1_200
+                             + "v\n", "nest"),
+    "70 levels": ("phases: " + "[" * 70 + "]" * 70, "deeper than 64"),
+    "a billion laughs": (_billion_laughs(), "aliases"),
+    "2 MiB": ("# " + "x" * 2 * 1024 * 1024 + "\n", "larger than"),
+}
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "pure"])
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_pipeline_yaml_is_refused_with_a_clear_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str, loader: str) -> None:
+    if loader == "pure":
+        monkeypatch.setattr(bounded_yaml, "_Loader", yaml.SafeLoader)
+    text, why = HOSTILE[case]
+    path = tmp_path / "p.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PipelineError, match=why) as raised:
+        load_pipeline(path)
+    assert str(path) in str(raised.value)

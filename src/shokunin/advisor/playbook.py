@@ -9,6 +9,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from shokunin import bounded_yaml
+
 UNKNOWN = "UNKNOWN"
 
 
@@ -79,8 +81,8 @@ def _text(folder: Path, name: str, what: str) -> str:
 def load_playbook(path: Path) -> Playbook:
     """Read the playbook at ``path``; its prompt files are read relative to its folder."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        data = bounded_yaml.read(path)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, bounded_yaml.YamlTooLarge) as exc:
         raise PlaybookError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise PlaybookError(f"{path}: a playbook is a mapping with id, title and steps")

@@ -28,6 +28,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from shokunin import bounded_yaml
 from shokunin.studio.contracts import AgentType, CheckpointType, OutputType
 
 DEFAULT_PIPELINE = Path(__file__).resolve().parent.parent / "data" / "studio" / "pipeline.yaml"
@@ -117,11 +118,13 @@ def load_pipeline(path: Path | None = None) -> Pipeline:
     """Read and check a pipeline file (the shipped game-development pipeline by default)."""
     path = path or DEFAULT_PIPELINE
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = bounded_yaml.read(path)
     except OSError as exc:
         raise PipelineError(f"cannot read the pipeline {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise PipelineError(f"the pipeline {path} is not valid YAML: {exc}") from None
+    except bounded_yaml.YamlTooLarge as exc:
+        raise PipelineError(f"the pipeline {path} is refused: {exc}") from None
     try:
         return Pipeline.model_validate(data)
     except ValidationError as exc:
