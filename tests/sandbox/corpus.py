@@ -388,8 +388,10 @@ ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "unshare-user": (_sh("unshare -Ur id -u"), _failed),
     "unshare-mount-tmpfs": (_sh("unshare -Urm sh -c 'mount -t tmpfs none /mnt && echo mounted'"),
                             lambda r: _failed(r) and "mounted" not in r.stdout),
-    "unshare-native": (_native("print('unshare', libc.unshare(0x10000000 | 0x00020000))"),
-                       _prints("unshare -1")),
+    "unshare-native": (_native(  # in a fork: a process with threads may not unshare a user ns
+        "pid = os.fork()\nif pid == 0:\n    os._exit(libc.unshare(0x10000000 | 0x00020000) + 7)\n"
+        "print('unshare', os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) - 7)"),
+        _prints("unshare -1")),
     # other processes: tracing its own fork, the server, its memory, its environment
     "ptrace-own-fork": (_native(
         "import time\npid = os.fork()\nif pid == 0:\n    time.sleep(5)\n    os._exit(0)\n"
