@@ -1,7 +1,9 @@
 """An Analyst run's report as files to download, built from the run's stored events:
 Markdown (plots inline as data URLs), one self-contained HTML page (no network: plots
 embedded, no scripts or remote styles), and a Jupyter notebook of the cells that produced
-it, with their outputs."""
+it, with their outputs. The question, the report and its tables quote the uploaded table's
+names and cells: their raw HTML is made inert (``inert_markdown``) in the Markdown and the
+notebook, and escaped in the page."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import nbformat
 from markdown_it import MarkdownIt
 
 from shokunin import events as ev
+from shokunin.analyst.inert_markdown import inert
 
 MEDIA = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
          "ipynb": "application/x-ipynb+json"}
@@ -39,7 +42,7 @@ def markdown(events: list[ev.BaseEvent]) -> str:
     question, report, images = _parts(events)
     figures = [f"![figure {i}](data:image/{'svg+xml' if im.format == 'svg' else im.format};"
                f"base64,{im.data_base64})" for i, im in enumerate(images, start=1)]
-    return "\n\n".join([f"# {question}", report, *figures]) + "\n"
+    return "\n\n".join([f"# {inert(question)}", inert(report), *figures]) + "\n"
 
 
 def page(events: list[ev.BaseEvent]) -> str:
@@ -59,7 +62,7 @@ def notebook(events: list[ev.BaseEvent], setup: str | None = None) -> str:
     """The run's cells with their outputs, after ``setup`` (the loading every cell ran)."""
     question, report, _images = _parts(events)
     nb = nbformat.v4.new_notebook()
-    nb.cells.append(nbformat.v4.new_markdown_cell(f"# {question}"))
+    nb.cells.append(nbformat.v4.new_markdown_cell(f"# {inert(question)}"))
     if setup is not None:
         nb.cells.append(nbformat.v4.new_code_cell(setup))
     cell: Any = None
@@ -82,8 +85,8 @@ def notebook(events: list[ev.BaseEvent], setup: str | None = None) -> str:
                 "display_data", data={"image/png": event.data_base64}))
         elif isinstance(event, ev.Table):
             cell.outputs.append(nbformat.v4.new_output(
-                "display_data", data={"text/markdown": event.markdown}))
-    nb.cells.append(nbformat.v4.new_markdown_cell(report))
+                "display_data", data={"text/markdown": inert(event.markdown)}))
+    nb.cells.append(nbformat.v4.new_markdown_cell(inert(report)))
     nbformat.validate(nb)
     return nbformat.writes(nb)
 
