@@ -118,13 +118,18 @@ class DatasetStorage:
 
     def _store(self, tree: SafeTree, folder: str, original_name: str, upload: BinaryIO,
                options: ReadOptions, progress: Progress | None) -> dict[str, Any]:
-        staged = f"{folder}/upload"
         try:
-            with tree.open_binary(staged, "xb") as out:
-                shutil.copyfileobj(upload, out, 1024 * 1024)
-        except UnsafePath as exc:
+            return self._store_safely(tree, folder, original_name, upload, options, progress)
+        except UnsafePath as exc:  # a link planted in the workspace, maybe meanwhile
             raise UnsafeFile(f"the thread's {FOLDER} folder is not a plain folder of its "
                              f"workspace (a link?): {exc}") from None
+
+    def _store_safely(self, tree: SafeTree, folder: str, original_name: str,
+                      upload: BinaryIO, options: ReadOptions, progress: Progress | None
+                      ) -> dict[str, Any]:
+        staged = f"{folder}/upload"
+        with tree.open_binary(staged, "xb") as out:
+            shutil.copyfileobj(upload, out, 1024 * 1024)
         with _opened(tree, staged) as fd:
             source = isolated.detect(fd, options, self.limits)
             name = _file_name(original_name, source.format)
