@@ -32,9 +32,10 @@ def install_paths() -> list[str]:
 
 
 # What any Python process reads and runs: libraries, programs, configuration, fonts
-# (/usr/share/fonts), devices to read, /proc and /sys (CPU counts, its own descriptors).
+# (/usr/share/fonts), /proc and /sys (CPU counts, its own descriptors). Not /dev as a
+# whole, which holds the host's /dev/shm: the launcher grants the few devices by name.
 SYSTEM_READABLE = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
-                   "/proc", "/sys", "/dev")
+                   "/proc", "/sys")
 
 
 def readable_paths(workdir: Path, data_dir: Path) -> list[str]:
