@@ -1,8 +1,9 @@
 """One walled Jupyter kernel: start, run a cell with a deadline, interrupt, kill, restart.
 
-The kernel process is started through ``launcher.py`` (namespaces, limits, own uid) and
-spoken to over jupyter_client's ipc transport: unix sockets in the kernel's private
-folder, which work across the network namespace the kernel lives in.
+The kernel process is started through ``launcher.py`` (namespaces, limits, own uid,
+private /tmp, Landlock, seccomp) and spoken to over jupyter_client's ipc transport: unix
+sockets in the kernel's private folder, which work across the network namespace the
+kernel lives in.
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """The kernel launcher: walls the process in, then execs ipykernel in its place.
 
-Run by path (``python launcher.py CONFIG_JSON -- KERNEL_ARGV...``) so that it imports only
-the standard library and costs a few milliseconds. Everything it sets is inherited by the
-kernel and everything the kernel starts, and none of it can be undone without privileges:
+Run by path (``python launcher.py CONFIG_JSON -- KERNEL_ARGV...``) so that it imports none
+of shokunin's server code and costs a few milliseconds. Everything it sets is inherited by
+the kernel and everything the kernel starts, and none of it can be undone without
+privileges:
 
 - as root: new network namespace (no interface but a down loopback, so no network; the
   kernel talks to the server over unix sockets, which ignore network namespaces), new
   mount namespace where the server's data folder and secret files are hidden, then a
   switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
   cannot read or signal each other);
-- unprivileged: a user + network namespace when the system allows one, else nothing;
+- unprivileged: a user + network + mount namespace when the system allows one, else
+  nothing;
 - private /tmp and /dev/shm: a size-bounded tmpfs each in the kernel's mount namespace
   (root, or unprivileged with a user namespace), gone with the kernel; without a namespace
   TMPDIR points into the kernel's own folder and Landlock keeps it out of both;

@@ -76,7 +76,7 @@ class SandboxUnavailable(RuntimeError):
 
 
 class Sandbox:
-    """Runs model-written Python per thread; see README "The Python sandbox" for what it stops."""
+    """Runs model-written Python per thread; docs/threat-model.md says what its walls stop."""
 
     def __init__(self, settings: Any) -> None:
         self.settings = settings
