@@ -15,14 +15,17 @@ parsers again on every call (about a second).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
 import resource
 import signal
+import sys
 import threading
 import time
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing import forkserver, reduction
 from multiprocessing.connection import Connection
@@ -96,7 +99,8 @@ def _start() -> Any:
     saved = {name: os.environ.get(name) for name in _ENV}
     os.environ.update(_ENV)
     try:
-        forkserver.ensure_running()
+        with _main_hidden():
+            forkserver.ensure_running()
     finally:
         for name, value in saved.items():
             if value is None:
@@ -123,7 +127,8 @@ def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
     receive, send = _context.Pipe(duplex=False)
     child = _context.Process(target=_child, args=(send, bounds, fn, args), daemon=True)
     deadline = time.monotonic() + bounds.wall_seconds
-    child.start()
+    with _starting, _main_hidden():
+        child.start()
     send.close()
     try:
         while True:
@@ -146,6 +151,20 @@ def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
         if child.is_alive():
             child.kill()
         child.join()
+
+
+@contextlib.contextmanager
+def _main_hidden() -> Iterator[None]:
+    """Hide ``__main__`` while a child is launched: multiprocessing tells every child to run
+    the main script again (as ``__mp_main__``), which for ``shokunin serve`` imports the
+    whole CLI, seconds per parse. The parsers come from the forkserver's preloaded modules;
+    a parser defined in ``__main__`` is not supported."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _death(exitcode: int | None, bounds: Bounds) -> BoundExceeded:

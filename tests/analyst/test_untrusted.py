@@ -4,7 +4,9 @@ time, and hands back its result, its own exception, or a clear bound exceeded.""
 from __future__ import annotations
 
 import os
+import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,16 @@ def test_reports_reach_the_parent_in_order() -> None:
     seen: list[object] = []
     assert untrusted.run(_progress, bounds=SMALL, on_message=seen.append) == "done"
     assert seen == [("load", 0, 3), ("load", 1, 3), ("load", 2, 3)]
+
+
+def test_a_child_does_not_run_the_main_script_again(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``shokunin serve``'s main is a script: run again per child, it cost seconds per parse
+    marker = tmp_path / "ran"
+    script = tmp_path / "server_main.py"
+    script.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert untrusted.run(_pid, bounds=SMALL) != os.getpid()
+    assert not marker.exists()
