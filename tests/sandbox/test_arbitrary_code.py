@@ -212,9 +212,16 @@ async def test_issue_chain_past_the_policy_does_no_harm(server: Server) -> None:
 NORMAL_SERVER = """
 import asyncio, json, os, sys
 sys.path.insert(0, {repo!r})
+WITHOUT_NAMESPACES = {without!r}
 from tests.sandbox.test_arbitrary_code import run_cases
+if sys.argv[3] == WITHOUT_NAMESPACES:  # as on systems without unprivileged user namespaces
+    import errno, pyseccomp
+    deny = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    deny.add_rule(pyseccomp.ERRNO(errno.EPERM), "unshare")
+    deny.load()
 print(json.dumps(asyncio.run(run_cases(sys.argv[1], sys.argv[2]))))
 """
+IN_NAMESPACE, WITHOUT_NAMESPACES = "in-a-user-namespace", "without-user-namespaces"
 
 
 async def run_cases(workdir: str, data_dir: str) -> dict:
@@ -236,6 +243,9 @@ async def run_cases(workdir: str, data_dir: str) -> dict:
                                                                   marker="shokunin-flood"))
             answers[f"flood {folder}"] = result.model_dump(exclude={"plot_png_base64"})
         await sb.close_thread("flood")
+        result = await _past_policy(sb, "arbitrary", "import tempfile\n"
+                                    "print(tempfile.gettempdir())")
+        answers["tempdir"] = result.stdout.strip()
     finally:
         await sb.shutdown()
     return answers
@@ -265,15 +275,18 @@ def _normal_user() -> int | None:
         return None
 
 
-@pytest.fixture(scope="module")
-def as_normal_user() -> Iterator[dict]:
+@pytest.fixture(scope="module", params=[IN_NAMESPACE, WITHOUT_NAMESPACES])
+def as_normal_user(request: pytest.FixtureRequest) -> Iterator[dict]:
+    """The cases' results in a normal user's server, whose kernels get a user + mount
+    namespace, or none (the launcher's unshare refused, as some systems do)."""
     uid = _normal_user()
     if os.geteuid() != 0 or uid is None or shutil.which("runuser") is None:
         pytest.skip(f"needs root, runuser and a user {NORMAL_USER!r}")
     top, workdir, data_dir = _server_folders(owner=uid)
     try:
-        proc = _as_normal_user([sys.executable, "-c", NORMAL_SERVER.format(repo=str(REPO)),
-                                str(workdir), str(data_dir)], workdir)
+        server = NORMAL_SERVER.format(repo=str(REPO), without=WITHOUT_NAMESPACES)
+        proc = _as_normal_user([sys.executable, "-c", server, str(workdir), str(data_dir),
+                                request.param], workdir)
         assert proc.returncode == 0, proc.stderr[-4000:]
         answers = json.loads(proc.stdout.strip().splitlines()[-1])
         answers["_written"] = sorted(p.name for p in Path("/var/tmp").glob(
@@ -281,6 +294,7 @@ def as_normal_user() -> Iterator[dict]:
             p.name for p in workdir.iterdir() if p.name.startswith("shokunin-arbitrary-"))
         answers["_left"] = sorted(str(p) for d in ("/tmp", "/dev/shm")
                                   for p in Path(d).glob("shokunin-flood*"))
+        answers["_mode"] = request.param
         yield answers
     finally:
         for leftover in Path("/var/tmp").glob("shokunin-arbitrary-*"):
@@ -302,13 +316,20 @@ def test_arbitrary_code_is_contained_as_a_normal_user(as_normal_user: dict, name
 
 @pytest.mark.parametrize("folder", ["/tmp", "/dev/shm"])
 def test_tmp_is_private_and_bounded_as_a_normal_user(as_normal_user: dict, folder: str) -> None:
+    """In a namespace: a bounded tmpfs of the kernel's own. Without: the host's folder is
+    out of reach (Landlock) and TMPDIR points into the kernel's own folder."""
     answer = as_normal_user[f"flood {folder}"]
     words = answer["stdout"].split()
-    assert answer["ok"] and words[3] == "ENOSPC" and int(words[1]) <= TMP_MB, answer
+    if as_normal_user["_mode"] == IN_NAMESPACE:
+        assert answer["ok"] and words[3] == "ENOSPC" and int(words[1]) <= TMP_MB, answer
+        assert as_normal_user["tempdir"] == "/tmp"
+    else:
+        assert answer["ok"] and words[3] == "EACCES" and words[1] == "0", answer
+        assert as_normal_user["tempdir"].endswith("/home/tmp"), as_normal_user["tempdir"]
     assert as_normal_user["_left"] == [], "the kernel wrote to the host's temp folders"
 
 
 def test_cases_run_in_the_normal_users_kernels(as_normal_user: dict) -> None:
     """The harness itself: kernels ran (a case that fails to start proves nothing)."""
     assert all(a["error_type"] != "KernelDied" for k, a in as_normal_user.items()
-               if not k.startswith("_")), as_normal_user
+               if isinstance(a, dict)), as_normal_user
