@@ -109,6 +109,19 @@ class Settings(BaseSettings):
         "`*.localhost`, `127.0.0.1`, `[::1]`), any port (JSON list, e.g. "
         '`["shokunin.example.com"]`; `".example.com"` for a domain and its subdomains; '
         '`["*"]` turns the check off). Others get `400 forbidden_host` (DNS rebinding).')
+    header_timeout_sec: float = Field(
+        10.0, gt=0, le=300, description="Seconds a client has to send a request's headers, on a "
+        "new connection or after the previous answer on a kept-alive one; then the connection "
+        "is closed (half-sent requests would hold it for ever).")
+    max_connections_per_client: int = Field(
+        1024, ge=1, description="Connections one client address may hold open at once; more "
+        "are answered `503` and closed.")
+    max_streams_per_client: int = Field(
+        512, ge=1, description="Live connections (SSE streams, WebSockets, Socket.IO sessions) "
+        "one client address may hold at once; more are refused with `429 too_many_streams`.")
+    max_streams_per_key: int = Field(
+        512, ge=1, description="Live connections one token (the admin token or an API key) may "
+        "hold at once, from any address; more are refused with `429 too_many_streams`.")
     max_body_bytes: int = Field(
         4 * 1024 * 1024, gt=0, description="Largest accepted HTTP request body (413 beyond).")
     max_upload_bytes: int = Field(

@@ -36,6 +36,8 @@ from shokunin.api.body_limit import BodyLimitMiddleware
 from shokunin.api.content_type import ContentTypeMiddleware
 from shokunin.api.errors import install_error_handlers
 from shokunin.api.host import HostMiddleware
+from shokunin.api.live import LiveConnections
+from shokunin.api.live_middleware import LiveMiddleware
 from shokunin.api.origin import OriginMiddleware
 from shokunin.api.security_headers import SecurityHeadersMiddleware
 from shokunin.api.services import Services
@@ -100,9 +102,11 @@ async def close_services(services: Services) -> None:
     await services.store.close()
 
 
-def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator) -> list[Middleware]:
+def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator,
+              live: LiveConnections) -> list[Middleware]:
     """The middleware every connection passes, outermost first: headers on every answer,
-    the Host check, CORS preflights, then Origin, auth, declared body type and body size."""
+    the Host check, CORS preflights, then Origin, auth, live connections' caps and
+    revocation (``live``, shared with the Socket.IO face), declared body type and body size."""
     docs = [path for path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
             if path]
     stack = [Middleware(SecurityHeadersMiddleware, docs_paths=docs),
@@ -115,6 +119,7 @@ def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator) ->
     stack += [
         Middleware(OriginMiddleware, allowed_origins=settings.allowed_origins),
         Middleware(AuthMiddleware, authenticator=authenticator),
+        Middleware(LiveMiddleware, live=live),
         Middleware(ContentTypeMiddleware),
         Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes,
                    max_upload_bytes=settings.max_upload_bytes),
@@ -147,12 +152,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 yield
         finally:
             await socket.close()
+            await live.aclose()
             await close_services(services)
 
     app = FastAPI(title="shokunin", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     app.state.authenticator = authenticator
-    app.user_middleware[:0] = perimeter(app, settings, authenticator)
+    live = LiveConnections(authenticator, settings.max_streams_per_client,
+                           settings.max_streams_per_key)
+    socket.live = live
+    app.state.live = live
+    app.user_middleware[:0] = perimeter(app, settings, authenticator, live)
     install_error_handlers(app)
 
     @app.exception_handler(RunNotFound)

@@ -5,7 +5,7 @@ the login page and its stylesheet, logout).
 Tokens come as ``Authorization: Bearer <token>`` or, from browsers (WebSocket and
 EventSource cannot set headers), in the HttpOnly cookie the login page sets; never in a
 URL. The caller's principal goes to ``scope["state"]["principal"]``: ``"admin"``,
-``"key:<name>"``, or None when auth is off.
+``"key:<name>"``, or None when auth is off; an API key's id to ``scope["state"]["key_id"]``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from shokunin.api.errors import deny
-from shokunin.auth import Authenticator
+from shokunin.auth import ADMIN, Authenticator, parse_token
 
 COOKIE = "shokunin_token"
 PUBLIC_PATHS = frozenset({"/health", "/login", "/login.css", "/logout"})
@@ -82,6 +82,9 @@ class AuthMiddleware:
             await self._refuse(scope, receive, send, headers, token is not None)
             return
         state["principal"] = principal
+        if principal != ADMIN:  # live connections of a key end when it is revoked (live.py)
+            parsed = parse_token(token) if token else None
+            state["key_id"] = parsed.key_id if parsed else None
         await self.app(scope, receive, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, headers: Headers,

@@ -8,6 +8,11 @@ the records: Socket.IO does not replay what a client missed while away, so every
 (re)subscription starts from the server's state. Bad input is answered with
 ``error:state`` (and in the event's acknowledgement), never by dropping the connection.
 
+A session holds a lease (``live.py``): past the caps a connect is refused (``connect_error``
+with ``data: {"code": "too_many_streams"}``), and when its API key is revoked the session gets an
+``error:state`` (``errorType: unauthorized``) and is disconnected; the key is checked again
+before a subscription or a checkpoint resolution.
+
 The dialect is ``seed`` by default (``SHOKUNIN_STUDIO_SOCKET_DIALECT``); a connection picks
 its own with ``?dialect=seed|client``.
 """
@@ -25,6 +30,7 @@ import socketio
 from pydantic import ValidationError
 
 from shokunin.api.access import owner_scope
+from shokunin.api.live import REVOKED_MESSAGE, Lease, LiveConnections, TooManyStreams
 from shokunin.api.studio_wire import DIALECTS, Dialect, to_wire
 from shokunin.studio import Studio, StudioError
 from shokunin.studio.contracts import (
@@ -56,9 +62,12 @@ class StudioSocket:
         self.app = socketio.ASGIApp(self.sio, socketio_path="socket.io")
         self.default_dialect = default_dialect
         self.studio: Studio | None = None
+        self.live: LiveConnections | None = None
+        self._leases: dict[str, Lease] = {}  # sid -> its lease
         self._members: dict[str, set[str]] = {}  # project id -> subscribed sids
         self._feeds: dict[str, asyncio.Task[None]] = {}
         self._last_sync: dict[tuple[str, str], str] = {}  # (sid, project) -> updatedAt sent
+        self._tasks: set[asyncio.Task[None]] = set()  # revoked sessions being closed
         self.sio.on("connect", self._connect)
         self.sio.on("disconnect", self._disconnect)
         self.sio.on("subscribe:project", self._subscribe)
@@ -81,10 +90,40 @@ class StudioSocket:
             raise socketio.exceptions.ConnectionRefusedError(
                 f"unknown dialect {dialect[:20]!r}: use seed or client")
         scope = environ.get("asgi.scope") or {}
-        principal = (scope.get("state") or {}).get("principal")
+        state = scope.get("state") or {}
+        principal = state.get("principal")
+        if self.live is not None:
+            client = scope.get("client")
+            try:
+                lease = self.live.open("socketio", client[0] if client else "unknown",
+                                       principal, state.get("key_id"))
+            except TooManyStreams as exc:
+                raise socketio.exceptions.ConnectionRefusedError(
+                    str(exc), {"code": exc.code}) from None
+            lease.on_revoke.append(lambda: self._close_revoked(sid))
+            self._leases[sid] = lease
         await self.sio.save_session(sid, {"dialect": dialect, "principal": principal})
 
+    def _close_revoked(self, sid: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._revoked(sid))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _revoked(self, sid: str) -> None:
+        await self.sio.emit("error:state", {"errorType": "unauthorized",
+                                            "errorMessage": REVOKED_MESSAGE,
+                                            "timestamp": _now()}, to=sid)
+        await self.sio.disconnect(sid)
+
+    async def _still_valid(self, sid: str) -> bool:
+        lease = self._leases.get(sid)
+        return lease is None or self.live is None or await self.live.still_valid(lease)
+
     async def _disconnect(self, sid: str, *args: Any) -> None:
+        lease = self._leases.pop(sid, None)
+        if lease is not None and self.live is not None:
+            lease.on_revoke.clear()
+            self.live.close(lease)
         for project_id in [p for p, sids in self._members.items() if sid in sids]:
             self._leave(sid, project_id)
 
@@ -110,6 +149,8 @@ class StudioSocket:
     # subscriptions
     # Handlers take any extra arguments a client sends (python-socketio passes them all).
     async def _subscribe(self, sid: str, data: Any = None, *_extra: Any) -> dict[str, Any]:
+        if not await self._still_valid(sid):
+            return {"ok": False, "error": REVOKED_MESSAGE}
         project, why = await self._project_for(sid, data)
         if project is None:
             return await self._error(sid, "sync_failed", why)
@@ -204,6 +245,8 @@ class StudioSocket:
         studio = self.studio
         if studio is None:
             return await self._error(sid, "checkpoint_failed", "the Studio is unavailable")
+        if not await self._still_valid(sid):
+            return {"ok": False, "error": REVOKED_MESSAGE}
         try:
             body = SocketResolution.model_validate(data)
         except ValidationError as exc:

@@ -11,7 +11,8 @@ a run of its thread after a seq (``{"run_id", "after"}``; a replay always ends w
 run's closing ``debug`` with ``done``) or cancel (``{"cancel": true}``). A client that
 leaves does not stop its run: the run completes and stays in the store for replay. When
 auth is on, a connection sees only threads its principal owns (or every thread, for the
-admin token).
+admin token); its key is checked before each run starts, and its revocation closes the
+connection (live_middleware.py).
 """
 
 from __future__ import annotations
@@ -226,6 +227,9 @@ class _Connection:
 
     async def ask(self, ask: _Ask) -> None:
         cancels = self.cancels
+        lease = getattr(self.ws.state, "lease", None)
+        if lease is not None and not await self.ws.app.state.live.still_valid(lease):
+            return  # the key was revoked: the connection is being closed (live.py)
         try:
             run_id = await self.runner.start(AGENT, self.thread_id, {"message": ask.message},
                                              owner=self.principal)

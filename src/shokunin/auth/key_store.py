@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -101,6 +102,14 @@ class KeyStore:
             row = (await conn.execute(select(table.c.name, table.c.secret_hash).where(
                 table.c.id == key_id, table.c.revoked_at.is_(None)))).first()
         return (row.name, row.secret_hash) if row else None
+
+    async def revoked_among(self, key_ids: Collection[str]) -> set[str]:
+        """Those of ``key_ids`` that are revoked or no longer exist (one query)."""
+        table = schema.api_keys
+        async with self.engine.connect() as conn:
+            active = set((await conn.execute(select(table.c.id).where(
+                table.c.id.in_(list(key_ids)), table.c.revoked_at.is_(None)))).scalars())
+        return set(key_ids) - active
 
     async def any_exist(self) -> bool:
         """Whether any key was ever created (revoked ones count: revoking every key must not

@@ -16,6 +16,7 @@ import uvicorn
 
 from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
+from shokunin.cli.http_limits import protocol_class
 from shokunin.config import Settings
 from shokunin.tools.leak_guard import install_log_masking
 
@@ -78,5 +79,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         # Open streams (SSE, a Socket.IO long-poll) would hold a stop for as long as they
         # last: they get this long to end, then are closed.
         "timeout_graceful_shutdown": 5,
+        # Half-sent requests time out, one address holds a bounded number of connections.
+        "http": protocol_class(settings.header_timeout_sec, settings.max_connections_per_client),
+        "timeout_keep_alive": 5,  # seconds an idle kept-alive connection stays open
     }
 

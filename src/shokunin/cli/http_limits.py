@@ -1,0 +1,103 @@
+"""uvicorn's HTTP protocol with two connection limits it lacks.
+
+* **Header timeout.** uvicorn times out only an idle kept-alive connection, and a byte now
+  and then resets that: a client that never finishes its headers holds a connection (and a
+  file descriptor) for ever. Here a connection must complete a request's headers within
+  ``header_timeout`` of opening, or of the previous answer; else it gets ``408`` and is
+  closed.
+* **Connections per client address.** Past ``max_per_client`` open connections from one
+  address, a new one gets ``503`` and is closed. A connection upgraded to a WebSocket leaves
+  this count: the live-connection caps (``api/live.py``) count WebSockets.
+
+Both answers are the API's error form, ``{"error", "code"}``. The protocol is uvicorn's
+own (httptools when installed, else h11), subclassed by ``protocol_class``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from typing import Any
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
+except ImportError:  # httptools is optional: uvicorn's pure-Python h11 protocol
+    from uvicorn.protocols.http.h11_impl import H11Protocol as _Base  # type: ignore[assignment]
+
+
+def _answer(status: str, message: str, code: str) -> bytes:
+    body = json.dumps({"error": message, "code": code}).encode()
+    return (f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+
+
+def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with these limits, for ``uvicorn.run(http=...)``."""
+    open_per_client: Counter[str] = Counter()
+    timed_out = _answer("408 Request Timeout", f"the request's headers did not arrive within "
+                        f"{header_timeout:g} s (SHOKUNIN_HEADER_TIMEOUT_SEC)", "timeout")
+    too_many = _answer("503 Service Unavailable", f"this client holds {max_per_client} "
+                       "connections, the most allowed: close one first "
+                       "(SHOKUNIN_MAX_CONNECTIONS_PER_CLIENT)", "too_many_connections")
+
+    class LimitedProtocol(_Base):
+        _peer: str | None = None
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            peer = self.client[0] if self.client else "unknown"
+            if open_per_client[peer] >= max_per_client:
+                transport.write(too_many)
+                transport.close()
+                return
+            self._peer = peer
+            open_per_client[peer] += 1
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._leave()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:  # headers are in
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            cycle = self.cycle
+            if (not self.transport.is_closing() and self._peer is not None
+                    and (cycle is None or cycle.response_complete)):
+                self._arm()  # the next request's headers have as long
+
+        def handle_websocket_upgrade(self, *args: Any) -> None:
+            self._leave()  # counted from now on as a live connection (api/live.py)
+            super().handle_websocket_upgrade(*args)
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(header_timeout, self._timed_out)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _timed_out(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                self.transport.write(timed_out)
+                self.transport.close()
+
+        def _leave(self) -> None:
+            self._disarm()
+            if self._peer is not None:
+                open_per_client[self._peer] -= 1
+                if open_per_client[self._peer] <= 0:
+                    del open_per_client[self._peer]
+                self._peer = None
+
+    return LimitedProtocol

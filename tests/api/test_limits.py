@@ -1,0 +1,199 @@
+"""Connection limits: a half-sent request is closed within the header timeout, one address
+holds a bounded number of connections, live connections (WebSocket, SSE, Socket.IO) past
+the per-client and per-key caps are refused with ``429 too_many_streams`` in each
+protocol's form, and a follower waiting for events holds no database connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import socketio
+import websockets
+from sqlalchemy import event
+
+from shokunin import events as ev
+from shokunin.config import Settings
+from shokunin.runs import MemoryBus, RunContext, Runner
+from shokunin.store import Store
+from tests.api.test_auth import create_key
+from tests.live_server import LiveServer
+
+ADMIN = "admin-token-0123456789abcdef"
+
+
+def _refused(status: int, body: bytes | str) -> bool:
+    return status == 429 and json.loads(body)["code"] == "too_many_streams"
+
+
+@pytest.fixture
+def capped(tmp_path: Path) -> Iterator[tuple[LiveServer, str]]:
+    data = tmp_path / "server"
+    key = create_key(Settings(data_dir=data), "alice")
+    server = LiveServer(data, env={"SHOKUNIN_AUTH_TOKEN": ADMIN,
+                                   "SHOKUNIN_MAX_STREAMS_PER_CLIENT": "3",
+                                   "SHOKUNIN_MAX_STREAMS_PER_KEY": "2"}).start()
+    yield server, key
+    server.stop()
+
+
+async def _ws_status(server: LiveServer, token: str) -> int:
+    try:
+        async with websockets.connect(server.ws_url, additional_headers={
+                "Authorization": f"Bearer {token}"}):
+            return 101
+    except websockets.InvalidStatus as exc:
+        assert _refused(exc.response.status_code, exc.response.body)
+        return exc.response.status_code
+
+
+async def test_live_connections_past_the_caps_are_refused_on_every_transport(
+        capped: tuple[LiveServer, str]) -> None:
+    server, key = capped
+    bearer = {"Authorization": f"Bearer {key}"}
+    async with contextlib.AsyncExitStack() as held:
+        first = await held.enter_async_context(
+            websockets.connect(server.ws_url, additional_headers=bearer))
+        thread_id = json.loads(await first.recv())["thread_id"]
+        await first.send(json.dumps({"message": "hello"}))  # the thread exists from now on
+        while not json.loads(await asyncio.wait_for(first.recv(), 30)).get("done"):
+            pass
+        await held.enter_async_context(websockets.connect(server.ws_url,
+                                                          additional_headers=bearer))
+        assert await _ws_status(server, key) == 429  # alice's third: the key's cap (2)
+        admin = {"Authorization": f"Bearer {ADMIN}"}
+        await held.enter_async_context(websockets.connect(server.ws_url,
+                                                          additional_headers=admin))
+        # This address now holds 3, its cap: every transport refuses the next one.
+        assert await _ws_status(server, ADMIN) == 429
+        async with httpx.AsyncClient(base_url=server.url, headers=admin, timeout=10) as http:
+            sse = await http.get(f"/api/threads/{thread_id}/events")
+            assert _refused(sse.status_code, sse.content)
+            sio = socketio.AsyncClient(reconnection=False)
+            why: list[Any] = []
+            sio.on("connect_error", why.append)
+            with pytest.raises(socketio.exceptions.ConnectionError):
+                await sio.connect(server.url, headers=admin, transports=["websocket"],
+                                  wait_timeout=10)
+            assert why and why[0]["data"]["code"] == "too_many_streams"
+            await first.close()
+            await asyncio.sleep(0.2)
+            async with http.stream("GET", f"/api/threads/{thread_id}/events") as stream:
+                assert stream.status_code == 200  # a place was freed
+
+
+def test_a_half_sent_request_is_closed_within_the_header_timeout(tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "server", env={"SHOKUNIN_HEADER_TIMEOUT_SEC": "1"}).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            started = time.monotonic()
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            for _ in range(5):  # a byte now and then must not keep it open
+                time.sleep(0.3)
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"X")
+            answer = b""
+            while chunk := sock.recv(4096):
+                answer += chunk
+            took = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408") and b'"code": "timeout"' in answer
+        assert took < 5, f"closed after {took:.1f} s"
+        # A whole request is served as before, and a kept-alive one is timed out as well.
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+            sock.sendall(b"GET /health HTTP/1.1\r\n")
+            rest = b""
+            while chunk := sock.recv(4096):
+                rest += chunk
+        assert b"408" in rest
+    finally:
+        server.stop()
+
+
+def test_one_address_holds_a_bounded_number_of_connections(tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "server",
+                        env={"SHOKUNIN_MAX_CONNECTIONS_PER_CLIENT": "3"}).start()
+    try:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                for _ in range(3)]
+        try:
+            time.sleep(0.2)
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as extra:
+                answer = extra.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 503")
+            assert b'"code": "too_many_connections"' in answer
+        finally:
+            for sock in held:
+                sock.close()
+        time.sleep(0.2)
+        assert httpx.get(f"{server.url}/health").status_code == 200
+    finally:
+        server.stop()
+
+
+class Quiet:
+    """Says one thing, then waits until released: a run with nothing to say."""
+
+    name = "quiet"
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+
+    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
+        await ctx.emit(ev.Text(text="hello"))
+        await self.release.wait()
+        return {}
+
+
+async def test_a_follower_waiting_on_a_quiet_run_holds_no_database_connection(
+        tmp_path: Path) -> None:
+    store = await Store.open(f"sqlite+aiosqlite:///{tmp_path / 'runs.db'}")
+    runner = Runner(store, MemoryBus(), tmp_path / "ws")
+    quiet = Quiet()
+    runner.register(quiet)
+    pool = store.engine.sync_engine.pool
+    checkouts = 0
+
+    def counted(*_args: Any) -> None:
+        nonlocal checkouts
+        checkouts += 1
+
+    try:
+        run_id = await runner.start("quiet", None, {})
+        run = await store.get_run(run_id)
+        assert run is not None
+        seen: list[str] = []
+
+        async def follow(events: Any) -> None:
+            async for item in events:
+                seen.append(item.kind)
+
+        followers = [asyncio.create_task(follow(runner.stream(run_id))) for _ in range(50)]
+        followers += [asyncio.create_task(follow(runner.subscribe_thread(run["thread_id"])))
+                      for _ in range(50)]
+        while seen.count("text") < 50:  # every run follower has replayed the store
+            await asyncio.sleep(0.05)
+        event.listen(pool, "checkout", counted)
+        samples = []
+        for _ in range(20):  # two seconds of waiting
+            await asyncio.sleep(0.1)
+            samples.append(pool.checkedout())
+        event.remove(pool, "checkout", counted)
+        assert samples == [0] * 20 and checkouts == 0
+        quiet.release.set()
+        for task in followers:
+            task.cancel()
+        await asyncio.gather(*followers, return_exceptions=True)
+    finally:
+        quiet.release.set()
+        await runner.shutdown()
+        await store.close()
