@@ -18,13 +18,16 @@ import httpx
 import pytest
 import socketio
 import websockets
+from fastapi.testclient import TestClient
 from sqlalchemy import event
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from shokunin import events as ev
+from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import Store
-from tests.api.test_auth import create_key
+from tests.api.test_auth import create_key, make_settings
 from tests.live_server import LiveServer
 
 ADMIN = "admin-token-0123456789abcdef"
@@ -197,3 +200,16 @@ async def test_a_follower_waiting_on_a_quiet_run_holds_no_database_connection(
         quiet.release.set()
         await runner.shutdown()
         await store.close()
+
+
+def test_a_database_pool_that_stays_taken_answers_503_busy_not_500(tmp_path: Path) -> None:
+    app = create_app(make_settings(tmp_path))
+
+    @app.get("/test/pool")
+    async def pool() -> None:
+        raise PoolTimeout("QueuePool limit of size 5 overflow 10 reached")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/test/pool")
+    assert answer.status_code == 503 and answer.json()["code"] == "busy"
+    assert answer.headers["retry-after"] == "1"

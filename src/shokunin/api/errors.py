@@ -7,10 +7,11 @@ Codes: ``bad_json`` (the body is not JSON), ``bad_request`` (well-formed but unu
 ``not_found``, ``not_waiting`` (resume of a run that waits for nobody), ``not_running``
 (cancel of a run that is not running), ``run_live`` (delete of a thread with a live run);
 from the perimeter ``forbidden_host`` (a ``Host`` the server does not answer to),
-``unauthorized``, ``forbidden_origin``, ``unsupported_media_type``,
-``too_large``, ``too_deep`` (JSON nested past the parser's depth), ``invalid_request``
-(validation), ``internal`` (an unhandled error: the answer carries an ``id`` and the
-traceback is only logged, under that id).
+``unauthorized``, ``forbidden_origin``, ``too_many_streams`` (429: live connections past
+a cap), ``unsupported_media_type``, ``too_large``, ``too_deep`` (JSON nested past the
+parser's depth), ``invalid_request`` (validation), ``busy`` (503: no database connection
+came free in time), ``internal`` (an unhandled error: the answer carries an ``id`` and
+the traceback is only logged, under that id).
 """
 
 
@@ -25,6 +26,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
 
@@ -107,7 +109,16 @@ async def _too_deep(request: Request, exc: Exception) -> Response:
                          "id": error_id}, status_code=400)
 
 
+async def _busy(request: Request, exc: Exception) -> Response:
+    # Every database connection stayed taken for the pool's whole wait: a flood, not a bug.
+    log.warning("database busy on %s %s: %s", request.method, request.url.path, exc)
+    return error_response(503, "the server is busy: try again in a moment", "busy",
+                          {"Retry-After": "1"})
+
+
 async def _internal(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, PoolTimeout):  # raised in a middleware (auth reads the key store)
+        return await _busy(request, exc)
     error_id = uuid.uuid4().hex[:12]
     log.error("error %s: unhandled exception on %s %s", error_id, request.method,
               request.url.path, exc_info=exc)
@@ -136,6 +147,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(RecursionError, _too_deep)
+    app.add_exception_handler(PoolTimeout, _busy)
     app.add_exception_handler(Exception, _internal)
 
 
