@@ -12,11 +12,14 @@ from tests.live_server import LiveServer
 TEST_HOST = "testserver"  # the Host of Starlette's TestClient and of httpx's ASGI clients
 
 
-@pytest.fixture(autouse=True)
-def _test_client_host(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def _test_client_host() -> Iterator[None]:
     """In-process clients name the host ``testserver``, which the server answers to only
-    when configured (loopback names pass by default; live servers are on 127.0.0.1)."""
-    monkeypatch.setenv("SHOKUNIN_ALLOWED_HOSTS", f'["{TEST_HOST}"]')
+    when configured (loopback names pass by default; live servers are on 127.0.0.1).
+    Session-wide, so module-scoped apps built before any test's own fixtures see it too."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SHOKUNIN_ALLOWED_HOSTS", f'["{TEST_HOST}"]')
+        yield
 
 
 @pytest.fixture(scope="session")
