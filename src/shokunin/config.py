@@ -111,8 +111,9 @@ class Settings(BaseSettings):
         '`["*"]` turns the check off). Others get `400 forbidden_host` (DNS rebinding).')
     header_timeout_sec: float = Field(
         10.0, gt=0, le=300, description="Seconds a client has to send a request's headers, on a "
-        "new connection or after the previous answer on a kept-alive one; then the connection "
-        "is closed (half-sent requests would hold it for ever).")
+        "new connection or after the previous answer on a kept-alive one, and the longest "
+        "pause inside a body; then it gets `408` and the connection is closed (half-sent "
+        "requests would hold it for ever).")
     max_connections_per_client: int = Field(
         1024, ge=1, description="Connections one client address may hold open at once; more "
         "are answered `503` and closed.")

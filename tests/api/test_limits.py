@@ -118,8 +118,20 @@ def test_a_half_sent_request_is_closed_within_the_header_timeout(tmp_path: Path)
             while chunk := sock.recv(4096):
                 rest += chunk
         assert b"408" in rest
+        # A body that stops coming is timed out too.
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            started = time.monotonic()
+            sock.sendall(b"POST /api/tools/calculator/execute HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                         b'{"args": ')
+            body_answer = b""
+            while chunk := sock.recv(4096):
+                body_answer += chunk
+            took = time.monotonic() - started
+        assert body_answer.startswith(b"HTTP/1.1 408") and took < 5
     finally:
         server.stop()
+    assert "Traceback" not in server.log_path.read_text()
 
 
 def test_one_address_holds_a_bounded_number_of_connections(tmp_path: Path) -> None:

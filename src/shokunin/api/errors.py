@@ -28,6 +28,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,12 @@ async def _too_deep(request: Request, exc: Exception) -> Response:
                          "id": error_id}, status_code=400)
 
 
+async def _client_gone(request: Request, _exc: Exception) -> Response:
+    # The client left (or was timed out) before its body arrived: nobody reads an answer.
+    log.info("client left during %s %s", request.method, request.url.path)
+    return Response(status_code=400)
+
+
 async def _busy(request: Request, exc: Exception) -> Response:
     # Every database connection stayed taken for the pool's whole wait: a flood, not a bug.
     log.warning("database busy on %s %s: %s", request.method, request.url.path, exc)
@@ -148,6 +155,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(RecursionError, _too_deep)
     app.add_exception_handler(PoolTimeout, _busy)
+    app.add_exception_handler(ClientDisconnect, _client_gone)
     app.add_exception_handler(Exception, _internal)
 
 

@@ -1,10 +1,11 @@
 """uvicorn's HTTP protocol with two connection limits it lacks.
 
-* **Header timeout.** uvicorn times out only an idle kept-alive connection, and a byte now
-  and then resets that: a client that never finishes its headers holds a connection (and a
-  file descriptor) for ever. Here a connection must complete a request's headers within
-  ``header_timeout`` of opening, or of the previous answer; else it gets ``408`` and is
-  closed.
+* **Header and body timeouts.** uvicorn times out only an idle kept-alive connection, and
+  a byte now and then resets that: a client that never finishes its headers holds a
+  connection (and a file descriptor) for ever. Here a connection must complete a request's
+  headers within ``header_timeout`` of opening, or of the previous answer, and a body must
+  not pause longer than that between two pieces (unless the app is the one not reading);
+  else the client gets ``408`` and the connection is closed.
 * **Connections per client address.** Past ``max_per_client`` open connections from one
   address, a new one gets ``503`` and is closed. A connection upgraded to a WebSocket leaves
   this count: the live-connection caps (``api/live.py``) count WebSockets.
@@ -35,8 +36,9 @@ def _answer(status: str, message: str, code: str) -> bytes:
 def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol with these limits, for ``uvicorn.run(http=...)``."""
     open_per_client: Counter[str] = Counter()
-    timed_out = _answer("408 Request Timeout", f"the request's headers did not arrive within "
-                        f"{header_timeout:g} s (SHOKUNIN_HEADER_TIMEOUT_SEC)", "timeout")
+    timed_out = _answer("408 Request Timeout", f"the request's headers or the next part of its "
+                        f"body did not arrive within {header_timeout:g} s "
+                        "(SHOKUNIN_HEADER_TIMEOUT_SEC)", "timeout")
     too_many = _answer("503 Service Unavailable", f"this client holds {max_per_client} "
                        "connections, the most allowed: close one first "
                        "(SHOKUNIN_MAX_CONNECTIONS_PER_CLIENT)", "too_many_connections")
@@ -63,7 +65,11 @@ def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.P
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
             cycle = self.cycle
-            if cycle is not None and not cycle.response_complete:  # headers are in
+            if self._peer is None or cycle is None or cycle.response_complete:
+                return  # upgraded or refused; or still reading headers (the timer runs)
+            if cycle.more_body and not cycle.disconnected:
+                self._arm()  # the next part of the body has as long again
+            else:
                 self._disarm()
 
         def on_response_complete(self) -> None:
@@ -88,9 +94,15 @@ def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.P
 
         def _timed_out(self) -> None:
             self._header_timer = None
-            if not self.transport.is_closing():
+            if self.transport.is_closing():
+                return
+            if self.flow.read_paused:  # the app has not read what came: not the client's fault
+                self._arm()
+                return
+            cycle = self.cycle  # the last request's: done, or still sending its body
+            if cycle is None or cycle.response_complete or not cycle.response_started:
                 self.transport.write(timed_out)
-                self.transport.close()
+            self.transport.close()
 
         def _leave(self) -> None:
             self._disarm()
