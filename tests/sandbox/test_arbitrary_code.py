@@ -27,6 +27,7 @@ import pytest_asyncio
 
 from shokunin.config import Settings
 from shokunin.sandbox import ExecPythonInput, ExecResult, Sandbox
+from shokunin.sandbox.exposure import blocked_ancestors
 from shokunin.sandbox.policy import check_policy
 from tests.sandbox.conftest import sandbox_settings
 from tests.sandbox.corpus import ARBITRARY, DATABASE, SERVER_LOG
@@ -252,20 +253,26 @@ async def run_cases(workdir: str, data_dir: str) -> dict:
 
 
 def _as_normal_user(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """Run ``argv`` as the normal user. The interpreter lives under /root (0700) here:
-    in a mount namespace of its own, /root is covered and the interpreter bound back."""
-    holder = Path(tempfile.mkdtemp(prefix="shokunin-pyenv-"))
-    prefix = os.path.realpath(sys.base_prefix)
-    script = (f"set -e; mount --bind {prefix} {holder}; "
-              f"mount -t tmpfs -o mode=0755 tmpfs /root; mkdir -p {prefix}; "
-              f"mount --move {holder} {prefix}; "
-              f"exec runuser -u {NORMAL_USER} -- \"$@\"")
+    """Run ``argv`` as the normal user. The interpreter, the venv or this checkout may sit
+    below a folder other users cannot enter (/root, 0700): in a mount namespace of its own,
+    each such folder is covered and they are bound back, as the launcher does for kernels."""
+    needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, REPO)}, key=len)
+    blocked = blocked_ancestors(needed)
+    holder = Path(tempfile.mkdtemp(prefix="shokunin-install-"))
+    held = [(path, holder / str(i)) for i, path in enumerate(needed)
+            if any(Path(path).is_relative_to(b) for b in blocked)]
+    script = ["set -e"]
+    script += [f"mkdir {h}; mount --bind {path} {h}" for path, h in held]
+    script += [f"mount -t tmpfs -o mode=0755 tmpfs {b}" for b in blocked]
+    script += [f"mkdir -p {path}; mount --move {h} {path}" for path, h in held]
+    script.append(f"exec runuser -u {NORMAL_USER} -- \"$@\"")
     try:
         return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
-                               script, "sh", *argv], cwd=cwd, capture_output=True, text=True,
-                              timeout=600, env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8"})
+                               "; ".join(script), "sh", *argv], cwd=cwd, capture_output=True,
+                              text=True, timeout=600,
+                              env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8"})
     finally:
-        holder.rmdir()
+        shutil.rmtree(holder, ignore_errors=True)
 
 
 def _normal_user() -> int | None:
