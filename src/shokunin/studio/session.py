@@ -43,6 +43,10 @@ def agent_id(project_id: str, agent_type: str, task_id: str | None = None) -> st
     return derived_id(project_id, agent_type, *([task_id] if task_id else []))
 
 
+MAX_FILE_CHARS = 200_000  # of one output file read back for later agents
+MAX_TREE_CHARS = 2_000_000  # of all of them together
+
+
 class GaveUp(Exception):  # noqa: N818 - the agent gave up after its retries
     def __init__(self, error_type: str, message: str) -> None:
         super().__init__(message)
@@ -409,11 +413,17 @@ def _since(started: datetime | None, at: datetime) -> int:
 
 
 def _read_tree(tree: SafeTree) -> dict[str, str]:
-    """Every plain file under ``outputs/`` (links and half-written ``.part`` files left out)."""
-    found = {}
+    """The text of the plain files under ``outputs/`` (links and half-written ``.part`` files
+    left out), at most ``MAX_FILE_CHARS`` each and ``MAX_TREE_CHARS`` in all: what an agent
+    reads back goes into a prompt, and a kernel could have written there too."""
+    found: dict[str, str] = {}
+    budget = MAX_TREE_CHARS
     for name in tree.files("outputs"):
-        if not name.endswith(".part"):
-            with contextlib.suppress(OSError, UnsafePath):
-                found[name.removeprefix("outputs/")] = tree.read_bytes(name).decode(
-                    "utf-8", errors="replace")
+        if name.endswith(".part") or budget <= 0:
+            continue
+        with contextlib.suppress(OSError, UnsafePath), tree.open_binary(name) as f:
+            text = f.read(min(MAX_FILE_CHARS, budget) * 4).decode("utf-8", errors="replace")
+            text = text[:min(MAX_FILE_CHARS, budget)]
+            found[name.removeprefix("outputs/")] = text
+            budget -= len(text)
     return found
