@@ -20,3 +20,12 @@ def test_an_alias_inside_deep_nesting_counts_the_depth_it_repeats() -> None:
     assert bounded_yaml.loads(f"a: &a {deep}\nb: {'[' * 20}*a{']' * 20}\n")
     with pytest.raises(bounded_yaml.YamlTooLarge, match="deeper"):
         bounded_yaml.loads(f"a: &a {deep}\nb: {'[' * 30}*a{']' * 30}\n")
+
+
+def test_an_alias_counts_the_text_of_the_scalars_it_repeats(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bounded_yaml, "MAX_TEXT", 10_000)
+    text = f"a: &a {'x' * 1_000}\nb: &b [*a, *a, *a, *a]\n"  # about 5,000 characters
+    assert len(bounded_yaml.loads(text)["b"]) == 4
+    with pytest.raises(bounded_yaml.YamlTooLarge, match="of text"):
+        bounded_yaml.loads(text + "c: [*b, *b]\n")  # about 13,000

@@ -1,17 +1,19 @@
 """YAML from a file someone else may have written (a pipeline, a playbook), read with bounds
-on size, nesting depth and node count, so that a hostile file gets a clear error instead of
+on size, nesting depth, node count and text, so that a hostile file gets a clear error instead of
 a RecursionError or a billion-laughs expansion that stops the server.
 
 The check walks the file's event stream first: the parser is a state machine, not a
 recursion, and libyaml's (used when PyYAML has it) also refuses nesting past 1,000 itself;
 PyYAML's composer and constructor recurse once per level, so the pure loader overflows
-Python's stack near 1,000 levels. An alias counts as the whole node it repeats (and as its
-depth), which is how a few lines expand into billions of nodes. Within these bounds the
+Python's stack near 1,000 levels. An alias counts as the whole node it repeats (its nodes,
+its depth and the characters of its scalars), which is how a few lines expand into billions
+of nodes, or a 500 KB title aliased 90,000 times into 45 GB of text. Within these bounds the
 loader cannot explode, so it runs in this process; no child is needed.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ import yaml
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 100_000  # after expanding aliases
+MAX_TEXT = 4 * 1024 * 1024  # characters of scalars after expanding aliases
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -46,41 +49,57 @@ def loads(text: str) -> Any:
 
 
 def check(text: str) -> None:
-    """Raise ``YamlTooLarge`` when the document nests deeper than ``MAX_DEPTH`` or has more
-    than ``MAX_NODES`` nodes once its aliases are expanded."""
-    nodes, depth = 0, 0
-    open_nodes: list[tuple[str | None, int, int]] = []  # (anchor, nodes before, max depth)
-    sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, depth below it)
+    """Raise ``YamlTooLarge`` when the document nests deeper than ``MAX_DEPTH``, or has more
+    than ``MAX_NODES`` nodes or ``MAX_TEXT`` characters of scalars once its aliases are
+    expanded."""
+    nodes, chars, depth = 0, 0, 0
+    open_nodes: list[_Open] = []
+    sizes: dict[str, tuple[int, int, int]] = {}  # anchor -> (nodes, chars, depth below it)
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
-            size, below = sizes.get(event.anchor or "", (1, 0))
+            size, length, below = sizes.get(event.anchor or "", (1, 0, 0))
             nodes += size
+            chars += length
             _deeper(open_nodes, depth + below)
         elif isinstance(event, yaml.ScalarEvent):
             nodes += 1
+            chars += len(event.value)
             if event.anchor:
-                sizes[event.anchor] = (1, 0)
+                sizes[event.anchor] = (1, len(event.value), 0)
         elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             nodes += 1
             depth += 1
-            open_nodes.append((event.anchor, nodes - 1, depth))
+            open_nodes.append(_Open(event.anchor, nodes - 1, chars, depth))
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            anchor, before, deepest = open_nodes.pop()
-            if anchor:
-                sizes[anchor] = (nodes - before, deepest - depth + 1)
+            node = open_nodes.pop()
+            if node.anchor:
+                sizes[node.anchor] = (nodes - node.nodes_before, chars - node.chars_before,
+                                      node.deepest - depth + 1)
             depth -= 1
-            _deeper(open_nodes, deepest)
+            _deeper(open_nodes, node.deepest)
         else:
             continue
         if nodes > MAX_NODES:
             raise YamlTooLarge(f"the document has more than {MAX_NODES} nodes once its "
                                "aliases are expanded")
-        if open_nodes and open_nodes[-1][2] > MAX_DEPTH:
+        if chars > MAX_TEXT:
+            raise YamlTooLarge(f"the document holds more than {MAX_TEXT // (1024 * 1024)} MiB "
+                               "of text once its aliases are expanded")
+        if open_nodes and open_nodes[-1].deepest > MAX_DEPTH:
             raise YamlTooLarge(f"the document nests deeper than {MAX_DEPTH} levels")
 
 
-def _deeper(open_nodes: list[tuple[str | None, int, int]], depth: int) -> None:
+@dataclass
+class _Open:
+    """A collection being read: its anchor, the counts before it, the deepest level in it."""
+
+    anchor: str | None
+    nodes_before: int
+    chars_before: int
+    deepest: int
+
+
+def _deeper(open_nodes: list[_Open], depth: int) -> None:
     """Record that the innermost open node reaches ``depth``."""
-    if open_nodes and depth > open_nodes[-1][2]:
-        anchor, before, _ = open_nodes[-1]
-        open_nodes[-1] = (anchor, before, depth)
+    if open_nodes and depth > open_nodes[-1].deepest:
+        open_nodes[-1].deepest = depth

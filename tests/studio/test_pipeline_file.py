@@ -105,6 +105,8 @@ HOSTILE = {  # issue 34, point 11: each stopped the server at start (RecursionEr
                              + "v\n", "nest"),
     "70 levels": ("phases: " + "[" * 70 + "]" * 70, "deeper than 64"),
     "a billion laughs": (_billion_laughs(), "aliases"),
+    "a 100 KB title aliased 60 times": ("title: &t " + "x" * 100_000 + "\nexamples: ["
+                                        + ", ".join(["*t"] * 60) + "]\n", "MiB of text"),
     "2 MiB": ("# " + "x" * 2 * 1024 * 1024 + "\n", "larger than"),
 }
 
