@@ -67,6 +67,10 @@ CASES: dict[str, tuple[bytes, dict[str, str]]] = {
     "a single cell": (b"1\n", {}),
     "CR only line ends": (b"a,b\r1,2\r3,4\r", {}),
     "mixed line ends and quotes": (b'a,b\r\n"1\r\n2",3\n"4""",5\r', {}),
+    "an encoding with a NUL": (b"a,b\n1,2\n", {"encoding": "utf8\x00"}),
+    "an encoding name of 100,000 characters": (b"a,b\n1,2\n", {"encoding": "u" * 100_000}),
+    "a delimiter of 100,000 characters": (b"a,b\n1,2\n", {"delimiter": ";" * 100_000}),
+    "a header with a NUL": (b"a,b\n1,2\n", {"header": "true\x00"}),
 }
 
 
@@ -101,6 +105,14 @@ def test_a_malformed_upload_is_a_dataset_or_a_clear_4xx_leaving_nothing(
     workspaces = Path(services.runner.workspace_root)
     assert not [p for p in workspaces.glob("*/datasets/*") if p.is_dir()
                 and not any(p.iterdir())]  # no half-written folder
+
+
+@pytest.mark.parametrize("field", ["encoding", "delimiter", "header", "thread_id"])
+def test_a_read_option_sent_as_a_file_is_a_clear_400(client: TestClient, field: str) -> None:
+    response = client.post("/api/analyst/datasets", files={
+        "file": ("t.csv", b"a,b\n1,2\n", "text/csv"), field: ("x.txt", b"utf-8", "text/plain")})
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "bad_request"
 
 
 def test_a_delimiter_given_as_a_full_width_semicolon_reads_the_table(

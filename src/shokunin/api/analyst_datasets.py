@@ -6,6 +6,7 @@ its record and profile, preview its first rows, delete it. Errors are ``{"error"
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -28,6 +29,8 @@ router = APIRouter(prefix="/api/analyst", tags=["analyst"])
 AGENT = "analyst"
 MAX_PREVIEW_ROWS = 1000
 DELIMITER_NAMES = {"comma": ",", "tab": "\t", "\\t": "\t", "semicolon": ";", "pipe": "|"}
+_MAX_OPTION_CHARS = 100
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _UPLOAD_BODY = {"requestBody": {"required": True, "content": {MULTIPART: {"schema": {
     "type": "object", "required": ["file"], "properties": {
         "file": {"type": "string", "format": "binary"},
@@ -63,20 +66,33 @@ async def _bounded(request: Request, limit: int) -> AsyncGenerator[bytes, None]:
         yield chunk
 
 
+def _field(form: Any, name: str) -> str:
+    """The text of the form field ``name`` ("" when absent), refused with a 400 when it is a
+    file, too long to be a read option, or holds a control character (a NUL breaks
+    ``codecs.lookup``)."""
+    value = form.get(name) or ""
+    if not isinstance(value, str):
+        raise ApiError(400, f"{name} must be a text field, not a file", "bad_request")
+    if len(value) > _MAX_OPTION_CHARS or _CONTROL.search(value.replace("\t", "")):
+        raise ApiError(400, f"{name} must be at most {_MAX_OPTION_CHARS} printable "
+                       "characters", "bad_request")
+    return value
+
+
 def _options(form: Any) -> ReadOptions:
-    encoding = (form.get("encoding") or "").strip() or None
+    encoding = _field(form, "encoding").strip() or None
     if encoding is not None:
         try:
             encoding = text_encoding(encoding)
         except NotTextEncoding as exc:
             raise ApiError(400, str(exc), "bad_request") from None
-    delimiter = form.get("delimiter") or None
+    delimiter = _field(form, "delimiter") or None
     if delimiter is not None:
         delimiter = DELIMITER_NAMES.get(delimiter.lower(), delimiter)
         if len(delimiter) != 1 or delimiter in "\"\r\n":
             raise ApiError(400, "delimiter must be one character (or comma, tab, semicolon, "
                            "pipe)", "bad_request")
-    header = (form.get("header") or "").strip().lower() or None
+    header = _field(form, "header").strip().lower() or None
     if header not in (None, "true", "false", "1", "0"):
         raise ApiError(400, "header must be true or false", "bad_request")
     return ReadOptions(encoding=encoding, delimiter=delimiter,
