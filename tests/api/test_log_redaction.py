@@ -91,3 +91,49 @@ def test_served_logs_show_no_url_token_and_no_traceback_from_a_short_secret(
     assert '"GET /api/threads?token=[REDACTED] HTTP/1.1" 401' in log
     assert '"GET /api/threads?x=2 HTTP/1.1" 200' in log  # a 2 is a 2
     assert "Traceback" not in log and "Logging error" not in log
+
+
+@pytest.mark.usefixtures("masking")
+@pytest.mark.parametrize("path", ["/health?cookie=1", "/health?authorization=x",
+                                  "/health?x=1&set-cookie=a"])
+def test_a_credential_named_parameter_keeps_the_access_record_in_shape(path: str) -> None:
+    record = _access_record(path)
+    assert isinstance(record.args, tuple) and len(record.args) == 5
+    line = AccessFormatter("%(message)s", use_colors=False).format(record)
+    assert line.endswith(' HTTP/1.1" 200') and "=[REDACTED]" in line
+
+
+@pytest.mark.usefixtures("masking")
+@pytest.mark.parametrize("path", ["/x?t=SECRETVALUE", "/x?tok%65n=SECRETVALUE",
+                                  "/x?token%00=SECRETVALUE", "/x?token[]=SECRETVALUE",
+                                  "/x?a=1&TOKEN=SECRETVALUE", "/x?tok%2565n=SECRETVALUE"])
+def test_dressed_up_parameter_names_are_redacted(path: str) -> None:
+    line = AccessFormatter("%(message)s", use_colors=False).format(_access_record(path))
+    assert "SECRETVALUE" not in line and line.endswith(' HTTP/1.1" 200')
+
+
+@pytest.mark.usefixtures("masking")
+@pytest.mark.parametrize("path", ["/api/threads/{key}", "/api/x?q={key}",
+                                  "/api/x?q={encoded}"])
+def test_an_api_key_is_redacted_wherever_it_appears(path: str) -> None:
+    key = "shk_0123456789ab_" + "S" * 43
+    line = AccessFormatter("%(message)s", use_colors=False).format(_access_record(
+        path.format(key=key, encoded=key.replace("_", "%5F"))))
+    assert "S" * 43 not in line and "[REDACTED]" in line
+
+
+def test_served_logs_stay_whole_and_never_show_the_admin_token(tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "server", env={"SHOKUNIN_AUTH_TOKEN": ADMIN},
+                        log_level="info").start()
+    try:
+        for path in ("/health?cookie=1", "/health?authorization=x", f"/api/threads/{ADMIN}",
+                     f"/api/threads?t={ADMIN}", f"/api/threads?tok%65n={ADMIN}",
+                     f"/api/threads?token%00={ADMIN}x", f"/api/threads?token[]={ADMIN}"):
+            httpx.get(f"{server.url}{path}")
+    finally:
+        server.stop()
+    log = server.log_path.read_text(encoding="utf-8")
+    assert ADMIN not in log
+    assert "Logging error" not in log and "Traceback" not in log
+    assert '"GET /health?cookie=[REDACTED] HTTP/1.1" 200' in log
+    assert '"GET /health?authorization=[REDACTED] HTTP/1.1" 200' in log

@@ -18,7 +18,7 @@ from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
 from shokunin.cli.http_limits import protocol_class
 from shokunin.config import Settings
-from shokunin.tools.leak_guard import install_log_masking
+from shokunin.tools.leak_guard import install_log_masking, remember
 
 REFUSAL = (
     "refusing to listen on {host}: it is reachable from other machines and auth is off, so "
@@ -63,6 +63,8 @@ def serve(
         raise typer.Exit(2) from None
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     install_log_masking()  # secrets and credentials (uvicorn's access log too) never logged
+    if settings.auth_token is not None:  # wherever a client puts it: a path, any parameter
+        remember([settings.auth_token.get_secret_value()])
     app = create_app(settings)
     tune_gc(settings.gc_interval_sec)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,

@@ -69,9 +69,10 @@ def _proxy_streams() -> None:
 
 def mask_record(record: logging.LogRecord) -> None:
     """Mask the known secrets and any credential (``redaction``) out of a record's message,
-    traceback and stack. The arguments are masked one by one and keep their shape, so a
-    formatter that reads them (uvicorn's access log unpacks five) still works; this never
-    raises: a record it cannot mask is left to logging, which reports broken ones itself."""
+    arguments, traceback and stack. The arguments are masked one by one and keep their
+    shape (their number, a mapping's keys, numbers stay numbers), so a formatter that
+    reads them (uvicorn's access log unpacks five) still works; this never raises: a
+    record it cannot mask is left to logging, which reports broken ones itself."""
     with contextlib.suppress(Exception):  # masking must never break logging
         _mask(record, _known)
 
@@ -80,18 +81,38 @@ def _clean(text: str, secrets: list[str]) -> str:
     return redact_credentials(mask_text(text, secrets) if secrets else text)
 
 
+class _Masked:
+    """Stands for an argument that is not text (a dict of headers, an exception): prints
+    as it would, masked, for ``%s`` and ``%r`` alike."""
+
+    def __init__(self, value: object, secrets: list[str]) -> None:
+        self._str = _clean(str(value), secrets)
+        self._repr = _clean(repr(value), secrets)
+
+    def __str__(self) -> str:
+        return self._str
+
+    def __repr__(self) -> str:
+        return self._repr
+
+
+def _clean_arg(value: object, secrets: list[str]) -> object:
+    if isinstance(value, str):
+        return _clean(value, secrets)
+    if value is None or isinstance(value, int | float):  # %d, %f must still apply
+        return value
+    masked = _Masked(value, secrets)
+    return value if (str(masked), repr(masked)) == (str(value), repr(value)) else masked
+
+
 def _mask(record: logging.LogRecord, secrets: list[str]) -> None:
     if isinstance(record.msg, str):
         record.msg = _clean(record.msg, secrets)
     args = record.args
     if isinstance(args, tuple):
-        record.args = tuple(_clean(a, secrets) if isinstance(a, str) else a for a in args)
+        record.args = tuple(_clean_arg(a, secrets) for a in args)
     elif isinstance(args, dict):
-        record.args = {k: _clean(v, secrets) if isinstance(v, str) else v
-                       for k, v in args.items()}
-    message = record.getMessage()
-    if (masked := _clean(message, secrets)) != message:  # a secret inside a non-str argument
-        record.msg, record.args = masked, None
+        record.args = {k: _clean_arg(v, secrets) for k, v in args.items()}
     if record.exc_info and not record.exc_text:
         text = logging.Formatter().formatException(record.exc_info)
         if (clean := _clean(text, secrets)) != text:
