@@ -182,3 +182,45 @@ def test_cli_text_and_json_mask_numeric_secrets(
     for output in outputs:
         assert_masked(output)
     assert json.loads(outputs[5])["result"]["pin"] == MASK  # run --json, mode result
+
+
+SHORT_TOOL = '''
+TOOL_NAME = "short"
+TOOL_DESCRIPTION = "has a one-character key"
+TOOL_ICON = "x"
+
+
+def get_function_declaration():
+    return {"name": "short", "description": "x", "parameters": {
+        "type": "object", "properties": {"fail": {"type": "boolean"}}}}
+
+
+def get_settings_schema():
+    return {"key": {"type": "string", "label": "key", "default": "", "secret": True},
+            "pin": {"type": "integer", "label": "PIN", "default": 0, "secret": True}}
+
+
+def execute(args, context):
+    if args.get("fail"):
+        return {"success": False, "error": "run a2b22 failed with code 2"}
+    return {"success": True, "result": {"id": "a2b22", "count": 2, "seven": 7}}
+'''
+
+
+async def test_secrets_shorter_than_the_minimum_do_not_mask_results_or_errors(
+        tmp_path: Path) -> None:
+    # A key "2" masked every 2 (ids broken, the key shown by the holes); the log ignores
+    # secrets under MIN_MASKED_CHARS, and so do results, errors and ids now.
+    root = tmp_path / "tool"
+    make_tool(root, "short", SHORT_TOOL)
+    registry = registry_for(tmp_path, root)
+    try:
+        registry.save_settings("short", {"key": "2", "pin": 7})
+        done = await registry.execute("short", {})
+        failed = await registry.execute("short", {"fail": True})
+    finally:
+        await registry.close()
+    assert done["result"] == {"id": "a2b22", "count": 2, "seven": 7}
+    assert failed["error"] == "run a2b22 failed with code 2"
+    for answer in (done, failed):
+        assert MASK not in json.dumps(answer), answer

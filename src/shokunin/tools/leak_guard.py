@@ -14,7 +14,7 @@ the server log. Two guards, each installed once per process:
   through, masked.
 
 The secrets are every secret setting value the registry has seen (``remember()``), at least
-``MIN_MASKED_CHARS`` long; credentials in URLs and headers are redacted too. Output a
+``masking.MIN_MASKED_CHARS`` long; credentials in URLs and headers are redacted too. Output a
 tool writes to file descriptors 1 and 2 directly (C code, ``os.write``) is not seen here.
 """
 
@@ -28,22 +28,20 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from shokunin.redaction import redact_credentials
-from shokunin.tools.masking import mask_text, ordered
+from shokunin.tools.masking import mask_text, maskable, ordered
 
 output_log = logging.getLogger("shokunin.tools.output")
 _local = threading.local()
 _lock = threading.Lock()
 _known: list[str] = []
-MIN_MASKED_CHARS = 6
 _installed = False
 
 
 def remember(secrets: Iterable[str]) -> None:
     """Add secret texts to those masked in the log and on stdout/stderr. Texts shorter than
-    ``MIN_MASKED_CHARS`` are not masked there: a secret ``2`` would mask every 2 in the log
-    (they are still masked out of the tool's own results and output)."""
+    ``MIN_MASKED_CHARS`` are not masked, here as everywhere (``masking.maskable``)."""
     global _known
-    new = {s for s in secrets if len(s) >= MIN_MASKED_CHARS} - set(_known)
+    new = {s for s in secrets if maskable(s)} - set(_known)
     if new:
         with _lock:
             _known = ordered([*_known, *new])

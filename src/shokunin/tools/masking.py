@@ -4,6 +4,10 @@ A secret may be a string, a number or (hand-edited) a nested value; ``secret_str
 it into the texts it can appear as (its ``str``, ``repr`` and JSON-escaped forms), and
 ``mask_deep`` also replaces a number that *equals* a numeric secret, wherever it sits in a
 result: an integer PIN returned as an int is as secret as the same PIN in a sentence.
+
+One rule for every masking (results, errors, progress, a child's output, the log): a
+secret shorter than ``MIN_MASKED_CHARS`` is not masked (``maskable``). A key ``2`` would
+mask every 2 in ids and numbers, breaking them and showing the key through the holes.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 MASK = "********"
+MIN_MASKED_CHARS = 6
 
 
 def secret_strings(value: Any) -> list[str]:
@@ -37,9 +42,15 @@ def ordered(secrets: Iterable[str]) -> list[str]:
     return sorted(set(secrets), key=len, reverse=True)
 
 
+def maskable(secret: str) -> bool:
+    """Whether ``secret`` is long enough to be masked (see the module's docstring)."""
+    return len(secret) >= MIN_MASKED_CHARS
+
+
 def mask_text(text: str, secrets: list[str]) -> str:
+    """``text`` with each maskable secret replaced by ``MASK`` (longest first: ``ordered``)."""
     for secret in secrets:
-        if secret:
+        if maskable(secret):
             text = text.replace(secret, MASK)
     return text
 
@@ -55,7 +66,8 @@ def mask_deep(value: Any, secrets: list[str]) -> Any:
 class _Masker:
     def __init__(self, secrets: list[str]) -> None:
         self.secrets = secrets
-        self.numbers = {number for s in secrets if (number := _as_number(s)) is not None}
+        self.numbers = {number for s in secrets
+                        if maskable(s) and (number := _as_number(s)) is not None}
 
     def deep(self, value: Any) -> Any:
         if isinstance(value, str):
