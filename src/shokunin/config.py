@@ -123,6 +123,15 @@ class Settings(BaseSettings):
     max_streams_per_key: int = Field(
         512, ge=1, description="Live connections one token (the admin token or an API key) may "
         "hold at once, from any address; more are refused with `429 too_many_streams`.")
+    body_timeout_sec: float = Field(
+        300.0, gt=0, le=3600, description="Seconds a client has to send a whole request body, "
+        "however steadily it sends (pauses just under the header timeout would hold the "
+        "connection for ever); then it gets `408` and the connection is closed.")
+    forwarded_allow_ips: list[str] = Field(
+        default_factory=list, description="Addresses of the reverse proxies whose "
+        "`X-Forwarded-For`/`X-Forwarded-Proto` are believed (JSON list of IPs or networks, "
+        'e.g. `["127.0.0.1"]` behind a local proxy; `["*"]` trusts any peer). Empty: no '
+        "one's, the connection's peer is the client (the per-address limits count it).")
     max_body_bytes: int = Field(
         4 * 1024 * 1024, gt=0, description="Largest accepted HTTP request body (413 beyond).")
     max_upload_bytes: int = Field(
@@ -179,6 +188,10 @@ class Settings(BaseSettings):
     analyst_parse_seconds: float = Field(
         300.0, gt=0, description="CPU and wall-clock seconds that child may take before it is "
         "killed and the upload refused as taking too long.")
+    analyst_parse_children: int = Field(
+        2, ge=1, description="How many of those child processes may run at once (so together "
+        "they use at most this many times SHOKUNIN_ANALYST_PARSE_MEMORY_MB); the other uploads "
+        "and previews wait for one to end.")
     analyst_xlsx_max_expanded_mb: float = Field(
         512.0, gt=0, description="Largest size (MB) an .xlsx may expand to, read from its zip "
         "directory before it is parsed.")
