@@ -5,6 +5,9 @@ process, while the server's own memory stays put and ``/health`` keeps answering
 from __future__ import annotations
 
 import io
+import random
+import sqlite3
+import string
 import threading
 import time
 import zipfile
@@ -16,6 +19,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from shokunin.analyst.profile import MAX_TEXT
 from shokunin.api import create_app
 from tests.api.test_analyst_datasets import _error, _settings, _upload
 
@@ -143,3 +147,61 @@ def test_a_parse_past_its_time_is_refused_as_too_slow(tmp_path: Path) -> None:
     with TestClient(create_app(settings)) as client:
         message = _error(_upload(client), 400, "too_slow")
     assert "took too long" in message
+
+
+def _wide_string_xlsx(string_bytes: int, rows: int, cols: int) -> bytes:
+    """The review's r2.xlsx (p4/mkxlsx.py random 1 3 40): one shared string of random
+    letters (it barely compresses, so the ratio check passes) in every cell of ``rows`` x
+    ``cols``, under a header row ``c0``, ``c1``, ...; one column name as long as well."""
+    letters = random.Random(1).choices(string.ascii_letters + string.digits, k=string_bytes)
+    big = "".join(letters)
+    names = [big] + [f"c{c}" for c in range(1, cols)]
+    header = "".join(f'<c r="{_col(c)}1" t="inlineStr"><is><t>{name}</t></is></c>'
+                     for c, name in enumerate(names))
+    body = "".join(f'<row r="{r}">' + "".join(f'<c r="{_col(c)}{r}" t="s"><v>0</v></c>'
+                                              for c in range(cols)) + "</row>"
+                   for r in range(2, rows + 2))
+    sheet = f'{_SHEET_HEAD}<row r="1">{header}</row>{body}</sheetData></worksheet>'
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(xlsx_bomb(cells=1, string_bytes=string_bytes))) as src, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for info in src.infolist():
+            text = src.read(info).decode()
+            if info.filename == "xl/sharedStrings.xml":
+                text = text.replace("A" * string_bytes, big)
+            elif info.filename == "xl/worksheets/sheet1.xml":
+                text = sheet
+            archive.writestr(info.filename, text)
+    return out.getvalue()
+
+
+def _col(index: int) -> str:
+    name, index = "", index + 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(65 + rest) + name
+    return name
+
+
+def test_a_megabyte_cell_in_every_cell_gives_a_small_profile_and_preview(
+        tmp_path: Path) -> None:
+    # The review's file gave a 167 MB profile, stored and sent on every read of the dataset
+    workbook = _wide_string_xlsx(2**20, 3, 40)
+    settings = _settings(tmp_path, analyst_max_upload_mb=4)
+    with TestClient(create_app(settings)) as client:
+        response = _upload(client, workbook, "r2.xlsx", header="true")
+        assert response.status_code == 201, response.text[:500]
+        assert len(response.content) < 2**20
+        record = response.json()
+        columns = record["profile"]["columns"]
+        assert len(columns) == 40 and len(columns[0]["name"]) == MAX_TEXT
+        assert columns[0]["name"].endswith("…")
+        assert len(columns[1]["top_values"][0]["value"]) == MAX_TEXT
+        stored = client.get(f"/api/analyst/datasets/{record['id']}")
+        assert len(stored.content) < 2**20
+        preview = client.get(f"/api/analyst/datasets/{record['id']}/preview")
+        assert preview.status_code == 200 and len(preview.content) < 2**20
+        assert {len(v) for row in preview.json()["rows"] for v in row} == {MAX_TEXT}
+    with sqlite3.connect(settings.data_dir / "shokunin.db") as db:
+        sizes = db.execute("SELECT length(profile) FROM analyst_datasets").fetchall()
+    assert sizes and all(size < 2**20 for (size,) in sizes)

@@ -6,6 +6,7 @@ descriptors the server opened safely: a bomb costs the child, and the server ans
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from shokunin.analyst.dataset import (
     read_frame,
 )
 from shokunin.analyst.errors import DatasetError, TookTooLong, TooLargeExpanded, UnreadableTable
-from shokunin.analyst.profile import DatasetProfile, Scalar, scalar
+from shokunin.analyst.profile import DatasetProfile, Scalar, clip, scalar
 from shokunin.untrusted import Bounds, Descriptor
 
 T = TypeVar("T")
@@ -37,7 +38,8 @@ untrusted.preload("shokunin.analyst.isolated", "pandas", "python_calamine", "duc
 
 @dataclass(frozen=True)
 class ParseLimits:
-    """What parsing one upload may use (``SHOKUNIN_ANALYST_PARSE_*``, ``..._XLSX_*``)."""
+    """What parsing one upload may use (``SHOKUNIN_ANALYST_PARSE_*``, ``..._XLSX_*``); its
+    answer (a profile, a preview) may be ``Bounds.result_bytes`` pickled."""
 
     bounds: Bounds = Bounds()
     zip: zip_bounds.ZipBounds = zip_bounds.ZipBounds()
@@ -47,22 +49,30 @@ class ParseLimits:
         seconds = settings.analyst_parse_seconds
         return cls(
             bounds=Bounds(memory_bytes=int(settings.analyst_parse_memory_mb * 2**20),
-                          cpu_seconds=max(1, int(seconds)), wall_seconds=seconds),
+                          cpu_seconds=max(1, int(seconds)), wall_seconds=seconds,
+                          children=settings.analyst_parse_children),
             zip=zip_bounds.ZipBounds(
                 max_bytes=int(settings.analyst_xlsx_max_expanded_mb * 2**20),
                 max_ratio=settings.analyst_xlsx_max_ratio))
 
 
-def _run(limits: ParseLimits, fn: Any, *args: Any, progress: Progress | None = None) -> Any:
+def _run(limits: ParseLimits, fn: Any, *args: Any, progress: Progress | None = None,
+         cancel: threading.Event | None = None) -> Any:
     try:
-        return untrusted.run(fn, *args, bounds=limits.bounds, on_message=(
-            None if progress is None else lambda step: progress(*step)))
+        return untrusted.run(
+            fn, *args, bounds=limits.bounds, cancel=cancel,
+            on_message=None if progress is None else lambda step: progress(*step),
+            on_wait=None if progress is None else lambda: progress("waiting", 0, 1))
     except untrusted.OutOfMemory as exc:
         raise TooLargeExpanded(f"the file is too large when expanded: reading it {exc} "
                                "(SHOKUNIN_ANALYST_PARSE_MEMORY_MB)") from None
     except untrusted.OutOfTime as exc:
         raise TookTooLong(f"reading the file took too long: it {exc} "
                           "(SHOKUNIN_ANALYST_PARSE_SECONDS)") from None
+    except untrusted.ResultTooLarge as exc:
+        raise TooLargeExpanded(f"what reading the file gives back is too large: it {exc} "
+                               "(a very wide table, or ask the preview for fewer rows)"
+                               ) from None
 
 
 def _table_errors(fn: Callable[..., T]) -> Callable[..., T]:
@@ -85,35 +95,39 @@ def _report(stage: str, done: int, total: int) -> None:
 
 
 # -- in the parent: each call runs its parse in a child -----------------------------------
-def detect(file: int, options: ReadOptions, limits: ParseLimits) -> TableSource:
-    """The format, encoding and dialect of the open file ``file``."""
-    return _run(limits, _detect, Descriptor(file), options, limits.zip)  # type: ignore[no-any-return]
+def detect(file: int, options: ReadOptions, limits: ParseLimits,
+           cancel: threading.Event | None = None) -> TableSource:
+    """The format, encoding and dialect of the open file ``file``. Each call here raises
+    ``untrusted.Cancelled`` once ``cancel`` is set (the client left)."""
+    return _run(limits, _detect, Descriptor(file), options, limits.zip, cancel=cancel)  # type: ignore[no-any-return]
 
 
-def profile(file: int, source: TableSource, limits: ParseLimits
-            ) -> tuple[TableSource, DatasetProfile]:
+def profile(file: int, source: TableSource, limits: ParseLimits,
+            cancel: threading.Event | None = None) -> tuple[TableSource, DatasetProfile]:
     """Read the table with pandas and profile it."""
-    return _run(limits, _profile, Descriptor(file), source)  # type: ignore[no-any-return]
+    return _run(limits, _profile, Descriptor(file), source, cancel=cancel)  # type: ignore[no-any-return]
 
 
 def profile_large(file: int, utf8: int, parquet: int, source: TableSource, limits: ParseLimits,
-                  progress: Progress | None) -> tuple[TableSource, DatasetProfile]:
+                  progress: Progress | None, cancel: threading.Event | None = None
+                  ) -> tuple[TableSource, DatasetProfile]:
     """Convert the table to UTF-8 (into ``utf8``), write it as Parquet (into ``parquet``)
     with DuckDB and profile that."""
     return _run(limits, _profile_large, Descriptor(file), Descriptor(utf8),  # type: ignore[no-any-return]
-                Descriptor(parquet), source, progress is not None, progress=progress)
+                Descriptor(parquet), source, progress is not None, progress=progress,
+                cancel=cancel)
 
 
-def head(file: int, source: TableSource, rows: int, limits: ParseLimits
-         ) -> tuple[list[str], list[list[Scalar]]]:
+def head(file: int, source: TableSource, rows: int, limits: ParseLimits,
+         cancel: threading.Event | None = None) -> tuple[list[str], list[list[Scalar]]]:
     """The column names and first ``rows`` rows of a table read as ``source`` says."""
-    return _run(limits, _head, Descriptor(file), source, rows)  # type: ignore[no-any-return]
+    return _run(limits, _head, Descriptor(file), source, rows, cancel=cancel)  # type: ignore[no-any-return]
 
 
-def head_parquet(file: int, rows: int, limits: ParseLimits
-                 ) -> tuple[list[str], list[list[Scalar]]]:
+def head_parquet(file: int, rows: int, limits: ParseLimits,
+                 cancel: threading.Event | None = None) -> tuple[list[str], list[list[Scalar]]]:
     """The column names and first ``rows`` rows of a Parquet copy."""
-    return _run(limits, _head_parquet, Descriptor(file), rows)  # type: ignore[no-any-return]
+    return _run(limits, _head_parquet, Descriptor(file), rows, cancel=cancel)  # type: ignore[no-any-return]
 
 
 # -- in the child ---------------------------------------------------------------------------
@@ -145,7 +159,7 @@ def _profile_large(file: Descriptor, utf8: Descriptor, parquet: Descriptor,
 def _head(file: Descriptor, source: TableSource, rows: int
           ) -> tuple[list[str], list[list[Scalar]]]:
     df = read_frame(Path(file.path), source, rows)
-    return ([str(c) for c in df.columns],
+    return ([clip(str(c)) for c in df.columns],
             [[scalar(v) for v in row] for row in df.itertuples(index=False, name=None)])
 
 

@@ -22,6 +22,7 @@ from shokunin.analyst.profile import (
     ColumnProfile,
     DatasetProfile,
     LogicalType,
+    clip,
     scalar,
     top_values,
 )
@@ -153,7 +154,7 @@ def _column(con: duckdb.DuckDBPyConnection, name: str, type_: str, rows: int) ->
         f"SELECT {col}, count(*) AS n FROM {TABLE} WHERE {col} IS NOT NULL GROUP BY {col} "
         f"ORDER BY n DESC, CAST({col} AS VARCHAR) LIMIT 50").fetchall()
     return ColumnProfile(
-        name=name, dtype=kind, storage_type=type_, null_count=nulls,
+        name=clip(name), dtype=kind, storage_type=type_, null_count=nulls,
         null_share=nulls / rows if rows else 0.0, distinct_count=distinct,
         min=scalar(low), max=scalar(high), mean=None if mean is None else float(mean),
         top_values=top_values(pairs))
@@ -174,7 +175,7 @@ def profile_parquet(parquet: Path, source: TableSource,
             if progress is not None:
                 progress("profile", i + 1, len(described))
         head = con.execute(f"SELECT * FROM {TABLE} LIMIT {SAMPLE_ROWS}").fetchall()
-    names = [name for name, _ in described]
+    names = [clip(name) for name, _ in described]
     assert source.encoding is not None
     return DatasetProfile(
         rows=rows, column_count=len(names), columns=columns,
@@ -188,6 +189,6 @@ def head_rows(parquet: Path, rows: int) -> tuple[list[str], list[list[Any]]]:
     """The column names and first ``rows`` rows of the table in ``parquet``."""
     with _connect(parquet) as con:
         result = con.execute(f"SELECT * FROM {TABLE} LIMIT ?", [rows])
-        names = [d[0] for d in result.description]
+        names = [clip(d[0]) for d in result.description]
         return names, [[scalar(v) for v in row] for row in result.fetchall()]
 

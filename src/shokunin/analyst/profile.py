@@ -14,6 +14,9 @@ Scalar = str | int | float | bool | None
 LogicalType = Literal["integer", "float", "boolean", "datetime", "string"]
 TOP_VALUES = 5
 SAMPLE_ROWS = 5
+# Characters kept of one cell or column name in a profile or preview: the uploader chose
+# them, and one shared string of an xlsx can be megabytes in hundreds of cells.
+MAX_TEXT = 300
 
 
 class ValueCount(BaseModel):
@@ -52,9 +55,14 @@ class DatasetProfile(BaseModel):
     header: bool = True
 
 
+def clip(text: str) -> str:
+    """``text`` cut to ``MAX_TEXT`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
+
+
 def scalar(value: Any) -> Scalar:
     """A JSON scalar for a cell: NaN/NaT become None, dates and timestamps ISO text (a
-    timestamp at midnight as its date), numpy numbers Python numbers."""
+    timestamp at midnight as its date), numpy numbers Python numbers, text ``clip``ped."""
     if value is None or value is pd.NaT:
         return None
     if isinstance(value, datetime) and value.time() == time() and value.tzinfo is None:
@@ -65,9 +73,11 @@ def scalar(value: Any) -> Scalar:
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if isinstance(value, (str, int, float, bool)):
+    if isinstance(value, str):
+        return clip(value)
+    if isinstance(value, (int, float, bool)):
         return value
-    return str(value)
+    return clip(str(value))
 
 
 def logical_type(series: pd.Series) -> LogicalType:
@@ -108,9 +118,9 @@ def column_profile(name: str, series: pd.Series) -> ColumnProfile:
 def frame_profile(df: pd.DataFrame, **how: Any) -> DatasetProfile:
     """The profile of a loaded DataFrame; ``how`` gives format, engine, encoding, ..."""
     head = df.head(SAMPLE_ROWS)
-    sample = [{str(col): scalar(value) for col, value in zip(head.columns, row, strict=True)}
+    sample = [{clip(str(col)): scalar(value) for col, value in zip(head.columns, row, strict=True)}
               for row in head.itertuples(index=False, name=None)]
     return DatasetProfile(
         rows=len(df), column_count=len(df.columns),
-        columns=[column_profile(str(col), df[col]) for col in df.columns],
+        columns=[column_profile(clip(str(col)), df[col]) for col in df.columns],
         sample_rows=sample, **how)
