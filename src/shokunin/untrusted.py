@@ -8,7 +8,9 @@ starts in milliseconds without the server's threads, sockets or memory, and desc
 handed to it over a Unix socket (``Descriptor``), not by name. The child lowers its own
 ``RLIMIT_AS`` (its address space at start plus ``Bounds.memory_bytes``) and ``RLIMIT_CPU``
 before it runs the parser; the parent waits at most ``Bounds.wall_seconds`` and then kills
-it. A pool (``ProcessPoolExecutor``) would keep a worker's memory and limits between calls
+it, and reads at most ``Bounds.result_bytes`` of its answer. At most ``Bounds.children``
+children run at once (the others wait for a slot), so their memory together is bounded too.
+A pool (``ProcessPoolExecutor``) would keep a worker's memory and limits between calls
 and cannot kill one call without breaking the pool; a plain subprocess would import the
 parsers again on every call (about a second).
 """
@@ -51,14 +53,29 @@ class OutOfTime(BoundExceeded):
     """The parser ran longer than it may (CPU or wall-clock time)."""
 
 
+class ResultTooLarge(BoundExceeded):
+    """The parser's answer (or exception) is larger than the parent takes."""
+
+
+class Cancelled(Exception):
+    """The caller gave up (``cancel`` was set) while the parse waited or ran."""
+
+
 @dataclass(frozen=True)
 class Bounds:
     """What one parse may use: memory on top of what the child starts with, CPU seconds,
-    and wall-clock seconds after which it is killed."""
+    wall-clock seconds after which it is killed, and bytes of its pickled answer; and how
+    many children with the same ``children`` may run at once."""
 
     memory_bytes: int = 1024 * 1024 * 1024
     cpu_seconds: int = 300
     wall_seconds: float = 300.0
+    result_bytes: int = 16 * 1024 * 1024
+    children: int = 2
+
+
+_slots: dict[int, threading.BoundedSemaphore] = {}
+_WAIT_STEP = 0.1  # seconds between two looks at ``cancel``
 
 
 class Descriptor:
@@ -117,9 +134,29 @@ def report(message: Any) -> None:
 
 
 def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
-        on_message: Callable[[Any], None] | None = None) -> T:
+        on_message: Callable[[Any], None] | None = None,
+        on_wait: Callable[[], None] | None = None,
+        cancel: threading.Event | None = None) -> T:
     """``fn(*args)`` in a bounded child; its result, or the exception it raised. Raises
-    ``OutOfMemory``/``OutOfTime`` when it passed a bound. Blocks: call it in a thread."""
+    ``OutOfMemory``/``OutOfTime``/``ResultTooLarge`` when it passed a bound, ``Cancelled``
+    once ``cancel`` is set (a running child is killed). When all ``bounds.children`` slots
+    are taken it waits for one, calling ``on_wait`` first. Blocks: call it in a thread."""
+    with _starting:
+        slots = _slots.setdefault(bounds.children, threading.BoundedSemaphore(bounds.children))
+    if not slots.acquire(blocking=False):
+        if on_wait is not None:
+            on_wait()
+        while not slots.acquire(timeout=_WAIT_STEP):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the parse was cancelled while it waited for a slot")
+    try:
+        return _run_child(fn, args, bounds, on_message, cancel)
+    finally:
+        slots.release()
+
+
+def _run_child(fn: Callable[..., T], args: tuple[Any, ...], bounds: Bounds,
+               on_message: Callable[[Any], None] | None, cancel: threading.Event | None) -> T:
     global _context
     with _starting:
         if _context is None:
@@ -132,13 +169,22 @@ def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
     send.close()
     try:
         while True:
-            if not receive.poll(max(0.0, deadline - time.monotonic())):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the parse was cancelled")
+            left = deadline - time.monotonic()
+            if left <= 0:
                 raise OutOfTime(f"took longer than {bounds.wall_seconds:g} s")
-            try:
-                kind, value = receive.recv()
+            if not receive.poll(min(left, _WAIT_STEP)):
+                continue
+            try:  # never more than the bound in this process, however much the child sends
+                kind, value = reduction.ForkingPickler.loads(
+                    receive.recv_bytes(bounds.result_bytes))
             except EOFError:  # the child died without an answer
                 child.join()
                 raise _death(child.exitcode, bounds) from None
+            except OSError:  # "bad message length": longer than result_bytes
+                raise ResultTooLarge(f"answered more than {bounds.result_bytes // 2**20} MiB"
+                                     ) from None
             if kind == "message":
                 if on_message is not None:
                     on_message(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import types
 from pathlib import Path
@@ -12,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from shokunin import untrusted
-from shokunin.untrusted import Bounds, Descriptor, OutOfMemory, OutOfTime
+from shokunin.untrusted import (
+    Bounds,
+    Cancelled,
+    Descriptor,
+    OutOfMemory,
+    OutOfTime,
+    ResultTooLarge,
+)
 
 SMALL = Bounds(memory_bytes=128 * 2**20, cpu_seconds=2, wall_seconds=5)
 
@@ -50,6 +58,19 @@ def _odd() -> None:
 def _read(file: Descriptor) -> bytes:
     with open(file.path, "rb") as f:
         return f.read()
+
+
+def _text(size: int) -> str:
+    return "x" * size
+
+
+def _overlap(log: str) -> None:
+    """Writes when it starts and ends (one line each, appended), holding its slot a while."""
+    with open(log, "a") as f:
+        f.write(f"start {time.time()}\n")
+    time.sleep(0.4)
+    with open(log, "a") as f:
+        f.write(f"end {time.time()}\n")
 
 
 def _progress() -> str:
@@ -115,3 +136,54 @@ def test_a_child_does_not_run_the_main_script_again(tmp_path: Path,
     monkeypatch.setitem(sys.modules, "__main__", main)
     assert untrusted.run(_pid, bounds=SMALL) != os.getpid()
     assert not marker.exists()
+
+
+def test_an_answer_past_its_bound_is_refused_without_being_read() -> None:
+    bounds = Bounds(memory_bytes=128 * 2**20, wall_seconds=10, result_bytes=2**20)
+    assert len(untrusted.run(_text, 2**19, bounds=bounds)) == 2**19
+    with pytest.raises(ResultTooLarge, match="more than 1 MiB"):
+        untrusted.run(_text, 8 * 2**20, bounds=bounds)
+
+
+def test_no_more_children_than_the_bound_run_at_once(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    bounds = Bounds(memory_bytes=128 * 2**20, wall_seconds=30, children=2)
+    waited: list[int] = []
+    runs = [threading.Thread(target=untrusted.run, args=(_overlap, str(log)),
+                             kwargs={"bounds": bounds, "on_wait": lambda: waited.append(1)})
+            for _ in range(5)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+    events = sorted((float(t), kind) for kind, t in
+                    (line.split() for line in log.read_text().splitlines()))
+    running, most = 0, 0
+    for _, kind in events:  # at equal times "end" sorts before "start"
+        running += 1 if kind == "start" else -1
+        most = max(most, running)
+    assert len(events) == 10 and most == 2
+    assert len(waited) >= 3  # the other three were told they wait
+
+
+def test_a_parse_waiting_for_a_slot_or_running_is_cancelled() -> None:
+    bounds = Bounds(memory_bytes=128 * 2**20, wall_seconds=60, children=1)
+    first, second = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def run(cancel: threading.Event) -> None:
+        try:
+            untrusted.run(_sleep, bounds=bounds, cancel=cancel)
+        except BaseException as exc:
+            errors.append(exc)
+    runs = [threading.Thread(target=run, args=(event,)) for event in (first, second)]
+    started = time.monotonic()
+    for thread in runs:
+        thread.start()
+        time.sleep(0.5)
+    second.set()
+    runs[1].join(5)
+    assert [str(e) for e in errors] == ["the parse was cancelled while it waited for a slot"]
+    first.set()
+    runs[0].join(5)
+    assert isinstance(errors[-1], Cancelled) and time.monotonic() - started < 5

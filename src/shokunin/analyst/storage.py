@@ -8,12 +8,13 @@ import contextlib
 import os
 import re
 import shutil
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from pydantic import BaseModel
 
@@ -102,12 +103,14 @@ class DatasetStorage:
                   options: ReadOptions = ReadOptions(),
                   progress: Progress | None = None) -> DatasetRecord:
         """Store ``upload`` as a new dataset of the thread (which must exist) and profile it.
-        Raises ``DatasetError`` (nothing is kept) when it is not a readable table."""
+        Raises ``DatasetError`` (nothing is kept) when it is not a readable table. Cancelled
+        (the client left), its parse stops, waiting for a slot or running."""
         dataset_id = uuid.uuid4().hex
         tree, folder = self._tree(thread_id), f"{FOLDER}/{dataset_id}"
+        cancel = threading.Event()
         try:
-            row = await asyncio.to_thread(
-                self._store, tree, folder, original_name, upload, options, progress)
+            row = await _cancellable(cancel, asyncio.to_thread(
+                self._store, tree, folder, original_name, upload, options, progress, cancel))
             row.update(id=dataset_id, thread_id=thread_id,
                        path=f"{folder}/{row.pop('file')}", created_at=datetime.now(UTC))
             await self.records.add(row)
@@ -117,21 +120,23 @@ class DatasetStorage:
         return _record(row)
 
     def _store(self, tree: SafeTree, folder: str, original_name: str, upload: BinaryIO,
-               options: ReadOptions, progress: Progress | None) -> dict[str, Any]:
+               options: ReadOptions, progress: Progress | None,
+               cancel: threading.Event) -> dict[str, Any]:
         try:
-            return self._store_safely(tree, folder, original_name, upload, options, progress)
+            return self._store_safely(tree, folder, original_name, upload, options, progress,
+                                      cancel)
         except UnsafePath as exc:  # a link planted in the workspace, maybe meanwhile
             raise UnsafeFile(f"the thread's {FOLDER} folder is not a plain folder of its "
                              f"workspace (a link?): {exc}") from None
 
     def _store_safely(self, tree: SafeTree, folder: str, original_name: str,
-                      upload: BinaryIO, options: ReadOptions, progress: Progress | None
-                      ) -> dict[str, Any]:
+                      upload: BinaryIO, options: ReadOptions, progress: Progress | None,
+                      cancel: threading.Event) -> dict[str, Any]:
         staged = f"{folder}/upload"
         with tree.open_binary(staged, "xb") as out:
             shutil.copyfileobj(upload, out, 1024 * 1024)
         with _opened(tree, staged) as fd:
-            source = isolated.detect(fd, options, self.limits)
+            source = isolated.detect(fd, options, self.limits, cancel)
             name = _file_name(original_name, source.format)
             tree.rename(staged, f"{folder}/{name}")
             size = os.fstat(fd).st_size
@@ -140,10 +145,10 @@ class DatasetStorage:
                 with _opened(tree, utf8, _NEW) as utf8_fd, \
                         _opened(tree, f"{folder}/{PARQUET_FILE}", _NEW) as parquet_fd:
                     source, profile = isolated.profile_large(
-                        fd, utf8_fd, parquet_fd, source, self.limits, progress)
+                        fd, utf8_fd, parquet_fd, source, self.limits, progress, cancel)
                 tree.unlink(utf8)
             else:
-                source, profile = isolated.profile(fd, source, self.limits)
+                source, profile = isolated.profile(fd, source, self.limits, cancel)
         return {"file": name, "original_name": original_name, "size_bytes": size,
                 "format": source.format,
                 "encoding": source.encoding.encoding if source.encoding else None,
@@ -160,20 +165,23 @@ class DatasetStorage:
     async def preview(self, record: DatasetRecord, rows: int) -> Preview:
         """The dataset's first ``rows`` rows, read as its profile was. Raises ``UnsafeFile``
         when its file has been replaced by a link or a file the server did not write."""
-        columns, values = await asyncio.to_thread(self._head, record, rows)
+        cancel = threading.Event()
+        columns, values = await _cancellable(
+            cancel, asyncio.to_thread(self._head, record, rows, cancel))
         return Preview(id=record.id, columns=columns, rows=values)
 
-    def _head(self, record: DatasetRecord, rows: int) -> tuple[list[str], list[list[Scalar]]]:
+    def _head(self, record: DatasetRecord, rows: int, cancel: threading.Event
+              ) -> tuple[list[str], list[list[Scalar]]]:
         tree = self._tree(record.thread_id)
         if record.parquet_path is not None:
             with _opened(tree, record.parquet_path) as fd:
-                return isolated.head_parquet(fd, rows, self.limits)
+                return isolated.head_parquet(fd, rows, self.limits, cancel)
         encoding = (EncodingGuess(encoding=record.encoding, method="override")
                     if record.encoding else None)
         source = TableSource(format=record.format, encoding=encoding,
                              delimiter=record.delimiter, header=record.header)
         with _opened(tree, record.path) as fd:
-            return isolated.head(fd, source, rows, self.limits)
+            return isolated.head(fd, source, rows, self.limits, cancel)
 
     async def delete(self, record: DatasetRecord) -> bool:
         """Delete the record and its files; False if it was already gone."""
@@ -184,6 +192,17 @@ class DatasetStorage:
 
 
 _NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL
+T = TypeVar("T")
+
+
+async def _cancellable(cancel: threading.Event, work: Awaitable[T]) -> T:
+    """``await work`` (a parse in a thread); cancelled, ``cancel`` is set so that the thread
+    stops its parse (a thread itself cannot be cancelled)."""
+    try:
+        return await work
+    except BaseException:
+        cancel.set()
+        raise
 
 
 @contextmanager
