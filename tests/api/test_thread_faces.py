@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +14,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.api.test_studio_rest import CONCEPT
+from tests.api.test_studio_rest import CONCEPT, approve_all, wait_pending
 from tests.live_server import LiveServer
 
 CODE = "thread_belongs_to_other_face"
@@ -87,3 +88,36 @@ def test_an_analyst_upload_into_a_studio_project_is_409(http: httpx.Client,
                         files={"file": ("a.csv", b"x,y\n1,2\n", "text/csv")})
     assert refused.status_code == 409, refused.text
     assert http.get(f"/api/threads/{project}/runs").json()["runs"] == []
+
+
+def _waiting_run(http: httpx.Client, pid: str) -> tuple[str, list[str]]:
+    """The project's run once it waits, and the ids of the interrupts it waits at."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        [run] = http.get(f"/api/threads/{pid}/runs").json()["runs"]
+        if run["status"] == "interrupted":
+            with http.stream("GET", f"/api/runs/{run['id']}/events") as events:
+                for line in events.iter_lines():
+                    if line.startswith("data:") and '"run_interrupted"' in line:
+                        payload = json.loads(line[5:])["payload"]
+                        return run["id"], [i["id"] for i in payload["interrupts"]]
+        time.sleep(0.05)
+    raise AssertionError("the project's run did not wait")
+
+
+def test_a_resume_a_studio_run_cannot_take_is_refused_and_the_project_completes(
+        http: httpx.Client, project: str) -> None:
+    # "garbage" failed the run ('str' object has no attribute 'get') and the project for
+    # good; an answer forged for a pending checkpoint would have gone past its record.
+    assert http.post(f"/api/projects/{project}/start").status_code == 200
+    [checkpoint] = wait_pending(http, project)
+    run_id, [interrupt_id] = _waiting_run(http, project)
+    for value in ("garbage", 7, [], {}, {"nope": {"resolution": "approved"}},
+                  {interrupt_id: "approved"}, {interrupt_id: {"resolution": "approved"}}):
+        refused = http.post(f"/api/runs/{run_id}/resume", json={"value": value})
+        assert refused.status_code == 400, (value, refused.text)
+        assert refused.json()["code"] == "bad_request"
+        assert "checkpoint" in refused.json()["error"]
+    assert http.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
+    assert http.get(f"/api/checkpoints/{checkpoint['id']}").json()["status"] == "pending"
+    assert approve_all(http, project)["status"] == "completed"

@@ -8,7 +8,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from shokunin import events as ev
 from shokunin.runs.bus import EventBus
@@ -51,10 +51,23 @@ def _check_storable(event: ev.BaseEvent, what: str) -> None:
 
 
 class Agent(Protocol):
+    """An agent the Runner runs. One that waits at ``interrupt()`` and cannot take any JSON
+    value as the answer also has ``check_resume`` (``ChecksResume``)."""
+
     name: str
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         """Do the work, emitting events through ``ctx``; return the run's output."""
+        ...
+
+
+@runtime_checkable
+class ChecksResume(Protocol):
+    async def check_resume(self, value: Any, waiting: dict[str, Any]) -> None:
+        """Raise ``InvalidRunInput`` (saying what it takes) when ``value`` cannot answer what
+        the run waits for (``waiting``: its ``run_interrupted`` payload, ``{"value",
+        "interrupts": [{"id", "value"}]}``). Called before the run is claimed, so a refused
+        value leaves it waiting."""
         ...
 
 
@@ -154,8 +167,13 @@ class Runner:
         run = await self.store.get_run(run_id)
         if run is None:
             raise RunNotFound(run_id)
-        if not await self.store.claim_interrupted(run_id):  # atomic: one resume wins
+        if run["status"] != "interrupted":
             raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
+        agent = self.agents.get(run["agent"])
+        if isinstance(agent, ChecksResume):
+            await agent.check_resume(value, await self.waiting_for(run_id))
+        if not await self.store.claim_interrupted(run_id):  # atomic: one resume wins
+            raise RunStateError(f"run {run_id} is no longer waiting for an answer")
         thread = await self.store.get_thread(run["thread_id"])
         ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value,
                             owner=thread.get("owner") if thread else None)
@@ -164,6 +182,13 @@ class Runner:
         ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
             "input_tokens", "output_tokens", "total_tokens", "calls")})
         self._launch(ctx, run["input"])
+
+    async def waiting_for(self, run_id: str) -> dict[str, Any]:
+        """What a waiting run waits for: the payload of its last event when that is
+        ``run_interrupted`` (a waiting run says nothing after it), else ``{}``."""
+        events = await self.store.events_after(run_id, await self.store.last_seq(run_id) - 1)
+        last = events[-1] if events else None
+        return last.payload if last is not None and last.kind == "run_interrupted" else {}  # type: ignore[attr-defined]
 
     async def cancel(self, run_id: str) -> bool:
         """Stop a live run, or close a run waiting for an answer (it can then no longer be

@@ -3,7 +3,8 @@
 Input ``{"fresh": true}`` starts the pipeline; ``{"continue": true}`` goes on from the last
 checkpoint LangGraph saved (a project whose run was cut short by a restart). The run waits
 (``Interrupted``) while a checkpoint is pending; checkpoints resolved while the run was busy
-are answered here, from the records, so no resolution is lost to a race.
+are answered here, from the records, so no resolution is lost to a race. The only answers
+it takes are those records (``check_resume``): a checkpoint is answered by resolving it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from shokunin.agents.driver import drive
-from shokunin.runs import Interrupted, RunContext
+from shokunin.runs import Interrupted, InvalidRunInput, RunContext
 from shokunin.store.studio_records import StudioRecords
 from shokunin.studio.brains import Brain
 from shokunin.studio.graph import StudioDeps, build_graph
@@ -56,6 +57,17 @@ class StudioAgent:
         if key not in self._graphs:
             self._graphs[key] = build_graph(pipeline, self.checkpointer)
         return self._graphs[key]
+
+    async def check_resume(self, value: Any, waiting: dict[str, Any]) -> None:
+        """Refuse any answer but the records' (``answers_from_records``), as the Studio
+        itself resumes when a checkpoint is resolved: "garbage" failed the project for good,
+        and an answer for a pending checkpoint would go past its record."""
+        answers = await answers_from_records(self.records, waiting)
+        if not (isinstance(value, dict) and value
+                and all(key in answers and answers[key] == v for key, v in value.items())):
+            raise InvalidRunInput(
+                "a Studio project's run goes on when its checkpoint is resolved (POST "
+                "/api/checkpoints/<id>/resolve), not with a resume value")
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         project = await self.records.project(ctx.thread_id)

@@ -216,7 +216,7 @@ class Studio:
             run = await self.runner.store.get_run(run_id)
             if run is None or run["status"] != "interrupted":
                 return
-            payload = await self._interrupt_payload(run_id)
+            payload = await self.runner.waiting_for(run_id)
             answers = await answers_from_records(self.records, payload)
             if answers:
                 with contextlib.suppress(RunStateError):  # resumed by someone else first
@@ -237,13 +237,6 @@ class Studio:
         finally:
             if self._waiters.get(project_id) is asyncio.current_task():
                 del self._waiters[project_id]
-
-    async def _interrupt_payload(self, run_id: str) -> dict[str, Any]:
-        """What the run waits for: its last event (a waiting run says nothing after it)."""
-        store = self.runner.store
-        events = await store.events_after(run_id, await store.last_seq(run_id) - 1)
-        last = events[-1] if events else None
-        return last.payload if last is not None and last.kind == "run_interrupted" else {}  # type: ignore[attr-defined]
 
     async def _revive(self, project: dict[str, Any]) -> None:
         """Give a running (or paused) project a run again if its last one ended without
