@@ -18,6 +18,7 @@ from shokunin.analyst import DatasetError, DatasetRecord, DatasetStorage, ReadOp
 from shokunin.analyst.encoding import NotTextEncoding, text_encoding
 from shokunin.analyst.isolated import ParseLimits
 from shokunin.api.access import may_see, principal
+from shokunin.api.client_gone import unless_client_leaves
 from shokunin.api.content_type import check as check_content_type
 from shokunin.api.declared_body import MULTIPART
 from shokunin.api.errors import ApiError
@@ -148,10 +149,13 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
         thread_id, created = await _thread_for_upload(
             request, str(form.get("thread_id") or ""), name)
         try:
-            record = await storage_of(request).add(thread_id, name, upload.file, options)
-        except DatasetError as exc:
-            if created:  # a refused file leaves no empty thread behind
+            record = await unless_client_leaves(
+                request, storage_of(request).add(thread_id, name, upload.file, options))
+        except (DatasetError, ApiError) as exc:
+            if created:  # a refused file (or one its client left) leaves no empty thread
                 await delete_thread(request.app.state.services.runner, thread_id)
+            if isinstance(exc, ApiError):
+                raise
             raise ApiError(400, str(exc), exc.code) from None
     finally:
         await form.close()
@@ -181,7 +185,8 @@ async def preview_dataset(request: Request, dataset_id: str, rows: str = "20"
                        "bad_request")
     record = await visible_dataset(request, dataset_id)
     try:
-        preview = await storage_of(request).preview(record, int(rows))
+        preview = await unless_client_leaves(
+            request, storage_of(request).preview(record, int(rows)))
     except DatasetError as exc:
         raise ApiError(400, str(exc), exc.code) from None
     return preview.model_dump(mode="json")
