@@ -14,6 +14,7 @@ import pytest
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from fastapi.testclient import TestClient
+from limits import RateLimitItemPerMinute
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocketDisconnect
 
@@ -24,6 +25,7 @@ except ImportError:  # FastAPI before lazily included routers
 
 from shokunin.api import create_app
 from shokunin.api.auth import COOKIE, PUBLIC_PATHS
+from shokunin.api.login_limit import LoginLimiter
 from shokunin.auth import KeyStore
 from shokunin.config import Settings
 from shokunin.store import create_engine, migrate
@@ -144,6 +146,8 @@ def test_the_enumeration_covers_every_kind_of_route(client: TestClient) -> None:
 
 
 def test_every_route_refuses_a_missing_or_wrong_token(client: TestClient) -> None:
+    # Every wrong token here is one guess: the guess limit (login_limit) must not answer.
+    client.app.state.login_limiter = LoginLimiter(RateLimitItemPerMinute(100_000))
     checked = 0
     for kind, method, path in every_route(client.app.routes):
         if path in PUBLIC_PATHS:

@@ -134,6 +134,33 @@ def test_a_half_sent_request_is_closed_within_the_header_timeout(tmp_path: Path)
     assert "Traceback" not in server.log_path.read_text()
 
 
+def test_a_body_sent_with_pauses_just_under_the_timeout_is_bounded_in_total(
+        tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "server", env={"SHOKUNIN_HEADER_TIMEOUT_SEC": "1",
+                                                  "SHOKUNIN_BODY_TIMEOUT_SEC": "3"}).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            started = time.monotonic()
+            sock.sendall(b"POST /api/tools/calculator/execute HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+            sock.settimeout(0.7)
+            answer = b""
+            while time.monotonic() - started < 15:
+                try:  # a byte every 0.7 s: each pause under the 1 s header timeout
+                    if not (chunk := sock.recv(4096)):
+                        break
+                    answer += chunk
+                except TimeoutError:
+                    with contextlib.suppress(OSError):
+                        sock.sendall(b" ")
+            took = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408") and b"SHOKUNIN_BODY_TIMEOUT_SEC" in answer
+        assert 2.5 < took < 6, f"closed after {took:.1f} s"
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log_path.read_text()
+
+
 def test_one_address_holds_a_bounded_number_of_connections(tmp_path: Path) -> None:
     server = LiveServer(tmp_path / "server",
                         env={"SHOKUNIN_MAX_CONNECTIONS_PER_CLIENT": "3"}).start()

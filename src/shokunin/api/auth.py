@@ -6,6 +6,11 @@ Tokens come as ``Authorization: Bearer <token>`` or, from browsers (WebSocket an
 EventSource cannot set headers), in the HttpOnly cookie the login page sets; never in a
 URL. The caller's principal goes to ``scope["state"]["principal"]``: ``"admin"``,
 ``"key:<name>"``, or None when auth is off; an API key's id to ``scope["state"]["key_id"]``.
+
+Wrong tokens are counted per client address (``login_limit``, shared with ``POST /login``):
+past the limit, a request that carries a token gets ``429 too_many_attempts`` with
+``Retry-After`` (a WebSocket before its handshake), whether or not the token is right, so
+the answer tells a guesser nothing; other addresses are not slowed.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from shokunin.api.errors import deny
+from shokunin.api.errors import deny, deny_before_accept, error_response
+from shokunin.api.login_limit import limiter_of
 from shokunin.auth import ADMIN, Authenticator, parse_token
 
 COOKIE = "shokunin_token"
@@ -77,8 +83,15 @@ class AuthMiddleware:
             return
         headers = Headers(scope=scope)
         token = token_from(headers)
+        limiter = limiter_of(scope["app"].state) if token and "app" in scope else None
+        client = scope["client"][0] if scope.get("client") else "unknown"
+        if limiter is not None and (wait := limiter.retry_after(client)) is not None:
+            await _too_many(scope, receive, send, wait)
+            return
         principal = await self.authenticator.principal(token) if token else None
         if principal is None:
+            if limiter is not None:
+                limiter.failed(client)
             await self._refuse(scope, receive, send, headers, token is not None)
             return
         state["principal"] = principal
@@ -97,3 +110,12 @@ class AuthMiddleware:
         message = "invalid or revoked token" if had_token else "a token is required"
         await deny(scope, receive, send, 401, message, "unauthorized",
                    {"WWW-Authenticate": 'Bearer realm="shokunin"'})
+
+
+async def _too_many(scope: Scope, receive: Receive, send: Send, wait: int) -> None:
+    message = f"too many wrong tokens from this address: try again in {wait} s"
+    if scope["type"] == "websocket":
+        await deny_before_accept(scope, receive, send, 429, message, "too_many_attempts")
+        return
+    await error_response(429, message, "too_many_attempts",
+                         {"Retry-After": str(wait)})(scope, receive, send)

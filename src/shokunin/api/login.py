@@ -2,8 +2,9 @@
 
 ``GET /login`` shows a form, ``POST /login`` (urlencoded, from that form) checks the token
 and sets the cookie, ``POST /logout`` clears it. The token travels only in the POST body,
-never in a URL. Wrong tokens are rate-limited per client address and overall
-(``login_limit``): past the limit ``POST /login`` answers 429 with ``Retry-After``.
+never in a URL. Wrong tokens are rate-limited per client address, counted with those sent
+to any other route (``login_limit``): past the limit ``POST /login`` answers 429 with
+``Retry-After``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from shokunin.api.auth import COOKIE, encode_cookie
 from shokunin.api.declared_body import FORM
-from shokunin.api.login_limit import LoginLimiter
+from shokunin.api.login_limit import LoginLimiter, limiter_of
 from shokunin.auth import Authenticator
 
 router = APIRouter(tags=["auth"])
@@ -40,11 +41,8 @@ def _authenticator(request: Request) -> Authenticator:
 
 
 def _limiter(request: Request) -> LoginLimiter:
-    """The app's one limiter, made on first use."""
-    state = request.app.state
-    if getattr(state, "login_limiter", None) is None:
-        state.login_limiter = LoginLimiter()
-    return state.login_limiter
+    """The app's one limiter, shared with the auth middleware."""
+    return limiter_of(request.app.state)
 
 
 @router.get("/login", response_class=HTMLResponse)

@@ -4,8 +4,9 @@
   a byte now and then resets that: a client that never finishes its headers holds a
   connection (and a file descriptor) for ever. Here a connection must complete a request's
   headers within ``header_timeout`` of opening, or of the previous answer, and a body must
-  not pause longer than that between two pieces (unless the app is the one not reading);
-  else the client gets ``408`` and the connection is closed.
+  not pause longer than that between two pieces (unless the app is the one not reading),
+  nor take longer than ``body_timeout`` in all (a piece just before each pause ran out
+  would hold it for ever); else the client gets ``408`` and the connection is closed.
 * **Connections per client address.** Past ``max_per_client`` open connections from one
   address, a new one gets ``503`` and is closed. A connection upgraded to a WebSocket leaves
   this count: the live-connection caps (``api/live.py``) count WebSockets.
@@ -33,7 +34,8 @@ def _answer(status: str, message: str, code: str) -> bytes:
             f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
 
 
-def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.Protocol]:
+def protocol_class(header_timeout: float, max_per_client: int,
+                   body_timeout: float = 300.0) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol with these limits, for ``uvicorn.run(http=...)``."""
     open_per_client: Counter[str] = Counter()
     timed_out = _answer("408 Request Timeout", f"the request's headers or the next part of its "
@@ -42,10 +44,14 @@ def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.P
     too_many = _answer("503 Service Unavailable", f"this client holds {max_per_client} "
                        "connections, the most allowed: close one first "
                        "(SHOKUNIN_MAX_CONNECTIONS_PER_CLIENT)", "too_many_connections")
+    body_too_slow = _answer("408 Request Timeout", f"the request's body did not arrive "
+                            f"within {body_timeout:g} s (SHOKUNIN_BODY_TIMEOUT_SEC)", "timeout")
 
     class LimitedProtocol(_Base):
         _peer: str | None = None
         _header_timer: asyncio.TimerHandle | None = None
+        _body_timer: asyncio.TimerHandle | None = None
+        _body_cycle: object = None  # the request whose body _body_timer bounds
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -69,8 +75,13 @@ def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.P
                 return  # upgraded or refused; or still reading headers (the timer runs)
             if cycle.more_body and not cycle.disconnected:
                 self._arm()  # the next part of the body has as long again
+                if self._body_cycle is not cycle:  # and the whole body a bound of its own
+                    self._disarm_body()
+                    self._body_cycle = cycle
+                    self._body_timer = self.loop.call_later(body_timeout, self._body_late)
             else:
                 self._disarm()
+                self._disarm_body()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -92,6 +103,25 @@ def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.P
                 self._header_timer.cancel()
                 self._header_timer = None
 
+        def _disarm_body(self) -> None:
+            if self._body_timer is not None:
+                self._body_timer.cancel()
+                self._body_timer = None
+            self._body_cycle = None
+
+        def _body_late(self) -> None:
+            self._body_timer = None
+            cycle = self.cycle
+            if (self.transport.is_closing() or cycle is not self._body_cycle
+                    or cycle is None or not cycle.more_body):
+                return
+            if self.flow.read_paused:  # the app has not read what came: not the client's fault
+                self._body_timer = self.loop.call_later(header_timeout, self._body_late)
+                return
+            if not cycle.response_started:
+                self.transport.write(body_too_slow)
+            self.transport.close()
+
         def _timed_out(self) -> None:
             self._header_timer = None
             if self.transport.is_closing():
@@ -106,6 +136,7 @@ def protocol_class(header_timeout: float, max_per_client: int) -> type[asyncio.P
 
         def _leave(self) -> None:
             self._disarm()
+            self._disarm_body()
             if self._peer is not None:
                 open_per_client[self._peer] -= 1
                 if open_per_client[self._peer] <= 0:

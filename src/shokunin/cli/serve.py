@@ -82,7 +82,13 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         # last: they get this long to end, then are closed.
         "timeout_graceful_shutdown": 5,
         # Half-sent requests time out, one address holds a bounded number of connections.
-        "http": protocol_class(settings.header_timeout_sec, settings.max_connections_per_client),
+        "http": protocol_class(settings.header_timeout_sec, settings.max_connections_per_client,
+                               settings.body_timeout_sec),
         "timeout_keep_alive": 5,  # seconds an idle kept-alive connection stays open
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: any local process
+        # could then pose as many addresses to the per-address limits. Only the proxies
+        # named are believed; none by default.
+        "proxy_headers": bool(settings.forwarded_allow_ips),
+        "forwarded_allow_ips": settings.forwarded_allow_ips or None,
     }
 
