@@ -182,6 +182,25 @@ def test_one_address_holds_a_bounded_number_of_connections(tmp_path: Path) -> No
         server.stop()
 
 
+async def test_upgraded_websockets_stay_in_their_address_connection_count(
+        tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "server",
+                        env={"SHOKUNIN_MAX_CONNECTIONS_PER_CLIENT": "3"}).start()
+    eio = f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket"
+    try:
+        async with contextlib.AsyncExitStack() as held:
+            for _ in range(3):  # raw Engine.IO WebSockets that never join Socket.IO
+                await held.enter_async_context(websockets.connect(eio, ping_interval=None))
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                await websockets.connect(eio, ping_interval=None)
+            assert refused.value.response.status_code == 503
+        await asyncio.sleep(0.3)
+        async with websockets.connect(eio, ping_interval=None) as again:
+            assert (await again.recv()).startswith("0")  # freed places are given again
+    finally:
+        server.stop()
+
+
 class Quiet:
     """Says one thing, then waits until released: a run with nothing to say."""
 

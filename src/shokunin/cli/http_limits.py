@@ -8,11 +8,13 @@
   nor take longer than ``body_timeout`` in all (a piece just before each pause ran out
   would hold it for ever); else the client gets ``408`` and the connection is closed.
 * **Connections per client address.** Past ``max_per_client`` open connections from one
-  address, a new one gets ``503`` and is closed. A connection upgraded to a WebSocket leaves
-  this count: the live-connection caps (``api/live.py``) count WebSockets.
+  address, a new one gets ``503`` and is closed. A connection upgraded to a WebSocket stays
+  counted for as long as it is open (by the WebSocket protocol, ``ws_class``): an Engine.IO
+  WebSocket that never joins Socket.IO is held by no other cap before it joins.
 
 Both answers are the API's error form, ``{"error", "code"}``. The protocol is uvicorn's
-own (httptools when installed, else h11), subclassed by ``protocol_class``.
+own (httptools when installed, else h11), subclassed by ``protocol_class``; its
+``ws_class`` is uvicorn's WebSocket protocol, subclassed to share the count.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import asyncio
 import json
 from collections import Counter
 from typing import Any
+
+from uvicorn.protocols.utils import get_remote_addr
+from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
@@ -36,7 +41,8 @@ def _answer(status: str, message: str, code: str) -> bytes:
 
 def protocol_class(header_timeout: float, max_per_client: int,
                    body_timeout: float = 300.0) -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol with these limits, for ``uvicorn.run(http=...)``."""
+    """uvicorn's HTTP protocol with these limits, for ``uvicorn.run(http=...)``; its
+    ``ws_class`` (None without a WebSocket library), for ``uvicorn.run(ws=...)``."""
     open_per_client: Counter[str] = Counter()
     timed_out = _answer("408 Request Timeout", f"the request's headers or the next part of its "
                         f"body did not arrive within {header_timeout:g} s "
@@ -91,7 +97,7 @@ def protocol_class(header_timeout: float, max_per_client: int,
                 self._arm()  # the next request's headers have as long
 
         def handle_websocket_upgrade(self, *args: Any) -> None:
-            self._leave()  # counted from now on as a live connection (api/live.py)
+            self._leave()  # counted from now on by the WebSocket protocol (ws_class)
             super().handle_websocket_upgrade(*args)
 
         def _arm(self) -> None:
@@ -143,4 +149,27 @@ def protocol_class(header_timeout: float, max_per_client: int,
                     del open_per_client[self._peer]
                 self._peer = None
 
+    LimitedProtocol.ws_class = None  # type: ignore[attr-defined]
+    if AutoWebSocketsProtocol is not None:
+        class CountedWebSocket(AutoWebSocketsProtocol):  # type: ignore[misc, valid-type]
+            """A WebSocket counted in its address's connections until it closes. Made only
+            by an upgrade, which has already left the HTTP count."""
+
+            _peer: str | None = None
+
+            def connection_made(self, transport: Any) -> None:
+                super().connection_made(transport)
+                remote = get_remote_addr(transport)
+                self._peer = remote[0] if remote else "unknown"
+                open_per_client[self._peer] += 1
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                if self._peer is not None:
+                    open_per_client[self._peer] -= 1
+                    if open_per_client[self._peer] <= 0:
+                        del open_per_client[self._peer]
+                    self._peer = None
+                super().connection_lost(exc)
+
+        LimitedProtocol.ws_class = CountedWebSocket  # type: ignore[attr-defined]
     return LimitedProtocol

@@ -74,6 +74,8 @@ def serve(
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """How ``serve`` runs uvicorn, beyond host, port and log level (the benches' servers
     run the same)."""
+    http = protocol_class(settings.header_timeout_sec, settings.max_connections_per_client,
+                          settings.body_timeout_sec)
     return {
         "ws_max_size": max(settings.ws_max_message_bytes * 4, 1 << 20),
         # Frames are small JSON; deflating each one costs more CPU than it saves.
@@ -82,8 +84,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         # last: they get this long to end, then are closed.
         "timeout_graceful_shutdown": 5,
         # Half-sent requests time out, one address holds a bounded number of connections.
-        "http": protocol_class(settings.header_timeout_sec, settings.max_connections_per_client,
-                               settings.body_timeout_sec),
+        "http": http,
+        "ws": http.ws_class or "auto",  # WebSockets stay in their address's count
         "timeout_keep_alive": 5,  # seconds an idle kept-alive connection stays open
         # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: any local process
         # could then pose as many addresses to the per-address limits. Only the proxies
