@@ -93,6 +93,28 @@ async def test_live_connections_past_the_caps_are_refused_on_every_transport(
                 assert stream.status_code == 200  # a place was freed
 
 
+async def test_engineio_connections_hold_a_live_place_before_they_join_socketio(
+        capped: tuple[LiveServer, str]) -> None:
+    server, _key = capped
+    eio = f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket"
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    async with contextlib.AsyncExitStack() as held:
+        for _ in range(3):  # the address's cap: open, never joined, answering no ping
+            ws = await held.enter_async_context(websockets.connect(
+                eio, ping_interval=None, additional_headers=admin))
+            assert (await ws.recv()).startswith("0")
+        async with websockets.connect(eio, ping_interval=None,
+                                      additional_headers=admin) as extra:
+            assert (await extra.recv()).startswith("0")
+            await extra.send("40")
+            refusal = await asyncio.wait_for(extra.recv(), 10)
+            assert refusal.startswith("44") and "too_many_streams" in refusal
+            with pytest.raises(websockets.ConnectionClosed):  # and the transport ends
+                while True:
+                    await asyncio.wait_for(extra.recv(), 10)
+        assert await _ws_status(server, ADMIN) == 429  # the other faces count them too
+
+
 def test_a_half_sent_request_is_closed_within_the_header_timeout(tmp_path: Path) -> None:
     server = LiveServer(tmp_path / "server", env={"SHOKUNIN_HEADER_TIMEOUT_SEC": "1"}).start()
     try:

@@ -142,3 +142,23 @@ async def test_the_admin_and_other_keys_keep_their_connections(server: LiveServe
         for ws in (ws_bob, ws_admin):
             await ws.send(json.dumps({"run_id": "nope", "after": 0}))
             assert json.loads(await asyncio.wait_for(ws.recv(), 10))["code"] == "not_found"
+
+
+async def test_a_revoked_socketio_transport_is_closed_and_cannot_connect_again(
+        server: LiveServer) -> None:
+    key = await _key(server)
+    url = f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket"
+    seen: list[str] = []
+    async with websockets.connect(url, ping_interval=None, additional_headers={
+            "Authorization": f"Bearer {key}"}) as ws:
+        assert (await ws.recv()).startswith("0")  # Engine.IO open
+        await ws.send("40")
+        assert (await ws.recv()).startswith("40")  # Socket.IO connected
+        await _revoke(server)
+        with pytest.raises(ConnectionClosed):  # the Engine.IO transport itself ends
+            async with asyncio.timeout(10):
+                while True:
+                    seen.append(message := await ws.recv())
+                    if message.startswith("41"):  # a client may try to connect again
+                        await ws.send("40")
+    assert not [m for m in seen if m.startswith("40")], seen  # and gets no new session

@@ -8,10 +8,13 @@ the records: Socket.IO does not replay what a client missed while away, so every
 (re)subscription starts from the server's state. Bad input is answered with
 ``error:state`` (and in the event's acknowledgement), never by dropping the connection.
 
-A session holds a lease (``live.py``): past the caps a connect is refused (``connect_error``
-with ``data: {"code": "too_many_streams"}``), and when its API key is revoked the session gets an
-``error:state`` (``errorType: unauthorized``) and is disconnected; the key is checked again
-before a subscription or a checkpoint resolution.
+An Engine.IO connection holds a lease (``live.py``) from the moment it opens, joined to
+Socket.IO or not: past the caps its Socket.IO connect is refused (``connect_error`` with
+``data: {"code": "too_many_streams"}``) and the Engine.IO connection closed; one that has not
+joined within ``JOIN_SEC`` is closed. When its API key is revoked the session gets an
+``error:state`` (``errorType: unauthorized``) and the Engine.IO connection itself is closed,
+so no new Socket.IO connect can follow on it; the key is checked again before a
+subscription or a checkpoint resolution.
 
 The dialect is ``seed`` by default (``SHOKUNIN_STUDIO_SOCKET_DIALECT``); a connection picks
 its own with ``?dialect=seed|client``.
@@ -44,6 +47,32 @@ from shokunin.studio.metrics import project_metrics
 
 log = logging.getLogger(__name__)
 SYNC_LOGS = 200  # log entries a client-dialect state sync carries
+JOIN_SEC = 10.0  # an Engine.IO connection's time to send its Socket.IO connect
+
+
+class _EngineHooks(socketio.AsyncServer):
+    """python-socketio's server, telling ``StudioSocket`` when an Engine.IO connection
+    opens and closes (Socket.IO's own ``connect`` comes only with the client's first
+    packet)."""
+
+    def __init__(self, owner: StudioSocket, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._owner = owner
+
+    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
+        result = await super()._handle_eio_connect(eio_sid, environ)
+        self._owner._engine_opened(eio_sid, environ)
+        return result
+
+    async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+        if eio_sid in self.environ:  # not a closed connection's last words
+            await super()._handle_eio_message(eio_sid, data)
+
+    async def _handle_eio_disconnect(self, eio_sid: str, reason: Any = None) -> None:
+        try:
+            await super()._handle_eio_disconnect(eio_sid, reason)
+        finally:
+            self._owner._engine_closed(eio_sid)
 
 
 def _now() -> str:
@@ -57,13 +86,15 @@ def _dump(model: Any) -> dict[str, Any]:
 class StudioSocket:
     def __init__(self, default_dialect: Dialect) -> None:
         # Origins are checked by the perimeter (OriginMiddleware) before a request gets here.
-        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*",
-                                        logger=False, engineio_logger=False)
+        self.sio = _EngineHooks(self, async_mode="asgi", cors_allowed_origins="*",
+                                logger=False, engineio_logger=False)
         self.app = socketio.ASGIApp(self.sio, socketio_path="socket.io")
         self.default_dialect = default_dialect
         self.studio: Studio | None = None
         self.live: LiveConnections | None = None
-        self._leases: dict[str, Lease] = {}  # sid -> its lease
+        # Engine.IO sid -> its lease, or why it has none (past the caps)
+        self._leases: dict[str, Lease | TooManyStreams] = {}
+        self._join_timers: dict[str, asyncio.TimerHandle] = {}
         self._members: dict[str, set[str]] = {}  # project id -> subscribed sids
         self._feeds: dict[str, asyncio.Task[None]] = {}
         self._last_sync: dict[tuple[str, str], str] = {}  # (sid, project) -> updatedAt sent
@@ -92,38 +123,82 @@ class StudioSocket:
         scope = environ.get("asgi.scope") or {}
         state = scope.get("state") or {}
         principal = state.get("principal")
-        if self.live is not None:
-            client = scope.get("client")
-            try:
-                lease = self.live.open("socketio", client[0] if client else "unknown",
-                                       principal, state.get("key_id"))
-            except TooManyStreams as exc:
+        eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
+        lease = self._leases.get(eio_sid) if eio_sid else None
+        if isinstance(lease, TooManyStreams) or (lease is not None and lease.revoked):
+            self._later(self._close_engine(eio_sid))  # once the refusal is sent
+            if isinstance(lease, TooManyStreams):
                 raise socketio.exceptions.ConnectionRefusedError(
-                    str(exc), {"code": exc.code}) from None
-            lease.on_revoke.append(lambda: self._close_revoked(sid))
-            self._leases[sid] = lease
+                    str(lease), {"code": lease.code})
+            raise socketio.exceptions.ConnectionRefusedError(
+                REVOKED_MESSAGE, {"code": "unauthorized"})
         await self.sio.save_session(sid, {"dialect": dialect, "principal": principal})
 
-    def _close_revoked(self, sid: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._revoked(sid))
+    def _engine_opened(self, eio_sid: str, environ: dict[str, Any]) -> None:
+        """An Engine.IO connection opened: it takes its lease now, and must join soon."""
+        loop = asyncio.get_running_loop()
+        self._join_timers[eio_sid] = loop.call_later(JOIN_SEC, self._join_late, eio_sid)
+        if self.live is None:
+            return
+        scope = environ.get("asgi.scope") or {}
+        state = scope.get("state") or {}
+        client = scope.get("client")
+        try:
+            lease = self.live.open("socketio", client[0] if client else "unknown",
+                                   state.get("principal"), state.get("key_id"))
+        except TooManyStreams as exc:
+            self._leases[eio_sid] = exc  # refused at its Socket.IO connect, in that form
+            return
+        lease.on_revoke.append(lambda: self._later(self._revoked(eio_sid)))
+        self._leases[eio_sid] = lease
+
+    def _engine_closed(self, eio_sid: str) -> None:
+        timer = self._join_timers.pop(eio_sid, None)
+        if timer is not None:
+            timer.cancel()
+        lease = self._leases.pop(eio_sid, None)
+        if isinstance(lease, Lease) and self.live is not None:
+            lease.on_revoke.clear()
+            self.live.close(lease)
+
+    def _join_late(self, eio_sid: str) -> None:
+        self._join_timers.pop(eio_sid, None)
+        if self.sio.manager.sid_from_eio_sid(eio_sid, "/") is None:
+            self._later(self._close_engine(eio_sid))
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _revoked(self, sid: str) -> None:
-        await self.sio.emit("error:state", {"errorType": "unauthorized",
-                                            "errorMessage": REVOKED_MESSAGE,
-                                            "timestamp": _now()}, to=sid)
-        await self.sio.disconnect(sid)
+    async def _close_engine(self, eio_sid: str) -> None:
+        """Close an Engine.IO connection and its transport. Engine.IO's disconnect sends a
+        close packet and forgets the session, but leaves a WebSocket open until the client
+        closes it or the ping timeout passes; an empty packet ends its writer, which closes
+        the WebSocket."""
+        await asyncio.sleep(0)  # let a refusal being sent go first
+        socket = self.sio.eio.sockets.get(eio_sid)
+        await self.sio.eio.disconnect(eio_sid)  # waits until the close packet is out
+        if socket is not None:
+            await socket.queue.put(None)
+
+    async def _revoked(self, eio_sid: str) -> None:
+        sid = self.sio.manager.sid_from_eio_sid(eio_sid, "/")
+        if sid is not None:
+            await self.sio.emit("error:state", {"errorType": "unauthorized",
+                                                "errorMessage": REVOKED_MESSAGE,
+                                                "timestamp": _now()}, to=sid)
+            await self.sio.disconnect(sid)
+        await self._close_engine(eio_sid)  # no new Socket.IO connect on this transport
 
     async def _still_valid(self, sid: str) -> bool:
-        lease = self._leases.get(sid)
+        eio_sid = self.sio.manager.eio_sid_from_sid(sid, "/")
+        lease = self._leases.get(eio_sid) if eio_sid else None
+        if isinstance(lease, TooManyStreams):
+            return False
         return lease is None or self.live is None or await self.live.still_valid(lease)
 
     async def _disconnect(self, sid: str, *args: Any) -> None:
-        lease = self._leases.pop(sid, None)
-        if lease is not None and self.live is not None:
-            lease.on_revoke.clear()
-            self.live.close(lease)
         for project_id in [p for p, sids in self._members.items() if sid in sids]:
             self._leave(sid, project_id)
 
