@@ -24,6 +24,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from shokunin import events as ev
 from shokunin.api import create_app
+from shokunin.api.studio_sio import JOIN_SEC
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import Store
@@ -113,6 +114,27 @@ async def test_engineio_connections_hold_a_live_place_before_they_join_socketio(
                 while True:
                     await asyncio.wait_for(extra.recv(), 10)
         assert await _ws_status(server, ADMIN) == 429  # the other faces count them too
+
+
+async def test_an_engineio_connection_that_never_joins_is_closed_and_frees_its_place(
+        capped: tuple[LiveServer, str]) -> None:
+    server, _key = capped
+    eio = f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket"
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    async with contextlib.AsyncExitStack() as held:
+        idle = []
+        for _ in range(3):
+            idle.append(await held.enter_async_context(websockets.connect(
+                eio, ping_interval=None, additional_headers=admin)))
+        assert await _ws_status(server, ADMIN) == 429
+        started = time.monotonic()
+        for ws in idle:
+            with pytest.raises(websockets.ConnectionClosed):
+                while True:  # the open packet, the close packet, then the close itself
+                    await asyncio.wait_for(ws.recv(), JOIN_SEC + 5)
+        assert time.monotonic() - started < JOIN_SEC + 5
+    await asyncio.sleep(0.3)
+    assert await _ws_status(server, ADMIN) == 101  # their places are free again
 
 
 def test_a_half_sent_request_is_closed_within_the_header_timeout(tmp_path: Path) -> None:
