@@ -69,7 +69,8 @@ def mask_record(record: logging.LogRecord) -> None:
     """Mask the known secrets and any credential (``redaction``) out of a record's message,
     arguments, traceback and stack. The arguments are masked one by one and keep their
     shape (their number, a mapping's keys, numbers stay numbers), so a formatter that
-    reads them (uvicorn's access log unpacks five) still works; this never raises: a
+    reads them (uvicorn's access log unpacks five) still works; only a known secret printed
+    from a number makes the record a plain masked message. This never raises: a
     record it cannot mask is left to logging, which reports broken ones itself."""
     with contextlib.suppress(Exception):  # masking must never break logging
         _mask(record, _known)
@@ -111,6 +112,10 @@ def _mask(record: logging.LogRecord, secrets: list[str]) -> None:
         record.args = tuple(_clean_arg(a, secrets) for a in args)
     elif isinstance(args, dict):
         record.args = {k: _clean_arg(v, secrets) for k, v in args.items()}
+    if args and secrets:  # a secret that is a number, printed with %d: the line gives way
+        message = record.getMessage()
+        if (masked := mask_text(message, secrets)) != message:
+            record.msg, record.args = redact_credentials(masked), ()
     if record.exc_info and not record.exc_text:
         text = logging.Formatter().formatException(record.exc_info)
         if (clean := _clean(text, secrets)) != text:
