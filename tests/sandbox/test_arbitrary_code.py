@@ -151,6 +151,40 @@ async def test_tmp_is_private_bounded_and_gone_with_the_kernel(server: Server,
             leftover.unlink()
 
 
+SHM = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+small = libc.shmget(0, 1 << 20, 0o1000 | 0o666)
+address = libc.shmat(small, None, 0)
+ctypes.memset(address, 1, 1 << 20)
+libc.shmdt(ctypes.c_void_p(address))
+big = libc.shmget(0, {big_mb} << 20, 0o1000 | 0o666)
+print('small', small, 'big', big, ctypes.get_errno())
+"""
+
+
+def _host_segments() -> set[str]:
+    with open("/proc/sysvipc/shm", encoding="ascii") as f:
+        return {line.split()[1] for line in f.readlines()[1:]}
+
+
+@in_loop
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root server's walls")
+async def test_sysv_shared_memory_is_the_kernels_own_and_bounded(server: Server) -> None:
+    """A segment a kernel makes is not the host's (so it cannot outlive the kernel or be
+    reached by another), and one larger than the private /dev/shm's bound is refused."""
+    before = _host_segments()
+    result = await _past_policy(server.sandbox, "sysv-shm", SHM.format(big_mb=TMP_MB * 4))
+    try:
+        words = result.stdout.split()
+        assert result.ok and words[0] == "small" and int(words[1]) >= 0, result
+        assert int(words[3]) == -1, "a segment larger than the bound was made"
+        assert _host_segments() == before, "the kernel's segment is in the host's namespace"
+    finally:
+        await server.sandbox.close_thread("sysv-shm")
+
+
 # -- the issue's chain, end to end ----------------------------------------------------------
 # Policy-clean on the code the issue was filed against: sys.modules from DataFrame.query's
 # resolvers, the audit hook's rules emptied through gc, then /bin/sh as the kernel's uid.

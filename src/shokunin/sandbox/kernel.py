@@ -38,6 +38,7 @@ INTERRUPT_GRACE_SEC = 3.0
 PRIVATE_TMP = ("/tmp", "/dev/shm")  # a bounded tmpfs each, per kernel
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 POLL_SEC = 0.1
+NOFILE = 1024  # open files per process: also bounds how many memfds hold memory
 
 
 class KernelDied(RuntimeError):
@@ -81,7 +82,7 @@ class Walls:
 
     def limits(self) -> dict[str, int]:
         return {"as": self.memory_mb << 20, "cpu": self.cpu_sec, "nproc": self.max_procs,
-                "fsize": self.file_mb << 20}
+                "fsize": self.file_mb << 20, "nofile": NOFILE}
 
 
 class _OneSpec(KernelSpecManager):

@@ -7,11 +7,12 @@ privileges:
 
 - as root: new network namespace (no interface but a down loopback, so no network; the
   kernel talks to the server over unix sockets, which ignore network namespaces), new
-  mount namespace where the server's data folder and secret files are hidden, then a
+  mount namespace where the server's data folder and secret files are hidden, new IPC
+  namespace (System V shared memory of its own, bounded like /dev/shm), then a
   switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
   cannot read or signal each other);
-- unprivileged: a user + network + mount namespace when the system allows one, else
-  nothing;
+- unprivileged: a user + network + mount + IPC namespace when the system allows one,
+  else nothing;
 - private /tmp and /dev/shm: a size-bounded tmpfs each in the kernel's mount namespace
   (root, or unprivileged with a user namespace), gone with the kernel; without a namespace
   TMPDIR points into the kernel's own folder and Landlock keeps it out of both;
@@ -39,6 +40,7 @@ import landlock_rules
 import syscall_filter
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID = 2
@@ -52,7 +54,8 @@ PR_SET_CHILD_SUBREAPER = 36
 _libc = ctypes.CDLL(None, use_errno=True)
 
 LIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU,
-          "nproc": resource.RLIMIT_NPROC, "fsize": resource.RLIMIT_FSIZE}
+          "nproc": resource.RLIMIT_NPROC, "fsize": resource.RLIMIT_FSIZE,
+          "nofile": resource.RLIMIT_NOFILE}
 
 
 def _check(rc: int, what: str) -> None:
@@ -75,7 +78,7 @@ def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
     folder, say) is bound back, so the kernel can run without seeing what lies beside it.
     A hidden path inside an exposed one is hidden again, so exposing never uncovers.
     """
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET), "unshare")
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     # The server binds the thread's workspace in later (nsenter) from this copy of "/",
     # which sits in a root-only folder, so the kernel itself cannot walk through it.
@@ -106,7 +109,7 @@ def _hide(path: str) -> None:
 def isolate_unprivileged() -> bool:
     """A user + network + mount namespace if the system permits it; False when it does not."""
     uid, gid = os.getuid(), os.getgid()
-    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) != 0:
+    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) != 0:
         return False
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                        ("gid_map", f"{gid} {gid} 1")):
@@ -114,6 +117,21 @@ def isolate_unprivileged() -> bool:
             f.write(text)
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     return True
+
+
+def bound_ipc(size_mb: int) -> None:
+    """System V shared memory of the kernel's own IPC namespace (gone with its last
+    process, out of the host's and other kernels' reach) bounded like its /dev/shm: a new
+    namespace starts with the host's near-unlimited shmmax and shmall. Best effort where
+    the namespace's owner may not set them (an unprivileged server's user namespace)."""
+    total = size_mb << 20
+    for name, value in (("shmmax", total), ("shmall", total // os.sysconf("SC_PAGE_SIZE")),
+                        ("shmmni", 64)):
+        try:
+            with open(f"/proc/sys/kernel/{name}", "w") as f:
+                f.write(str(value))
+        except OSError:
+            pass
 
 
 def private_tmp(folders: list[str], size_mb: int, keep: list[str]) -> None:
@@ -205,6 +223,7 @@ def main(argv: list[str]) -> None:
     else:
         private = isolate_unprivileged()
     if private:
+        bound_ipc(tmp["mb"])
         private_tmp(tmp["folders"], tmp["mb"], config["keep"])
         writable += tmp["folders"]
     apply_limits(config["limits"])
