@@ -47,6 +47,14 @@ def _replace_with(path: Path, plant: object) -> None:
     plant(path)  # type: ignore[operator]
 
 
+
+def _emptied(folder: Path) -> Path:
+    """Remove the dataset's folder (as the kernel could), so a link can take its name."""
+    for child in folder.iterdir():
+        child.unlink()
+    folder.rmdir()
+    return folder
+
 def test_preview_refuses_a_data_csv_replaced_by_a_symlink(client: TestClient,
                                                           secret: Path) -> None:
     record = _upload(client).json()
@@ -68,10 +76,7 @@ def test_preview_refuses_a_data_csv_replaced_by_a_hard_link(client: TestClient,
 def test_preview_refuses_a_dataset_folder_replaced_by_a_link(client: TestClient,
                                                              secret: Path) -> None:
     record = _upload(client).json()
-    folder = _dataset_file(client, record).parent
-    for child in folder.iterdir():
-        child.unlink()
-    folder.rmdir()
+    folder = _emptied(_dataset_file(client, record).parent)
     (secret.parent / "data.csv").symlink_to(secret)
     os.symlink(secret.parent, folder)
     response = client.get(f"/api/analyst/datasets/{record['id']}/preview")
@@ -96,10 +101,7 @@ def test_an_upload_is_not_written_through_a_planted_datasets_link(
 def test_deleting_a_dataset_does_not_follow_a_planted_link(client: TestClient,
                                                            secret: Path) -> None:
     record = _upload(client).json()
-    folder = _dataset_file(client, record).parent
-    for child in folder.iterdir():
-        child.unlink()
-    folder.rmdir()
+    folder = _emptied(_dataset_file(client, record).parent)
     os.symlink(secret.parent, folder)
     assert client.delete(f"/api/analyst/datasets/{record['id']}").status_code == 204
     assert secret.read_bytes().endswith(SECRET)
