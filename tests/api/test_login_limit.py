@@ -47,6 +47,15 @@ def test_after_three_wrong_tokens_the_next_try_is_429_then_the_window_passes(
     assert right.status_code == 303 and right.headers["set-cookie"].startswith(COOKIE)
 
 
+def test_one_stale_token_retried_does_not_lock_the_right_one_out(client: TestClient) -> None:
+    """A tab or script retrying a revoked key every few seconds tells a guesser nothing new,
+    and must not refuse the admin at the same (loopback) address."""
+    stale = [client.get("/api/threads", headers={"Authorization": "Bearer shk_revoked"})
+             for _ in range(10)]
+    assert {r.status_code for r in stale} == {401}
+    assert _login(client, ADMIN_TOKEN).status_code == 303
+
+
 def test_a_right_token_does_not_count() -> None:
     limiter = LoginLimiter(RateLimitItemPerSecond(2, 60))
     limiter.failed("10.0.0.1")

@@ -91,7 +91,7 @@ class AuthMiddleware:
         principal = await self.authenticator.principal(token) if token else None
         if principal is None:
             if limiter is not None:
-                limiter.failed(client)
+                limiter.failed(client, token)
             await self._refuse(scope, receive, send, headers, token is not None)
             return
         state["principal"] = principal

@@ -70,7 +70,7 @@ async def login(request: Request) -> Response:
     token = (form.get("token") or [""])[0].strip()
     principal = await _authenticator(request).principal(token) if token else None
     if principal is None:
-        limiter.failed(client)
+        limiter.failed(client, token)
         return _page("トークンが正しくありません / The token is not valid.", status=401)
     response = RedirectResponse(request.scope.get("root_path", "") + "/", status_code=303)
     response.set_cookie(COOKIE, encode_cookie(token), max_age=COOKIE_MAX_AGE, path="/",
