@@ -81,3 +81,13 @@ def test_a_rejected_save_clears_nothing(store: SettingsStore) -> None:
     with pytest.raises(Exception, match="unknown"):
         store.save("t", SCHEMA, {"base_url": "https://evil.example", "nope": 1})
     assert _secrets(store) == {"api_key": "sk-admin-key", "token": "tok-admin"}
+
+
+@pytest.mark.parametrize("key", ["database", "security_level", "ghost", "knowledge_base"])
+def test_a_setting_merely_containing_a_url_word_keeps_the_secrets(tmp_path: Path,
+                                                                   key: str) -> None:
+    schema = {**SCHEMA, key: {"type": "string", "default": "low"}}
+    store = SettingsStore(tmp_path / "settings.json")
+    store.save("t", schema, {"api_key": "sk-admin-key", "token": "tok-admin"})
+    assert store.save("t", schema, {key: "high"}) == []
+    assert store.effective("t", schema)["api_key"] == "sk-admin-key"

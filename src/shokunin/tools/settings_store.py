@@ -39,7 +39,8 @@ MAX_TIMEOUT_SEC = 86400.0
 
 Schema = Mapping[str, Mapping[str, Any]]
 # A setting named like this holds where the tool connects to, even as a bare host name.
-_URL_KEY = re.compile(r"url|uri|endpoint|host|server|proxy|base", re.IGNORECASE)
+_PLACE_WORDS = {"url", "uri", "endpoint", "host", "hostname", "server", "proxy"}
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
@@ -206,7 +207,7 @@ def _moves_host(schema: Schema, stored: Mapping[str, Any], new: Mapping[str, Any
             continue
         old = stored.get(key, spec.get("default"))
         value = spec.get("default") if value is None else value
-        if not (_URL_KEY.search(key) or _looks_like_url(old) or _looks_like_url(value)):
+        if not (_names_a_place(key) or _looks_like_url(old) or _looks_like_url(value)):
             continue
         if _host(old) != _host(value):
             return True
@@ -215,6 +216,12 @@ def _moves_host(schema: Schema, stored: Mapping[str, Any], new: Mapping[str, Any
 
 def _looks_like_url(value: Any) -> bool:
     return isinstance(value, str) and "://" in value
+
+
+def _names_a_place(key: str) -> bool:
+    """Whether a setting is named for where requests go, by a whole word of its name
+    ("base_url", "searxngURL", "api_host"; not "database", "ghost", "security_level")."""
+    return any(word.lower() in _PLACE_WORDS for word in _WORD.findall(key))
 
 
 def _host(value: Any) -> tuple[str, int | None] | None:
