@@ -11,6 +11,8 @@ shape (an API key) or, for the server's own admin token, by being a known secret
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from urllib.parse import unquote
 
@@ -24,6 +26,23 @@ _HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-a
 # ?name=value, &name=value: the name is checked by _param (decoded, undressed)
 _PARAM = re.compile(r"([?&;])([^=&#\s\"'<>?;]{1,64})=([^&#\s\"'<>]*)")
 _UNDRESS = re.compile(r"[^a-z0-9_-]+")
+def _scheme_token(match: re.Match[str]) -> str:
+    """``Bearer <token>`` and ``Basic <user:password in base64>`` redacted; prose such as
+    "basic authentication" is not a credential (no digit or symbol, no ``user:`` inside)."""
+    value = match[2]
+    if match[1].lower() == "bearer" or re.search(r"[0-9._~+/=-]", value) \
+            or b":" in _b64(value):
+        return f"{match[1]} {REDACTED}"
+    return match[0]
+
+
+def _b64(value: str) -> bytes:
+    try:
+        return base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return b""
+
+
 _RULES = [
     # scheme://user:password@host
     (re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@"), rf"\1{REDACTED}@"),
@@ -31,7 +50,7 @@ _RULES = [
     # ?cookie=1 (a parameter, above), whose match would run on to the line's next quote.
     (re.compile(rf"(?i)(?<![?&;])(\b(?:{'|'.join(map(re.escape, _HEADERS))})"
                 r"(?:['\"]\s*[:,]|\s*[:=])\s*(?:b?['\"])?)[^\r\n'\"]+"), rf"\1{REDACTED}"),
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
+    (re.compile(r"(?i)\b(bearer|basic)\s+([A-Za-z0-9._~+/=-]{8,})"), _scheme_token),
 ]
 _KEY = re.compile(r"shk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")  # auth/keys.py's form
 _ENCODED = re.compile(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9_-]){50,400}")  # a key, maybe encoded

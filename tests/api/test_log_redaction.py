@@ -12,6 +12,7 @@ import httpx
 import pytest
 from uvicorn.logging import AccessFormatter
 
+from shokunin.redaction import redact_credentials
 from shokunin.tools import leak_guard
 from tests.live_server import LiveServer
 
@@ -137,3 +138,12 @@ def test_served_logs_stay_whole_and_never_show_the_admin_token(tmp_path: Path) -
     assert "Logging error" not in log and "Traceback" not in log
     assert '"GET /health?cookie=[REDACTED] HTTP/1.1" 200' in log
     assert '"GET /health?authorization=[REDACTED] HTTP/1.1" 200' in log
+
+
+@pytest.mark.parametrize(("line", "kept"), [
+    ("using basic authentication for the proxy", True),
+    ("Basic settings: loaded", True),
+    ("Authorization: Basic dXNlcjpwYXNz", False),  # user:pass in base64
+])
+def test_basic_in_prose_is_kept_and_basic_credentials_are_not(line: str, kept: bool) -> None:
+    assert (redact_credentials(line) == line) is kept
