@@ -7,13 +7,13 @@ it is refused unless ``--insecure`` says the user means it.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 from typing import Any
 
 import typer
 import uvicorn
 
+from shokunin.api.host import is_loopback_name
 from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
 from shokunin.cli.http_limits import protocol_class
@@ -26,16 +26,6 @@ REFUSAL = (
     "Turn auth on (set SHOKUNIN_AUTH_TOKEN, or run `shokunin auth create-key NAME`), or bind "
     "to 127.0.0.1, or pass --insecure if the network is yours alone."
 )
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable only from this machine."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a hostname may resolve to anything
 
 
 def serve(
@@ -51,7 +41,7 @@ def serve(
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
-    if not is_loopback(settings.host) and not asyncio.run(auth_enabled(settings)):
+    if not is_loopback_name(settings.host.lower()) and not asyncio.run(auth_enabled(settings)):
         if not insecure:
             typer.echo(REFUSAL.format(host=settings.host), err=True)
             raise typer.Exit(2)
