@@ -148,12 +148,11 @@ class Runner:
                             owner: str | None) -> str:
         """The agent that made the thread (creating it for ``agent`` when it is new); known
         from then on, so later runs on the thread cost no query."""
+        # Made unless it exists (another face may have made it, even a moment before),
+        # then read back: one write, as before the check, and one read.
+        await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
+                                       owner=owner)
         thread = await self.store.get_thread(thread_id)
-        if thread is None:
-            await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
-                                           owner=owner)
-            # Read back: another face may have made the same thread a moment before.
-            thread = await self.store.get_thread(thread_id)
         maker = thread["agent"] if thread is not None else agent
         self._known_threads[thread_id] = maker
         return maker
