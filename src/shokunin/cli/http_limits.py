@@ -9,8 +9,8 @@
   would hold it for ever); else the client gets ``408`` and the connection is closed.
 * **Connections per client address.** Past ``max_per_client`` open connections from one
   address, a new one gets ``503`` and is closed. A connection upgraded to a WebSocket stays
-  counted for as long as it is open (by the WebSocket protocol, ``ws_class``): an Engine.IO
-  WebSocket that never joins Socket.IO is held by no other cap before it joins.
+  counted for as long as it is open (by the WebSocket protocol, ``ws_class``): it holds a
+  file descriptor like any other connection, whatever the app's own stream caps say.
 
 Both answers are the API's error form, ``{"error", "code"}``. The protocol is uvicorn's
 own (httptools when installed, else h11), subclassed by ``protocol_class``; its
