@@ -1,6 +1,7 @@
 """Settings, read from the environment (prefix ``SHOKUNIN_``) and an optional ``.env`` file.
 
-Every field is documented in README.md's settings table; a test keeps the two in step.
+Every field's ``Field(description=...)`` is its documentation: docs/settings.md's table is
+generated from these fields when the docs site is built (docs/hooks/settings_page.py).
 """
 
 from __future__ import annotations
