@@ -36,7 +36,7 @@ from langchain_core.messages import HumanMessage
 from rich.console import Console
 from rich.table import Table
 
-from shokunin.advisor import StepDetection
+from shokunin.agents.advisor import StepDetection
 from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.knowledge import KnowledgeIndex, read_sections

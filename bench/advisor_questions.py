@@ -17,7 +17,7 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from shokunin.advisor import StepClassifier, load_playbook
+from shokunin.agents.advisor import StepClassifier, load_playbook
 from shokunin.config import Settings
 from shokunin.knowledge import KnowledgeIndex
 

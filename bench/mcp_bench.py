@@ -36,8 +36,8 @@ from mcp import Client, StdioServerParameters
 from rich.console import Console
 from rich.table import Table
 
+from shokunin.mcp.client.tools import McpTools
 from shokunin.tools import ToolRegistry
-from shokunin.tools.mcp_tools import McpTools
 
 HERE = Path(__file__).resolve().parent
 ARGS = {"expression": "2+3"}

@@ -22,7 +22,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from shokunin.api import create_app
-from shokunin.api.workbench_ws import AGENT
+from shokunin.api.workbench.ws import AGENT
 from shokunin.cli.collector import tune_gc
 from shokunin.cli.serve import uvicorn_options
 from shokunin.config import Settings

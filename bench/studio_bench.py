@@ -45,14 +45,14 @@ from langgraph.types import Command, Send, interrupt
 from rich.console import Console
 from rich.table import Table
 
+from shokunin.agents.studio.brains import schema_for
+from shokunin.agents.studio.contracts import CreateProjectInput
+from shokunin.agents.studio.pipeline import AgentSpec, Pipeline, load_pipeline
 from shokunin.api.app import build_services, close_services
 from shokunin.api.services import Services
 from shokunin.config import Settings
 from shokunin.models import resolve
 from shokunin.models.scripted import register_script
-from shokunin.studio.brains import schema_for
-from shokunin.studio.contracts import CreateProjectInput
-from shokunin.studio.pipeline import AgentSpec, Pipeline, load_pipeline
 
 sys.path.insert(0, str(Path(__file__).parent))
 from peak_memory import hwm_mb  # noqa: E402 - beside this file

@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 PACKAGES = ["shokunin.store", "shokunin.runs", "shokunin.models", "shokunin.api", "shokunin.auth",
-            "shokunin.tools", "shokunin.sandbox", "shokunin.cli", "shokunin.analyst",
+            "shokunin.tools", "shokunin.sandbox", "shokunin.cli", "shokunin.agents.analyst",
             "shokunin.mcp"]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from shokunin.analyst.profile import MAX_TEXT
+from shokunin.agents.analyst.profile import MAX_TEXT
 from shokunin.api import create_app
 from tests.api.test_analyst_datasets import _error, _settings, _upload
 

@@ -24,8 +24,8 @@ except ImportError:  # FastAPI before lazily included routers
     iter_route_contexts = None
 
 from shokunin.api import create_app
-from shokunin.api.auth import COOKIE, PUBLIC_PATHS
-from shokunin.api.login_limit import LoginLimiter
+from shokunin.api.perimeter.auth import COOKIE, PUBLIC_PATHS
+from shokunin.api.perimeter.login_limit import LoginLimiter
 from shokunin.auth import KeyStore
 from shokunin.config import Settings
 from shokunin.store import create_engine, migrate

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from starlette.requests import Request
 
-from shokunin.api.client_gone import unless_client_leaves
 from shokunin.api.errors import ApiError
+from shokunin.api.perimeter.client_gone import unless_client_leaves
 
 
 def _request(leaves_after: float | None) -> Request:

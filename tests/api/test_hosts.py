@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketDenialResponse
 
 from shokunin.api import create_app
-from shokunin.api.host import host_allowed
+from shokunin.api.perimeter.host import host_allowed
 from tests.api.test_auth import make_settings
 from tests.live_server import LiveServer
 

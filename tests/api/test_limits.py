@@ -24,7 +24,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from shokunin import events as ev
 from shokunin.api import create_app
-from shokunin.api.studio_sio import JOIN_SEC
+from shokunin.api.studio.socket import JOIN_SEC
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import Store

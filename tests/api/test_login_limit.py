@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from limits import RateLimitItemPerSecond
 
 from shokunin.api import create_app
-from shokunin.api.auth import COOKIE
-from shokunin.api.login_limit import PER_CLIENT, LoginLimiter
+from shokunin.api.perimeter.auth import COOKIE
+from shokunin.api.perimeter.login_limit import PER_CLIENT, LoginLimiter
 from tests.api.test_auth import ADMIN_TOKEN, make_settings
 from tests.live_server import LiveServer
 

@@ -20,7 +20,7 @@ import socketio
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from shokunin.api.auth import COOKIE, encode_cookie
+from shokunin.api.perimeter.auth import COOKIE, encode_cookie
 from shokunin.config import Settings
 from tests.api.test_auth import create_key, revoke_key
 from tests.live_server import LiveServer

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shokunin import events as ev
-from shokunin.api.studio_wire import to_wire
+from shokunin.api.studio.wire import to_wire
 
 
 def failed(**overrides: object) -> ev.AgentFailed:

@@ -19,7 +19,7 @@ from starlette.middleware import Middleware
 
 from shokunin import events as ev
 from shokunin.api import create_app
-from shokunin.api.workbench_wire import to_wire
+from shokunin.api.workbench.wire import to_wire
 from shokunin.config import Settings
 from tests.live_server import LiveServer
 

@@ -19,7 +19,13 @@ from typing import Any
 import httpx
 import pytest
 
-from shokunin.studio.contracts import Agent, AgentLogEntry, Checkpoint, Project, ProjectMetrics
+from shokunin.agents.studio.contracts import (
+    Agent,
+    AgentLogEntry,
+    Checkpoint,
+    Project,
+    ProjectMetrics,
+)
 from tests.live_server import LiveServer
 
 JS = Path(__file__).resolve().parents[1] / "js"

@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from shokunin.cli.app import app as cli_app
+from shokunin.mcp.client.tools import McpTools
 from shokunin.models import register_script, unregister_script
 from shokunin.runs import Runner
 from shokunin.tools import ToolRegistry
-from shokunin.tools.mcp_tools import McpTools
 from tests.agents.conftest import MakeRunner
 from tests.live_server import LiveServer, free_port
 from tests.mcp.test_client_tools import DEMO, demo_stdio

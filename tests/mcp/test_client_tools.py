@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from shokunin.mcp.client.tools import McpTools
 from shokunin.tools import ToolRegistry
-from shokunin.tools.mcp_tools import McpTools
 
 DEMO = Path(__file__).with_name("demo_server.py")
 

@@ -10,8 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+from shokunin.mcp.client.tools import McpTools
 from shokunin.tools import ToolRegistry
-from shokunin.tools.mcp_tools import McpTools
 from tests.mcp.test_client_tools import demo_stdio
 
 EDGE = Path(__file__).with_name("edge_server.py")

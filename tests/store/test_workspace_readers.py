@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shokunin.mcp import server_content
+from shokunin.mcp.server import content as server_content
 from shokunin.sandbox.saved_images import snapshot, written_images
 
 SECRET = b"\x89PNG\r\n\x1a\n root-only bytes the server must not pass on"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from shokunin.advisor import PlaybookError, advisor_agent
+from shokunin.agents.advisor import PlaybookError, advisor_agent
+from shokunin.agents.analyst.factory import analyst_agent
+from shokunin.agents.studio import PipelineError, studio_parts
 from shokunin.agents.tool_run import tool_run_agent
 from shokunin.agents.workbench import workbench_agent
-from shokunin.analyst.factory import analyst_agent
 from shokunin.knowledge import EmbedderError
-from shokunin.studio import PipelineError, studio_parts
 
 
 def build_agents(services: dict[str, Any]) -> list[Any]:

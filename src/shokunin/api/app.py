@@ -14,40 +14,36 @@ from starlette.middleware import Middleware
 
 from shokunin import __version__
 from shokunin.agents.registry import build_agents
+from shokunin.agents.studio import Studio
 from shokunin.agents.workbench import load_map
-from shokunin.api import (
-    advisor_sessions,
-    advisor_sse,
-    agent_tools,
-    analyst_datasets,
-    analyst_runs,
-    health,
-    login,
-    mcp_servers,
-    runs,
-    studio_rest,
-    threads,
-    tools,
-    web,
-    workbench_ws,
-)
-from shokunin.api.auth import AuthMiddleware
-from shokunin.api.body_limit import BodyLimitMiddleware
-from shokunin.api.content_type import ContentTypeMiddleware
+from shokunin.api import health, web
+from shokunin.api.advisor import sessions as advisor_sessions
+from shokunin.api.advisor import sse as advisor_sse
+from shokunin.api.analyst import datasets as analyst_datasets
+from shokunin.api.analyst import runs as analyst_runs
 from shokunin.api.errors import install_error_handlers
-from shokunin.api.host import HostMiddleware
-from shokunin.api.live import LiveConnections
-from shokunin.api.live_middleware import LiveMiddleware
-from shokunin.api.origin import OriginMiddleware
-from shokunin.api.security_headers import SecurityHeadersMiddleware
+from shokunin.api.perimeter import login
+from shokunin.api.perimeter.auth import AuthMiddleware
+from shokunin.api.perimeter.body_limit import BodyLimitMiddleware
+from shokunin.api.perimeter.content_type import ContentTypeMiddleware
+from shokunin.api.perimeter.host import HostMiddleware
+from shokunin.api.perimeter.live import LiveConnections
+from shokunin.api.perimeter.live_middleware import LiveMiddleware
+from shokunin.api.perimeter.origin import OriginMiddleware
+from shokunin.api.perimeter.security_headers import SecurityHeadersMiddleware
+from shokunin.api.runs import runs, threads
 from shokunin.api.services import Services
-from shokunin.api.studio_sio import StudioSocket
+from shokunin.api.studio import rest as studio_rest
+from shokunin.api.studio.socket import StudioSocket
+from shokunin.api.tools import agent_tools, mcp_servers
+from shokunin.api.tools import routes as tools
+from shokunin.api.workbench import ws as workbench_ws
 from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
+from shokunin.mcp.client import McpTools
 from shokunin.runs import MemoryBus, RunError, Runner, RunNotFound
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store, close_checkpointer, open_checkpointer
-from shokunin.studio import Studio
 from shokunin.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -72,7 +68,8 @@ async def build_services(settings: Settings, *, beside_web: bool = False) -> Ser
         await store.close()
         raise
     bus = MemoryBus()
-    tool_registry = ToolRegistry.from_settings(settings, mcp=not beside_web)
+    tool_registry = ToolRegistry.from_settings(
+        settings, mcp=None if beside_web else McpTools.from_settings(settings))
     # The configured MCP servers' tools join the list; a slow server joins later.
     await tool_registry.connect(wait=MCP_STARTUP_WAIT_SEC)
     sandbox = Sandbox(settings)
@@ -133,8 +130,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     authenticator = Authenticator(token)
     socket = StudioSocket(settings.studio_socket_dialect)
     # Imported here: the MCP face reads api/ helpers, and api/ imports this module first.
-    from shokunin.mcp.server_http import PATH as MCP_PATH
-    from shokunin.mcp.server_http import McpEndpoint
+    from shokunin.mcp.server.http import PATH as MCP_PATH
+    from shokunin.mcp.server.http import McpEndpoint
 
     mcp = McpEndpoint(lambda: app.state.services, max_body_bytes=settings.max_body_bytes)
 

@@ -45,8 +45,8 @@ def analyze(
 
 
 async def _run(settings: Settings, file: Path, question: str) -> tuple[str, str]:
-    from shokunin.analyst import DatasetError, DatasetStorage
-    from shokunin.analyst.isolated import ParseLimits
+    from shokunin.agents.analyst import DatasetError, DatasetStorage
+    from shokunin.agents.analyst.isolated import ParseLimits
     from shokunin.api.app import build_services, close_services
     from shokunin.runs import new_thread_id
 

@@ -41,7 +41,7 @@ def serve(log_level: str = typer.Option("warning", help="Log level (to stderr)."
 async def _until_signal(settings: Settings) -> None:
     """Serve until stdin closes, or until SIGINT/SIGTERM, which end the process once its
     engine is closed (kernels stopped, runs ended)."""
-    from shokunin.mcp import serve_stdio
+    from shokunin.mcp.server import serve_stdio
 
     closed = anyio.Event()
     task = asyncio.ensure_future(serve_stdio(settings, closed))

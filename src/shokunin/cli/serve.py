@@ -13,7 +13,7 @@ from typing import Any
 import typer
 import uvicorn
 
-from shokunin.api.host import is_loopback_name
+from shokunin.api.perimeter.host import is_loopback_name
 from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
 from shokunin.cli.http_limits import protocol_class

@@ -28,6 +28,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from shokunin.config import Settings
+from shokunin.mcp.client import McpTools
 from shokunin.tools import SettingsInvalid, ToolError, ToolInfo, ToolRegistry, scaffold
 
 app = typer.Typer(help="Tools (seed 003): list, show, run, new, settings.", no_args_is_help=True)
@@ -38,7 +39,9 @@ JSON_HELP = "Print one JSON document on stdout (stable keys, secrets masked)."
 
 
 def _registry() -> ToolRegistry:
-    return ToolRegistry.from_settings(Settings(), log_unavailable=False)
+    settings = Settings()
+    return ToolRegistry.from_settings(settings, log_unavailable=False,
+                                      mcp=McpTools.from_settings(settings))
 
 
 def _connected_list(registry: ToolRegistry) -> list[ToolInfo]:

@@ -22,7 +22,7 @@ from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
 from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.masking import mask_deep, mask_text
-from shokunin.tools.mcp_tools import CONNECT_WAIT_SEC, MAX_NAME, McpTools
+from shokunin.tools.remote import CONNECT_WAIT_SEC, MAX_NAME, RemoteTools
 from shokunin.tools.results import failure
 from shokunin.tools.settings_store import (
     MAX_TIMEOUT_SEC,
@@ -53,7 +53,7 @@ class ToolRegistry:
 
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
                  workspace_root: Path, default_timeout: float = 120.0,
-                 log_unavailable: bool = True, mcp: McpTools | None = None) -> None:
+                 log_unavailable: bool = True, mcp: RemoteTools | None = None) -> None:
         if not _valid_timeout(default_timeout):
             raise ValueError(f"the default tool timeout must be a number of seconds above 0 and "
                              f"at most {MAX_TIMEOUT_SEC:g}, not {default_timeout!r}")
@@ -76,17 +76,15 @@ class ToolRegistry:
 
     @classmethod
     def from_settings(cls, settings: Settings, *, log_unavailable: bool = True,
-                      mcp: bool = True) -> ToolRegistry:
-        """The builtin and configured folders' tools, and with ``mcp`` the configured MCP
-        servers' (once ``connect()`` is awaited)."""
+                      mcp: RemoteTools | None = None) -> ToolRegistry:
+        """The builtin and configured folders' tools, and ``mcp``'s (the configured MCP
+        servers', once ``connect()`` is awaited)."""
         roots: list[tuple[Path, Source]] = [(settings.builtin_tools_dir, "builtin")]
         roots += [(Path(d), "user") for d in settings.tools_dirs]
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
                    default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable,
-                   mcp=McpTools(settings.mcp_config, state_dir=settings.data_dir / "mcp",
-                                max_result_bytes=int(settings.mcp_max_result_mb * 1048576))
-                   if mcp else None)
+                   mcp=mcp)
 
     @property
     def user_dirs(self) -> builtins.list[Path]:

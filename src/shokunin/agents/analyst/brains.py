@@ -1,0 +1,131 @@
+"""The Analyst's brains: OfflineBrain plans with a grammar (offline_planner.py); LLMBrain
+asks a chat model for a structured ReasonDecision, the code, and the report."""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from shokunin.agents.analyst import kernel_code
+from shokunin.agents.analyst import offline_planner as planner
+from shokunin.agents.analyst.contracts import Cell, ReasonDecision
+from shokunin.agents.analyst.storage import DatasetRecord
+
+_OUTPUT_CHARS = 1500  # of a cell's output shown to the model or in a report
+
+
+def _failure(cell: Cell) -> str:
+    r = cell.result
+    said = f"{r.error_type}: {r.error_message}" if r.error_type else (r.stderr or "failed")[-300:]
+    if r.error_type in ("MemoryError", "ArrowMemoryError"):
+        said += (" (the table does not fit in the sandbox kernel's memory, "
+                 "SHOKUNIN_SANDBOX_MEMORY_MB)")
+    return said
+
+
+class OfflineBrain:
+    """No model: the planner's code, run once; a failure is reported, not guessed at."""
+
+    name = "offline"
+
+    async def decide(self, question: str, record: DatasetRecord, cells: list[Cell],
+                     max_attempts: int) -> ReasonDecision:
+        if cells:  # the planner's code ran: a second try would run the same code
+            return ReasonDecision(action="report")
+        task = planner.plan(question, record.profile)
+        if isinstance(task, planner.Clarify):
+            return ReasonDecision(action="ask_clarification", clarification_question=task.question)
+        if isinstance(task, planner.NotUnderstood):
+            return ReasonDecision(action="report")
+        return ReasonDecision(action="run_code", analysis_instruction=task.instruction)
+
+    async def write_code(self, question: str, instruction: str, record: DatasetRecord,
+                         cells: list[Cell]) -> str:
+        task = planner.plan(question, record.profile)
+        assert isinstance(task, planner.Task)  # decide() chose run_code for this question
+        if record.parquet_path is not None and task.columns is not None:
+            return kernel_code.table_reader(task.columns) + task.code
+        return task.code
+
+    async def summarize(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
+        ja = planner.is_ja(question)
+        if not cells:
+            task = planner.plan(question, record.profile)
+            understood = task.understood if isinstance(task, planner.NotUnderstood) else ""
+            return (f"「{question}」をオフラインでは分析できませんでした"
+                    f"（読み取れたこと: {understood}）。概要、列ごとの集計（合計・平均・件数・"
+                    "中央値・最小・最大）、上位N件、相関、分布に答えられます。それ以外は"
+                    "モデルを設定してください（SHOKUNIN_MODEL）。" if ja else
+                    f"I could not analyse “{question}” offline (what I understood: {understood}). "
+                    "I answer overviews, aggregates by a column (sum, mean, count, median, min, "
+                    "max), top N, correlations and distributions; for anything else configure a "
+                    "model (SHOKUNIN_MODEL).")
+        cell = cells[-1]
+        if not cell.result.ok:
+            return (f"分析は失敗しました（{cell.instruction}）: {_failure(cell)}" if ja else
+                    f"The analysis failed ({cell.instruction}): {_failure(cell)}")
+        body = "\n\n".join([*cell.result.table_markdown,
+                            *([] if cell.result.table_markdown else
+                              [f"```\n{cell.result.stdout[:_OUTPUT_CHARS].strip()}\n```"])])
+        return f"{cell.instruction}\n\n{body}"
+
+
+class LLMBrain:
+    """A chat model decides (structured output), writes the code from the profile, and
+    writes the report from the question and the cells' results."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel) -> None:
+        self.model = model
+
+    def _context(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
+        done = "\n\n".join(
+            f"Cell {i}: {c.instruction}\n```python\n{c.code}\n```\nok={c.result.ok} "
+            f"output:\n{c.result.stdout[:_OUTPUT_CHARS]}"
+            + (f"\nerror: {_failure(c)}" if not c.result.ok else "")
+            for i, c in enumerate(cells, start=1))
+        return (f"Question: {question}\n\nThe table `df` (file {record.original_name}):\n"
+                f"{record.profile.model_dump_json(exclude={'sample_rows'})}\n\n"
+                f"Sample rows: {record.profile.sample_rows}\n\nCells so far:\n{done or '(none)'}")
+
+    async def decide(self, question: str, record: DatasetRecord, cells: list[Cell],
+                     max_attempts: int) -> ReasonDecision:
+        if len(cells) >= max_attempts and not cells[-1].result.ok:
+            return ReasonDecision(action="report")  # the report says what failed
+        decide = self.model.with_structured_output(ReasonDecision)
+        decision = await decide.ainvoke([
+            SystemMessage("You analyse a table with pandas. Decide the next step: "
+                          "run_code (give analysis_instruction: purpose, output tables or "
+                          "plots, columns, steps; after a failed cell, what to change), "
+                          "report (the cells answer the question), or ask_clarification "
+                          "(the question is too vague or names a column that does not exist; "
+                          "give clarification_question)."),
+            HumanMessage(self._context(question, record, cells))])
+        assert isinstance(decision, ReasonDecision)
+        return decision
+
+    async def write_code(self, question: str, instruction: str, record: DatasetRecord,
+                         cells: list[Cell]) -> str:
+        large = ("The table is large: start the cell with `df = _read_table([...])`, naming "
+                 "only the columns it needs, so that only those are read. "
+                 if record.parquet_path is not None else "")
+        reply = await self.model.ainvoke([
+            SystemMessage("Write Python for a Jupyter cell where `df` (pandas) is the table "
+                          "and `pd` is pandas. Append result tables as Markdown strings to "
+                          "TABLE_MARKDOWN (use _md(frame)), structured results to JSON_OUT; "
+                          f"plots are captured with plt.show(). {large}"
+                          "Reply with the code only."),
+            HumanMessage(f"{self._context(question, record, cells)}\n\nTask: {instruction}")])
+        text = str(reply.content).strip()
+        if text.startswith("```"):
+            text = text.split("\n", 1)[1].rsplit("```", 1)[0]
+        return text
+
+    async def summarize(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
+        reply = await self.model.ainvoke([
+            SystemMessage("Write a short report that answers the question from the cells' "
+                          "results only, in the question's language. If a cell failed and "
+                          "nothing answered the question, say so plainly."),
+            HumanMessage(self._context(question, record, cells))])
+        return str(reply.content)

@@ -1,0 +1,114 @@
+"""Project and agent figures from what was recorded: tokens from model usage, time from
+the agents' own clocks, estimates from rolling medians of finished agents of the same type
+(None until there is a sample to go by)."""
+
+from __future__ import annotations
+
+import statistics
+from datetime import datetime, timedelta
+from typing import Any
+
+from shokunin.agents.studio.contracts import AgentMetrics, ProjectMetrics
+from shokunin.store.studio_records import StudioRecords, now
+
+SAMPLES = 20  # the rolling window: the latest finished agents of a type
+
+
+class Estimates:
+    """Median duration (s) and tokens per agent type, from one query per computation."""
+
+    def __init__(self, by_type: dict[str, tuple[float, int]]) -> None:
+        self.by_type = by_type
+
+    @classmethod
+    async def read(cls, records: StudioRecords, agent_types: set[str]) -> Estimates:
+        samples: dict[str, list[dict[str, Any]]] = {}
+        for row in await records.finished_samples(sorted(agent_types), SAMPLES):
+            samples.setdefault(row["type"], []).append(row)
+        return cls({kind: (statistics.median(r["duration_ms"] for r in rows) / 1000,
+                           int(statistics.median(r["tokens_used"] for r in rows)))
+                    for kind, rows in samples.items()})
+
+    def of(self, agent_type: str) -> tuple[float, int] | None:
+        return self.by_type.get(agent_type)
+
+
+def elapsed_seconds(project: dict[str, Any], at: datetime | None = None) -> float:
+    """Running time: what earlier runs recorded plus the current stretch, if running."""
+    elapsed = float(project.get("elapsed_seconds") or 0.0)
+    since = project.get("running_since")
+    if since is not None:
+        if since.tzinfo is None:  # SQLite returns naive datetimes (stored as UTC)
+            since = since.replace(tzinfo=(at or now()).tzinfo)
+        elapsed += max(0.0, ((at or now()) - since).total_seconds())
+    return round(elapsed, 3)
+
+
+async def project_metrics(records: StudioRecords, project: dict[str, Any],
+                          phase_name: str, agents: list[dict[str, Any]] | None = None
+                          ) -> ProjectMetrics:
+    """``agents``: the project's agents if the caller holds them (else they are read)."""
+    if agents is None:
+        agents = await records.agents(project["id"])
+    done = [a for a in agents if a["status"] == "completed"]
+    open_ = [a for a in agents if a["status"] in ("pending", "running")]
+    tokens = sum(int(a["tokens_used"] or 0) for a in agents)
+    remaining: float | None = 0.0
+    more_tokens = 0
+    estimates = await Estimates.read(records, {a["type"] for a in open_})
+    for agent in open_:
+        estimate = estimates.of(agent["type"])
+        if estimate is None:
+            remaining = None
+            continue
+        seconds, agent_tokens = estimate
+        if agent["status"] == "running":  # partly done: count what is left of it
+            seconds *= max(0.0, 1 - (agent["progress"] or 0) / 100)
+        if remaining is not None:
+            remaining += seconds
+        more_tokens += max(0, agent_tokens - int(agent["tokens_used"] or 0))
+    if project["status"] in ("completed", "failed"):
+        remaining = 0.0
+    at = now()
+    total = len(agents)
+    return ProjectMetrics(
+        project_id=project["id"], total_tokens_used=tokens,
+        estimated_total_tokens=tokens + more_tokens,
+        elapsed_time_seconds=elapsed_seconds(project, at),
+        estimated_remaining_seconds=None if remaining is None else round(remaining, 3),
+        estimated_end_time=None if remaining is None or project["status"] != "running"
+        else at + timedelta(seconds=remaining),
+        completed_tasks=len(done), total_tasks=total,
+        progress_percent=round(100 * len(done) / total, 1) if total else 0.0,
+        current_phase=project["current_phase"], phase_name=phase_name)
+
+
+async def agent_metrics(records: StudioRecords, agent: dict[str, Any],
+                        children: list[dict[str, Any]] | None = None) -> AgentMetrics:
+    children = children or []
+    estimate = (await Estimates.read(records, {agent["type"]})).of(agent["type"])
+    runtime = (agent["duration_ms"] or 0) / 1000
+    if agent["status"] == "running" and agent["started_at"] is not None:
+        started = agent["started_at"]
+        if started.tzinfo is None:
+            started = started.replace(tzinfo=now().tzinfo)
+        runtime = max(runtime, (now() - started).total_seconds())
+    remaining: float | None
+    if agent["status"] in ("completed", "failed", "blocked"):
+        remaining = 0.0
+    elif estimate is None:
+        remaining = None
+    else:
+        remaining = max(0.0, estimate[0] * (1 - (agent["progress"] or 0) / 100))
+    subs = [await agent_metrics(records, child) for child in children]
+    return AgentMetrics(
+        agent_id=agent["id"], agent_type=agent["type"], status=agent["status"],
+        progress=agent["progress"] or 0, current_task=agent["current_task"],
+        tokens_used=agent["tokens_used"] or 0,
+        tokens_estimated=max(agent["tokens_used"] or 0, estimate[1] if estimate else 0),
+        runtime_seconds=round(runtime, 3), estimated_remaining_seconds=remaining,
+        completed_tasks=sum(1 for c in children if c["status"] == "completed") if children
+        else int(agent["status"] == "completed"),
+        total_tasks=len(children) if children else 1,
+        active_sub_agents=sum(1 for c in children if c["status"] == "running"),
+        sub_agent_metrics=subs)

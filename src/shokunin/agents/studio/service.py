@@ -1,0 +1,290 @@
+"""The Studio service: what the REST and Socket.IO faces ask of projects.
+
+Project lifecycle (seed ProjectStatus)::
+
+    draft --start--> running --pause--> paused --resume--> running
+                     running --(all approved)--> completed
+                     running --(rejected, or an agent gave up)--> failed
+
+A wrong transition raises ``StudioConflict`` (409), an unknown id ``StudioNotFound``
+(404). Changes made outside a run (status by REST, a resolution) are published on the bus
+to the project's thread like a run's events, so a socket watching the project sees both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from typing import Any
+
+from shokunin import events as ev
+from shokunin.agents.studio.agent import NAME, answers_from_records
+from shokunin.agents.studio.contracts import (
+    CreateProjectInput,
+    UpdateProjectInput,
+    parse_resolution,
+)
+from shokunin.agents.studio.metrics import elapsed_seconds
+from shokunin.agents.studio.pauses import Pauses
+from shokunin.agents.studio.pipeline import Pipeline
+from shokunin.agents.studio.session import agent_id, checkpoint_wire, derived_id
+from shokunin.runs import Runner, RunNotFound, RunStateError
+from shokunin.runs.deletion import delete_thread
+from shokunin.store.studio_records import StudioRecords, now
+
+log = logging.getLogger(__name__)
+
+
+class StudioError(Exception):
+    """Root of the Studio's errors: StudioNotFound (404), StudioConflict (409)."""
+
+
+class StudioNotFound(StudioError):
+    pass
+
+
+class StudioConflict(StudioError):
+    pass
+
+
+class Studio:
+    def __init__(self, runner: Runner, records: StudioRecords, pipeline: Pipeline,
+                 pauses: Pauses) -> None:
+        self.runner = runner
+        self.records = records
+        self.pipeline = pipeline
+        self.pauses = pauses
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._waiters: dict[str, asyncio.Task[None]] = {}
+
+    def _lock(self, project_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(project_id, asyncio.Lock())
+
+    async def _notify(self, project_id: str, event: ev.BaseEvent) -> None:
+        await self.runner.bus.publish(event.model_copy(update={"thread_id": project_id}))
+
+    # reading
+    async def project(self, project_id: str, owner: str | None = None) -> dict[str, Any]:
+        """The project (with ``owner``, only if that owner's); StudioNotFound otherwise."""
+        project = await self.records.project(project_id, owner)
+        if project is None:
+            raise StudioNotFound(f"no project {project_id!r}")
+        return project
+
+    async def agent(self, agent_id_: str) -> dict[str, Any]:
+        agent = await self.records.agent(agent_id_)
+        if agent is None:
+            raise StudioNotFound(f"no agent {agent_id_!r}")
+        return agent
+
+    async def checkpoint(self, checkpoint_id: str) -> dict[str, Any]:
+        checkpoint = await self.records.checkpoint(checkpoint_id)
+        if checkpoint is None:
+            raise StudioNotFound(f"no checkpoint {checkpoint_id!r}")
+        return checkpoint
+
+    def phase_name(self, project: dict[str, Any]) -> str:
+        return Pipeline.model_validate(project["pipeline"]).phase_name(project["current_phase"])
+
+    # changing
+    async def create(self, body: CreateProjectInput, owner: str | None = None
+                     ) -> dict[str, Any]:
+        project_id = uuid.uuid4().hex
+        await self.runner.store.ensure_thread(project_id, NAME, title=body.name, owner=owner)
+        at = now()
+        agents = [{"id": agent_id(project_id, spec.type), "project_id": project_id,
+                   "type": spec.type, "status": "pending", "progress": 0, "tokens_used": 0,
+                   "parent_agent_id": None, "metadata": {"phase": spec.phase,
+                                                         "title": spec.title},
+                   "created_at": at} for spec in self.pipeline.agents]
+        await self.records.add_project({
+            "id": project_id, "name": body.name, "description": body.description,
+            "concept": body.concept.model_dump(by_alias=True, exclude_none=True),
+            "config": body.config.model_dump(by_alias=True, exclude_none=True)
+            if body.config else None,
+            "status": "draft", "current_phase": min(p.number for p in self.pipeline.phases),
+            "state": {}, "pipeline": self.pipeline.model_dump(mode="json"),
+            "elapsed_seconds": 0.0, "created_at": at, "updated_at": at}, agents)
+        return await self.project(project_id)
+
+    async def update(self, project_id: str, body: UpdateProjectInput) -> dict[str, Any]:
+        project = await self.project(project_id)
+        values: dict[str, Any] = {}
+        fields = body.model_fields_set
+        if "name" in fields and body.name is not None:
+            values["name"] = body.name.strip() or project["name"]
+        if "description" in fields:
+            values["description"] = body.description
+        if "config" in fields:
+            values["config"] = body.config.model_dump(by_alias=True, exclude_none=True) \
+                if body.config else None
+        if "concept" in fields and body.concept is not None:
+            if project["status"] != "draft":
+                raise StudioConflict("the concept can only change while the project is a "
+                                     f"draft; it is {project['status']}")
+            values["concept"] = body.concept.model_dump(by_alias=True, exclude_none=True)
+        if values:
+            await self.records.update_project(project_id, values)
+        return await self.project(project_id)
+
+    async def delete(self, project_id: str) -> None:
+        async with self._lock(project_id):  # not beside a start that has not begun its run
+            project = await self.project(project_id)
+            self.pauses.resume(project_id)  # a paused node would hold its run
+            if project["run_id"]:  # stop it, or close it if it waits at a checkpoint
+                with contextlib.suppress(RunNotFound):
+                    await self.runner.cancel(project["run_id"])
+            await delete_thread(self.runner, project_id)
+        self._locks.pop(project_id, None)
+
+    async def _transition(self, project_id: str, new: str, from_: tuple[str, ...],
+                          extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        project = await self.project(project_id)
+        values = {"status": new, **(extra or {})}
+        if new == "running":
+            values["running_since"] = now()
+        elif project["running_since"] is not None:
+            values |= {"elapsed_seconds": elapsed_seconds(project), "running_since": None}
+        if not await self.records.update_project(project_id, values, from_status=from_):
+            current = (await self.project(project_id))["status"]
+            raise StudioConflict(f"cannot go from {current} to {new}; "
+                                 f"only from {' or '.join(from_)}")
+        await self._notify(project_id, ev.ProjectStatus(
+            project_id=project_id, old_status=project["status"], new_status=new))
+        return await self.project(project_id)
+
+    async def start(self, project_id: str) -> dict[str, Any]:
+        async with self._lock(project_id):
+            run_id = derived_id(project_id, "run", now().isoformat())
+            project = await self._transition(project_id, "running", ("draft",),
+                                             {"run_id": run_id})
+            try:
+                await self.runner.start(NAME, project_id, {"fresh": True}, run_id=run_id)
+            except BaseException:  # no run: the project is a draft again
+                await self.records.update_project(project_id, {
+                    "status": "draft", "run_id": None, "running_since": None})
+                raise
+            return project
+
+    async def pause(self, project_id: str) -> dict[str, Any]:
+        async with self._lock(project_id):  # the record and the nodes' gate agree
+            project = await self._transition(project_id, "paused", ("running",))
+            self.pauses.pause(project_id)  # the nodes that start from now on wait
+            return project
+
+    async def resume(self, project_id: str) -> dict[str, Any]:
+        async with self._lock(project_id):
+            project = await self._transition(project_id, "running", ("paused",))
+            self.pauses.resume(project_id)
+        await self._revive(project)
+        return project
+
+    async def resolve(self, checkpoint_id: str, resolution: str, feedback: str | None
+                      ) -> dict[str, Any]:
+        status = parse_resolution(resolution)
+        checkpoint = await self.checkpoint(checkpoint_id)
+        project = await self.project(checkpoint["project_id"])
+        if project["status"] not in ("running", "paused"):
+            raise StudioConflict(f"the project is {project['status']}: its checkpoints can "
+                                 "no longer be resolved")
+        if not await self.records.resolve_checkpoint(checkpoint_id, status, feedback):
+            current = (await self.checkpoint(checkpoint_id))["status"]
+            raise StudioConflict(f"the checkpoint is already {current}")
+        resolved = await self.checkpoint(checkpoint_id)
+        await self._notify(project["id"], ev.CheckpointResolved(
+            checkpoint_id=checkpoint_id, value={"resolution": status, "feedback": feedback,
+                                                "checkpoint": checkpoint_wire(resolved)}))
+        await self.kick(project["id"])
+        return resolved
+
+    # the run behind a project
+    async def kick(self, project_id: str) -> None:
+        """Resume the project's run if it waits at checkpoints that are now resolved; if it
+        is busy, look again when it stops (it answers what it sees resolved itself)."""
+        async with self._lock(project_id):
+            project = await self.records.project(project_id)
+            run_id = project and project["run_id"]
+            if not run_id:
+                return
+            if self.runner.is_live(run_id):
+                if project_id not in self._waiters:
+                    self._waiters[project_id] = asyncio.create_task(
+                        self._kick_after(run_id, project_id))
+                return
+            run = await self.runner.store.get_run(run_id)
+            if run is None or run["status"] != "interrupted":
+                return
+            payload = await self.runner.waiting_for(run_id)
+            answers = await answers_from_records(self.records, payload)
+            if answers:
+                with contextlib.suppress(RunStateError):  # resumed by someone else first
+                    await self.runner.resume(run_id, answers)
+
+    async def _kick_after(self, run_id: str, project_id: str) -> None:
+        """Look again each time the run stops, until it stops for good: a resolution that
+        came while it was busy is answered then."""
+        try:
+            while True:
+                await self.runner.wait(run_id)
+                await asyncio.sleep(0)  # let the run's end be recorded
+                self._waiters.pop(project_id, None)  # a busy run from now gets a new waiter
+                await self.kick(project_id)
+                if project_id in self._waiters or not self.runner.is_live(run_id):
+                    return
+                self._waiters[project_id] = asyncio.current_task()  # type: ignore[assignment]
+        finally:
+            if self._waiters.get(project_id) is asyncio.current_task():
+                del self._waiters[project_id]
+
+    async def _revive(self, project: dict[str, Any]) -> None:
+        """Give a running (or paused) project a run again if its last one ended without
+        finishing (the server stopped): LangGraph goes on from its last checkpoint, so
+        finished agents are not redone."""
+        run_id = project["run_id"]
+        run = await self.runner.store.get_run(run_id) if run_id else None
+        if run is not None and (run["status"] == "running" or self.runner.is_live(run_id)):
+            return
+        if run is not None and run["status"] == "interrupted":
+            await self.kick(project["id"])
+            return
+        if run is None and project["status"] == "draft":
+            return
+        new_run = derived_id(project["id"], "run", now().isoformat())
+        await self.records.update_project(project["id"], {"run_id": new_run})
+        await self.runner.start(NAME, project["id"], {"continue": True}, run_id=new_run)
+        log.info("project %s goes on from its last checkpoint (run %s)", project["id"],
+                 new_run)
+
+    async def recover(self) -> int:
+        """At server start: every running or paused project goes on. Return how many."""
+        projects = await self.records.projects_with_status("running", "paused")
+        for project in projects:
+            if project["status"] == "paused":
+                self.pauses.pause(project["id"])
+            else:  # the clock counts what the old process did, not the time it was down
+                await self.records.update_project(project["id"], {
+                    "elapsed_seconds": await self._elapsed_until_stop(project),
+                    "running_since": now()})
+            try:
+                await self._revive(project)
+            except Exception:  # one project that cannot go on must not stop the others
+                log.exception("project %s could not be resumed", project["id"])
+        return len(projects)
+
+    async def _elapsed_until_stop(self, project: dict[str, Any]) -> float:
+        """Running time up to the last event of its run (when the old process stopped)."""
+        store = self.runner.store
+        run_id = project["run_id"]
+        last = await store.events_after(run_id, await store.last_seq(run_id) - 1) \
+            if run_id else []
+        return elapsed_seconds(project, last[-1].ts if last else project["updated_at"])
+
+    async def close(self) -> None:
+        for waiter in list(self._waiters.values()):
+            waiter.cancel()
+        # A stop is not running time: the clock of each running project stops here.
+        for project in await self.records.projects_with_status("running"):
+            await self.records.update_project(project["id"], {
+                "elapsed_seconds": elapsed_seconds(project), "running_since": now()})

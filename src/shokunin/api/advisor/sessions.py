@@ -1,0 +1,268 @@
+"""The Advisor's sessions, playbook and diagrams, as the seed's React client uses them.
+
+A session is a thread of the ``advisor`` agent; its profile (``user_info``, the client's
+camelCase keys) is kept in the thread's meta. Messages and ``current_step`` are read from
+the stored runs, so they survive a restart.
+
+    POST   /api/session                {"user_info": {...}} -> {"session_id"}
+    GET    /api/sessions               newest first
+    DELETE /api/session/{id}
+    POST   /api/session/{id}/clear     the conversation restarts; the profile is kept
+    GET    /api/session/{id}/messages  {"messages": [{"role", "content"}], "current_step"}
+                                       (+ each answer's tools and sources, the step's detail)
+    POST   /api/session/{id}/step      {"step"}: the user moves the focus
+    GET    /api/playbook               the steps
+    GET    /api/diagrams/latest[?session_id=]   {"diagram": null | {"filename", "url"}}
+    GET    /api/diagrams/{filename}    the PNG
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from shokunin import events as ev
+from shokunin.agents.advisor import NAME as AGENT
+from shokunin.agents.advisor import UNKNOWN
+from shokunin.api.access import may_see, owner_scope, principal
+from shokunin.api.errors import ApiError, json_object
+from shokunin.runs import InvalidThreadId, RunStateError, check_thread_id, new_thread_id
+from shokunin.runs.deletion import delete_thread
+from shokunin.store.safe_files import SafeTree, UnsafePath
+
+router = APIRouter(prefix="/api", tags=["advisor"])
+
+PROFILE_KEYS = ("industry", "products", "companySize", "region", "clientIndustry",
+                "priceTransferStatus")
+MAX_PROFILE_VALUE = 500
+DIAGRAMS = "diagrams"
+SEARCHED_SESSIONS = 1000  # for a diagram asked for by file name alone
+MAX_DIAGRAM_BYTES = 32 * 1024 * 1024
+_DIAGRAM_NAME = re.compile(r"^[0-9a-f]{8,64}\.png$")
+
+
+def _services(request: Request) -> Any:
+    return request.app.state.services
+
+
+def advisor(request: Request) -> Any:
+    """The Advisor agent; 503 with the reason when its playbook could not be loaded."""
+    runner = _services(request).runner
+    agent = runner.agents.get(AGENT)
+    if agent is None:
+        why = runner.services.get("advisor_error", "it is not configured")
+        raise ApiError(503, f"the Advisor is unavailable: {why}", "advisor_unavailable")
+    return agent
+
+
+def _profile(raw: Any) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ApiError(400, "'user_info' must be an object with any of "
+                       f"{', '.join(PROFILE_KEYS)}", "bad_request")
+    unknown = sorted(set(raw) - set(PROFILE_KEYS))
+    if unknown:
+        raise ApiError(400, f"unknown user_info keys {unknown[:5]}; use "
+                       f"{', '.join(PROFILE_KEYS)}", "bad_request")
+    profile = {}
+    for key, value in raw.items():
+        if value is None:
+            continue
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise ApiError(400, f"user_info.{key} must be text", "bad_request")
+        if len(str(value)) > MAX_PROFILE_VALUE:
+            raise ApiError(400, f"user_info.{key} is longer than {MAX_PROFILE_VALUE} "
+                           "characters", "bad_request")
+        profile[key] = str(value)
+    return profile
+
+
+async def advisor_session(request: Request, session_id: str) -> dict[str, Any]:
+    """The session's thread, if it exists, is an Advisor session and the caller may see it."""
+    try:
+        check_thread_id(session_id)
+    except InvalidThreadId as exc:
+        raise ApiError(400, str(exc), "bad_session_id") from None
+    store = _services(request).store
+    advisor(request)
+    thread = await store.thread_summary(session_id)
+    if thread is None or thread["agent"] != AGENT or not may_see(principal(request), thread):
+        raise ApiError(404, f"no session {session_id!r}", "not_found")
+    return {**thread, "meta": (await store.get_thread(session_id) or {}).get("meta") or {}}
+
+
+@router.post("/session")
+async def create_session(request: Request) -> dict[str, Any]:
+    advisor(request)
+    body = await json_object(request, '{"user_info": {"industry": "...", ...}}')
+    profile = _profile(body.get("user_info"))
+    store = _services(request).store
+    session_id = new_thread_id()
+    title = " / ".join(v for k, v in profile.items() if k in ("industry", "products"))
+    await store.ensure_thread(session_id, AGENT, title=title or "相談",
+                              owner=principal(request))
+    await store.set_thread_meta(session_id, {"user_info": profile})
+    return {"session_id": session_id}
+
+
+@router.get("/sessions")
+async def list_sessions(request: Request, limit: int = 50) -> dict[str, Any]:
+    store = _services(request).store
+    threads = await store.list_threads(agent=AGENT, owner=owner_scope(principal(request)),
+                                       limit=max(1, min(limit, 200)))
+    return {"sessions": [{"session_id": t["id"], "title": t["title"],
+                          "created_at": t["created_at"], "updated_at": t.get("updated_at")}
+                         for t in threads]}
+
+
+@router.delete("/session/{session_id}")
+async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
+    await advisor_session(request, session_id)
+    try:
+        await delete_thread(_services(request).runner, session_id)
+    except RunStateError as exc:
+        raise ApiError(409, str(exc), "conflict") from None
+    return {"deleted": session_id}
+
+
+@router.post("/session/{session_id}/clear")
+async def clear_session(request: Request, session_id: str) -> dict[str, Any]:
+    """Forget the conversation and its step (runs, events, checkpoints, diagrams); the
+    session id and its profile stay."""
+    thread = await advisor_session(request, session_id)
+    services = _services(request)
+    try:
+        await delete_thread(services.runner, session_id)
+    except RunStateError as exc:
+        raise ApiError(409, str(exc), "conflict") from None
+    await services.store.ensure_thread(session_id, AGENT, title=thread["title"],
+                                       owner=thread.get("owner"))
+    await services.store.set_thread_meta(session_id, thread["meta"])
+    return {"session_id": session_id, "cleared": True}
+
+
+async def conversation(store: Any, session_id: str
+                       ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The session's messages as the user saw them (an answer with its tool calls and
+    knowledge sources), and the last step update (None: 未判定)."""
+    messages: list[dict[str, Any]] = []
+    step: dict[str, Any] | None = None
+    runs = {run["id"]: run for run in await store.thread_runs(session_id)}
+    tools: dict[str, list[dict[str, Any]]] = {}
+    sources: dict[str, list[dict[str, Any]]] = {}
+    for event in await store.thread_events(session_id):
+        run = runs.get(event.run_id)
+        if run is None:
+            continue
+        message = (run["input"] or {}).get("message")
+        if isinstance(event, ev.RunStarted) and isinstance(message, str):
+            messages.append({"role": "user", "content": message})
+        elif isinstance(event, ev.ToolCall):
+            tools.setdefault(event.run_id, []).append({"tool": event.name, "args": event.args})
+        elif isinstance(event, ev.ToolResult) and event.name == "search_knowledge_base":
+            hits = (event.result or {}).get("results", []) if event.success else []
+            sources[event.run_id] = [{k: h.get(k) for k in ("source", "heading", "score")}
+                                     for h in hits]
+        elif isinstance(event, ev.Text):
+            messages.append({"role": "assistant", "content": event.text,
+                             "tools": tools.pop(event.run_id, []),
+                             "sources": sources.pop(event.run_id, [])})
+        elif isinstance(event, ev.StepUpdate):
+            step = {"step": event.step, "confidence": event.confidence,
+                    "reasoning": event.reasoning}
+    return messages, step
+
+
+@router.get("/session/{session_id}/messages")
+async def session_messages(request: Request, session_id: str) -> dict[str, Any]:
+    thread = await advisor_session(request, session_id)
+    messages, step = await conversation(_services(request).store, session_id)
+    current = None if step is None or step["step"] == UNKNOWN else step["step"]
+    return {"messages": messages, "current_step": current, "step": step,
+            "user_info": thread["meta"].get("user_info") or {}}
+
+
+@router.post("/session/{session_id}/step")
+async def set_step(request: Request, session_id: str) -> dict[str, Any]:
+    await advisor_session(request, session_id)
+    body = await json_object(request, '{"step": "STEP_0_CHECK_3"}')
+    step = body.get("step")
+    agent = advisor(request)
+    if not isinstance(step, str) or (step != UNKNOWN and agent.playbook.step(step) is None):
+        raise ApiError(400, f"'step' must be one of the playbook's step ids or {UNKNOWN}",
+                       "bad_request")
+    run_id = await _services(request).runner.start(AGENT, session_id, {"set_step": step},
+                                                   owner=principal(request))
+    return {"session_id": session_id, "run_id": run_id, "step": step}
+
+
+@router.get("/playbook")
+async def playbook(request: Request) -> dict[str, Any]:
+    book = advisor(request).playbook
+    return {"id": book.id, "title": book.title, "language": book.language,
+            "unknown": {"id": UNKNOWN, **book.unknown.model_dump()},
+            "steps": [{"id": s.id, "title": s.title, "description": s.description,
+                       "examples": s.examples, "tools": s.tools, "next": s.next}
+                      for s in book.steps]}
+
+
+def _diagram_files(workspace: Path) -> list[tuple[int, str]]:
+    """(mtime, file name) of the session's diagrams: plain files only, links skipped."""
+    tree = SafeTree(workspace)
+    found = []
+    for name in tree.files(DIAGRAMS):
+        if _DIAGRAM_NAME.match(name.removeprefix(f"{DIAGRAMS}/")):
+            with contextlib.suppress(OSError, UnsafePath):
+                found.append((tree.stat(name).st_mtime_ns, name.removeprefix(f"{DIAGRAMS}/")))
+    return found
+
+
+def _diagram_png(workspace: Path, filename: str) -> bytes | None:
+    try:
+        return SafeTree(workspace).read_bytes(f"{DIAGRAMS}/{filename}", MAX_DIAGRAM_BYTES)
+    except (OSError, UnsafePath):
+        return None
+
+
+async def _sessions_to_search(request: Request, session_id: str | None,
+                              limit: int = 50) -> list[str]:
+    if session_id:
+        await advisor_session(request, session_id)
+        return [session_id]
+    threads = await _services(request).store.list_threads(
+        agent=AGENT, owner=owner_scope(principal(request)), limit=limit)
+    return [t["id"] for t in threads]
+
+
+@router.get("/diagrams/latest")
+async def latest_diagram(request: Request, session_id: str | None = None) -> dict[str, Any]:
+    """The newest diagram of the session (or of the caller's recent sessions)."""
+    runner = _services(request).runner
+    files = [(*f, sid) for sid in await _sessions_to_search(request, session_id)
+             for f in await asyncio.to_thread(_diagram_files, runner.workspace(sid))]
+    if not files:
+        return {"diagram": None}
+    _, name, sid = max(files)
+    return {"diagram": {"filename": name, "url": f"/api/diagrams/{name}?session_id={sid}"}}
+
+
+@router.get("/diagrams/{filename}")
+async def diagram_file(request: Request, filename: str,
+                       session_id: str | None = None) -> Response:
+    """The PNG; ``session_id`` (as ``latest`` gives it) says where, else the caller's
+    sessions are searched, newest first."""
+    if not _DIAGRAM_NAME.match(filename):
+        raise ApiError(404, f"no diagram {filename[:80]!r}", "not_found")
+    runner = _services(request).runner
+    for sid in await _sessions_to_search(request, session_id, limit=SEARCHED_SESSIONS):
+        png = await asyncio.to_thread(_diagram_png, runner.workspace(sid), filename)
+        if png is not None:
+            return Response(png, media_type="image/png")
+    raise ApiError(404, f"no diagram {filename!r}", "not_found")

@@ -1,0 +1,200 @@
+"""The Analyst's datasets (seed 004 upload): upload a CSV, TSV or .xlsx into a thread, read
+its record and profile, preview its first rows, delete it. Errors are ``{"error", "code"}``
+(api/errors.py): 400 ``not_a_table``/``bad_table`` for a file that is not a readable table,
+413 ``too_large`` past ``SHOKUNIN_ANALYST_MAX_UPLOAD_MB``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from shokunin.agents.analyst import DatasetError, DatasetRecord, DatasetStorage, ReadOptions
+from shokunin.agents.analyst.encoding import NotTextEncoding, text_encoding
+from shokunin.agents.analyst.isolated import ParseLimits
+from shokunin.api.access import may_see, principal
+from shokunin.api.errors import ApiError
+from shokunin.api.perimeter.client_gone import unless_client_leaves
+from shokunin.api.perimeter.content_type import check as check_content_type
+from shokunin.api.perimeter.declared_body import MULTIPART
+from shokunin.runs import InvalidThreadId, check_thread_id, new_thread_id
+from shokunin.runs.deletion import delete_thread
+
+router = APIRouter(prefix="/api/analyst", tags=["analyst"])
+
+AGENT = "analyst"
+MAX_PREVIEW_ROWS = 1000
+DELIMITER_NAMES = {"comma": ",", "tab": "\t", "\\t": "\t", "semicolon": ";", "pipe": "|"}
+_MAX_OPTION_CHARS = 100
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_UPLOAD_BODY = {"requestBody": {"required": True, "content": {MULTIPART: {"schema": {
+    "type": "object", "required": ["file"], "properties": {
+        "file": {"type": "string", "format": "binary"},
+        "thread_id": {"type": "string"},
+        "encoding": {"type": "string", "description": "e.g. cp932; detected when absent"},
+        "delimiter": {"type": "string", "description": ", tab ; | (or a name: comma, tab, "
+                      "semicolon, pipe); detected when absent"},
+        "header": {"type": "boolean", "description": "detected when absent"}}}}}}}
+
+
+def storage_of(request: Request) -> DatasetStorage:
+    services = request.app.state.services
+    return DatasetStorage(services.runner,
+                          int(services.settings.analyst_pandas_max_mb * 1024 * 1024),
+                          ParseLimits.from_settings(services.settings))
+
+
+def _limit(request: Request) -> int:
+    return int(request.app.state.services.settings.analyst_max_upload_mb * 1024 * 1024)
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(413, f"the file is larger than {limit} bytes "
+                    "(SHOKUNIN_ANALYST_MAX_UPLOAD_MB)", "too_large")
+
+
+async def _bounded(request: Request, limit: int) -> AsyncGenerator[bytes, None]:
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > limit:
+            raise _too_large(limit)
+        yield chunk
+
+
+def _field(form: Any, name: str) -> str:
+    """The text of the form field ``name`` ("" when absent), refused with a 400 when it is a
+    file, too long to be a read option, or holds a control character (a NUL breaks
+    ``codecs.lookup``)."""
+    value = form.get(name) or ""
+    if not isinstance(value, str):
+        raise ApiError(400, f"{name} must be a text field, not a file", "bad_request")
+    if len(value) > _MAX_OPTION_CHARS or _CONTROL.search(value.replace("\t", "")):
+        raise ApiError(400, f"{name} must be at most {_MAX_OPTION_CHARS} printable "
+                       "characters", "bad_request")
+    return value
+
+
+def _options(form: Any) -> ReadOptions:
+    encoding = _field(form, "encoding").strip() or None
+    if encoding is not None:
+        try:
+            encoding = text_encoding(encoding)
+        except NotTextEncoding as exc:
+            raise ApiError(400, str(exc), "bad_request") from None
+    delimiter = _field(form, "delimiter") or None
+    if delimiter is not None:
+        delimiter = DELIMITER_NAMES.get(delimiter.lower(), delimiter)
+        if len(delimiter) != 1 or delimiter in "\"\r\n":
+            raise ApiError(400, "delimiter must be one character (or comma, tab, semicolon, "
+                           "pipe)", "bad_request")
+    header = _field(form, "header").strip().lower() or None
+    if header not in (None, "true", "false", "1", "0"):
+        raise ApiError(400, "header must be true or false", "bad_request")
+    return ReadOptions(encoding=encoding, delimiter=delimiter,
+                       header=None if header is None else header in ("true", "1"))
+
+
+async def _thread_for_upload(request: Request, raw: str | None, title: str
+                             ) -> tuple[str, bool]:
+    """The Analyst thread the upload goes to, and whether this request created it: the one
+    named (the caller must see it), or a new one titled ``title``."""
+    store = request.app.state.services.store
+    who = principal(request)
+    if not raw:
+        thread_id = new_thread_id()
+    else:
+        try:
+            thread_id = check_thread_id(raw)
+        except InvalidThreadId as exc:
+            raise ApiError(400, str(exc), "bad_thread_id") from None
+        thread = await store.thread_summary(thread_id)
+        if thread is not None:
+            if not may_see(who, thread):
+                raise ApiError(404, f"no thread {thread_id!r}", "not_found")
+            if thread["agent"] != AGENT:
+                raise ApiError(409, f"thread {thread_id!r} belongs to the {thread['agent']} "
+                               "face, not the analyst", "conflict")
+            return thread_id, False
+    await store.ensure_thread(thread_id, AGENT, title=title, owner=who)
+    return thread_id, True
+
+
+@router.post("/datasets", status_code=201, openapi_extra=_UPLOAD_BODY)
+async def upload_dataset(request: Request) -> dict[str, Any]:
+    check_content_type(request.scope)  # the parser reads the boundary before the body
+    limit = _limit(request)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit + 64 * 1024:  # room for the form's parts
+        raise _too_large(limit)
+    try:
+        form = await MultiPartParser(request.headers, _bounded(request, limit),
+                                     max_files=1, max_fields=10).parse()
+    except MultiPartException as exc:
+        raise ApiError(400, f"the body must be multipart/form-data with a file: {exc.message}",
+                       "bad_request") from None
+    try:
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise ApiError(400, "send the table as the form field 'file'", "bad_request")
+        if upload.size is not None and upload.size > limit:
+            raise _too_large(limit)
+        options = _options(form)
+        name = (upload.filename or "upload.csv")[:255]
+        thread_id, created = await _thread_for_upload(
+            request, str(form.get("thread_id") or ""), name)
+        try:
+            record = await unless_client_leaves(
+                request, storage_of(request).add(thread_id, name, upload.file, options))
+        except (DatasetError, ApiError) as exc:
+            if created:  # a refused file (or one its client left) leaves no empty thread
+                await delete_thread(request.app.state.services.runner, thread_id)
+            if isinstance(exc, ApiError):
+                raise
+            raise ApiError(400, str(exc), exc.code) from None
+    finally:
+        await form.close()
+    return record.model_dump(mode="json")
+
+
+async def visible_dataset(request: Request, dataset_id: str) -> DatasetRecord:
+    """The dataset, if the caller may see its thread; else 404."""
+    record = await storage_of(request).get(dataset_id)
+    if record is not None:
+        thread = await request.app.state.services.store.thread_summary(record.thread_id)
+        if thread is not None and may_see(principal(request), thread):
+            return record
+    raise ApiError(404, f"no dataset {dataset_id[:100]!r}", "not_found")
+
+
+@router.get("/datasets/{dataset_id}")
+async def get_dataset(request: Request, dataset_id: str) -> dict[str, Any]:
+    return (await visible_dataset(request, dataset_id)).model_dump(mode="json")
+
+
+@router.get("/datasets/{dataset_id}/preview")
+async def preview_dataset(request: Request, dataset_id: str, rows: str = "20"
+                          ) -> dict[str, Any]:
+    if not rows.isascii() or not rows.isdigit() or not 1 <= int(rows) <= MAX_PREVIEW_ROWS:
+        raise ApiError(400, f"rows must be a whole number from 1 to {MAX_PREVIEW_ROWS}",
+                       "bad_request")
+    record = await visible_dataset(request, dataset_id)
+    try:
+        preview = await unless_client_leaves(
+            request, storage_of(request).preview(record, int(rows)))
+    except DatasetError as exc:
+        raise ApiError(400, str(exc), exc.code) from None
+    return preview.model_dump(mode="json")
+
+
+@router.delete("/datasets/{dataset_id}", status_code=204)
+async def delete_dataset(request: Request, dataset_id: str) -> Response:
+    record = await visible_dataset(request, dataset_id)
+    if not await storage_of(request).delete(record):
+        raise ApiError(404, f"no dataset {dataset_id[:100]!r}", "not_found")
+    return Response(status_code=204)

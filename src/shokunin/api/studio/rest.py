@@ -1,0 +1,270 @@
+"""The Studio's REST face (seed 002 section 2): bare JSON in the seed's camelCase types.
+
+    GET    /api/projects                     POST /api/projects   (CreateProjectInput, 201)
+    GET    /api/projects/{id}                PATCH /api/projects/{id}   DELETE (204)
+    POST   /api/projects/{id}/start | pause | resume
+    GET    /api/projects/{id}/agents | checkpoints | metrics
+    GET    /api/agents/{id}   /logs   /outputs   /metrics
+    GET    /api/checkpoints/{id}             POST /api/checkpoints/{id}/resolve
+    the seed project's React client also loads:
+    GET    /api/projects/{id}/logs | interventions | assets
+    and the outputs themselves:
+    GET    /api/projects/{id}/files/{path}   GET /api/projects/{id}/outputs.zip
+
+A resolution is ``approved``, ``rejected`` or ``revision_requested``; the socket's spelling
+``changes_requested`` is accepted too. Unknown ids answer 404, a wrong state transition
+409, an invalid body 422 naming the field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import mimetypes
+import zipfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request, Response
+
+from shokunin.agents.studio import Studio, StudioConflict, StudioNotFound
+from shokunin.agents.studio.contracts import (
+    Agent,
+    AgentLogEntry,
+    AgentOutput,
+    Checkpoint,
+    CreateProjectInput,
+    Project,
+    ResolveCheckpointRequest,
+    UpdateProjectInput,
+)
+from shokunin.agents.studio.metrics import agent_metrics, project_metrics
+from shokunin.api.access import owner_scope, principal
+from shokunin.api.errors import ApiError
+from shokunin.store.safe_files import SafeTree, UnsafePath, parts
+
+router = APIRouter(prefix="/api", tags=["studio"])
+MAX_FILE_BYTES = 64 * 1024 * 1024  # per output file served or zipped
+
+
+def studio(request: Request) -> Studio:
+    """The Studio service; 503 with the reason when its pipeline could not be loaded."""
+    services = request.app.state.services
+    if services.studio is None:
+        why = services.runner.services.get("studio_error", "it is not configured")
+        raise ApiError(503, f"the Studio is unavailable: {why}", "studio_unavailable")
+    return services.studio
+
+
+def dump(model: Any, many: bool = False) -> Any:
+    if many:
+        return [m.model_dump(mode="json", by_alias=True) for m in model]
+    return model.model_dump(mode="json", by_alias=True)
+
+
+async def _call(coro: Any) -> Any:
+    try:
+        return await coro
+    except StudioNotFound as exc:
+        raise ApiError(404, str(exc), "not_found") from None
+    except StudioConflict as exc:
+        raise ApiError(409, str(exc), "conflict") from None
+
+
+async def visible_project(request: Request, project_id: str) -> dict[str, Any]:
+    """The project, or 404 if there is none or the caller may not see it."""
+    return await _call(studio(request).project(project_id, owner_scope(principal(request))))
+
+
+async def _visible(request: Request, row: dict[str, Any]) -> dict[str, Any]:
+    await visible_project(request, row["project_id"])
+    return row
+
+
+# projects
+@router.get("/projects")
+async def list_projects(request: Request) -> list[dict[str, Any]]:
+    rows = await studio(request).records.projects(owner_scope(principal(request)))
+    return dump([Project.model_validate(r) for r in rows], many=True)
+
+
+@router.post("/projects", status_code=201)
+async def create_project(request: Request, body: CreateProjectInput) -> dict[str, Any]:
+    return dump(Project.model_validate(await studio(request).create(body, principal(request))))
+
+
+@router.get("/projects/{project_id}")
+async def get_project(request: Request, project_id: str) -> dict[str, Any]:
+    return dump(Project.model_validate(await visible_project(request, project_id)))
+
+
+@router.patch("/projects/{project_id}")
+async def update_project(request: Request, project_id: str, body: UpdateProjectInput
+                         ) -> dict[str, Any]:
+    await visible_project(request, project_id)
+    return dump(Project.model_validate(await _call(studio(request).update(project_id, body))))
+
+
+@router.delete("/projects/{project_id}", status_code=204)
+async def delete_project(request: Request, project_id: str) -> Response:
+    await visible_project(request, project_id)
+    await _call(studio(request).delete(project_id))
+    return Response(status_code=204)
+
+
+@router.post("/projects/{project_id}/{action}")
+async def act_on_project(request: Request, project_id: str, action: str) -> dict[str, Any]:
+    if action not in ("start", "pause", "resume"):
+        raise ApiError(404, f"no action {action[:40]!r}: use start, pause or resume",
+                       "not_found")
+    await visible_project(request, project_id)
+    service = studio(request)
+    return dump(Project.model_validate(await _call(getattr(service, action)(project_id))))
+
+
+@router.get("/projects/{project_id}/agents")
+async def project_agents(request: Request, project_id: str) -> list[dict[str, Any]]:
+    await visible_project(request, project_id)
+    rows = await studio(request).records.agents(project_id)
+    return dump([Agent.model_validate(r) for r in rows], many=True)
+
+
+@router.get("/projects/{project_id}/checkpoints")
+async def project_checkpoints(request: Request, project_id: str) -> list[dict[str, Any]]:
+    await visible_project(request, project_id)
+    rows = await studio(request).records.checkpoints(project_id)
+    return dump([Checkpoint.model_validate(r) for r in rows], many=True)
+
+
+@router.get("/projects/{project_id}/metrics")
+async def project_metrics_(request: Request, project_id: str) -> dict[str, Any]:
+    project = await visible_project(request, project_id)
+    service = studio(request)
+    return dump(await project_metrics(service.records, project, service.phase_name(project)))
+
+
+@router.get("/projects/{project_id}/logs")
+async def project_logs(request: Request, project_id: str) -> list[dict[str, Any]]:
+    await visible_project(request, project_id)
+    rows = await studio(request).records.logs(project_id=project_id)
+    return [dump(AgentLogEntry.model_validate(r)) | {"agentId": r["agent_id"]} for r in rows]
+
+
+@router.get("/projects/{project_id}/interventions")
+async def project_interventions(request: Request, project_id: str) -> list[dict[str, Any]]:
+    """The React client's sidebar asks for these; the seed has no interventions: none."""
+    await visible_project(request, project_id)
+    return []
+
+
+@router.get("/projects/{project_id}/assets")
+async def project_assets(request: Request, project_id: str) -> list[dict[str, Any]]:
+    await visible_project(request, project_id)
+    rows = await studio(request).records.outputs(project_id=project_id)
+    return [{"id": r["id"], "agentId": r["agent_id"], "type": r["output_type"],
+             "name": Path(r["file_path"]).name, "filePath": r["file_path"],
+             "url": f"/api/projects/{project_id}/files/{r['file_path']}",
+             "createdAt": dump(AgentOutput.model_validate(r))["createdAt"]}
+            for r in rows if r["file_path"] and r["output_type"].startswith("asset_")]
+
+
+def _workspace(request: Request, project_id: str) -> SafeTree:
+    """The project's workspace, which its agents' kernels can write: no link is followed."""
+    return SafeTree(studio(request).runner.workspace(project_id))
+
+
+def _read_output(tree: SafeTree, path: str) -> bytes:
+    names = parts(path)
+    if names[:1] != ["outputs"] or len(names) < 2:
+        raise UnsafePath(f"{path!r} is not in the project's outputs")
+    return tree.read_bytes("/".join(names), MAX_FILE_BYTES)
+
+
+@router.get("/projects/{project_id}/files/{path:path}")
+async def project_file(request: Request, project_id: str, path: str) -> Response:
+    await visible_project(request, project_id)
+    try:
+        data = await asyncio.to_thread(_read_output, _workspace(request, project_id), path)
+    except (OSError, UnsafePath):
+        raise ApiError(404, f"no file {path[:200]!r} in the project's outputs",
+                       "not_found") from None
+    media_type = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    return Response(data, media_type=media_type)
+
+
+@router.get("/projects/{project_id}/outputs.zip")
+async def project_zip(request: Request, project_id: str) -> Response:
+    """Every output: each agent's latest document as JSON and every file it wrote."""
+    project = await visible_project(request, project_id)
+    rows = await studio(request).records.outputs(project_id=project_id)
+    tree = _workspace(request, project_id)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        latest = {}
+        for row in rows:
+            latest[row["agent_id"]] = row
+        for row in latest.values():
+            if row["file_path"] is None:
+                archive.writestr(f"documents/{row['output_type']}.json", json.dumps(
+                    dump(AgentOutput.model_validate(row)), ensure_ascii=False, indent=2))
+        for name in await asyncio.to_thread(tree.files, "outputs"):
+            if not name.endswith(".part"):
+                with contextlib.suppress(OSError, UnsafePath):  # a link planted there: left out
+                    archive.writestr(name, await asyncio.to_thread(
+                        tree.read_bytes, name, MAX_FILE_BYTES))
+    name = "".join(c if c.isalnum() else "_" for c in project["name"])[:60] or "project"
+    return Response(buffer.getvalue(), media_type="application/zip", headers={
+        "Content-Disposition": f"attachment; filename=\"{project_id}.zip\"; "
+                               f"filename*=UTF-8''{quote(name)}.zip"})
+
+
+# agents
+async def _agent(request: Request, agent_id: str) -> dict[str, Any]:
+    return await _visible(request, await _call(studio(request).agent(agent_id)))
+
+
+@router.get("/agents/{agent_id}")
+async def get_agent(request: Request, agent_id: str) -> dict[str, Any]:
+    return dump(Agent.model_validate(await _agent(request, agent_id)))
+
+
+@router.get("/agents/{agent_id}/logs")
+async def agent_logs(request: Request, agent_id: str) -> list[dict[str, Any]]:
+    await _agent(request, agent_id)
+    rows = await studio(request).records.logs(agent_id=agent_id)
+    return [dump(AgentLogEntry.model_validate(r)) for r in rows]
+
+
+@router.get("/agents/{agent_id}/outputs")
+async def agent_outputs(request: Request, agent_id: str) -> list[dict[str, Any]]:
+    await _agent(request, agent_id)
+    rows = await studio(request).records.outputs(agent_id=agent_id)
+    return dump([AgentOutput.model_validate(r) for r in rows], many=True)
+
+
+@router.get("/agents/{agent_id}/metrics")
+async def agent_metrics_(request: Request, agent_id: str) -> dict[str, Any]:
+    agent = await _agent(request, agent_id)
+    records = studio(request).records
+    children = [a for a in await records.agents(agent["project_id"])
+                if a["parent_agent_id"] == agent_id]
+    return dump(await agent_metrics(records, agent, children))
+
+
+# checkpoints
+@router.get("/checkpoints/{checkpoint_id}")
+async def get_checkpoint(request: Request, checkpoint_id: str) -> dict[str, Any]:
+    row = await _visible(request, await _call(studio(request).checkpoint(checkpoint_id)))
+    return dump(Checkpoint.model_validate(row))
+
+
+@router.post("/checkpoints/{checkpoint_id}/resolve")
+async def resolve_checkpoint(request: Request, checkpoint_id: str,
+                             body: ResolveCheckpointRequest) -> dict[str, Any]:
+    service = studio(request)
+    await _visible(request, await _call(service.checkpoint(checkpoint_id)))
+    row = await _call(service.resolve(checkpoint_id, body.resolution, body.feedback))
+    return dump(Checkpoint.model_validate(row))

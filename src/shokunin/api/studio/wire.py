@@ -1,0 +1,163 @@
+"""Engine events -> the Studio's Socket.IO messages, in either dialect.
+
+``seed``: seed 002 section 1.1, flat payloads. ``client``: what the seed project's React
+client (socket.io-client 4) listens for: nested payloads (``agent:started {agent, agentId,
+projectId}``, ``agent:log {agentId, entry}``, ``checkpoint:created {checkpoint, ...}``,
+``metrics:update {projectId, metrics}``, ``agent:failed {agentId, projectId, error}``),
+``project:updated`` for a status change and ``phase:changed`` for a phase change.
+Both dialects get ``error:agent`` when an agent gives up and ``error:llm`` when a model
+failed. Every payload carries an ISO ``timestamp``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from shokunin import events as ev
+from shokunin.agents.studio import socket_resolution
+
+Dialect = Literal["seed", "client"]
+DIALECTS: tuple[Dialect, ...] = ("seed", "client")
+Message = tuple[str, dict[str, Any]]
+
+_SUGGESTIONS = {
+    "timeout": ["Raise the agent's timeout_seconds in the pipeline", "Retry the project"],
+    "llm_error": ["Check the model's settings and key (SHOKUNIN_MODEL)", "Retry later"],
+    "validation_error": ["Request changes with clearer instructions", "Try another model"],
+    "dependency_error": ["Resolve the failed agent it depends on"],
+}
+
+
+def _ts(event: ev.BaseEvent) -> str:
+    return event.ts.isoformat().replace("+00:00", "Z")
+
+
+def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
+    """The messages one event becomes (none for events the Studio does not show)."""
+    handler = _HANDLERS.get(event.kind)  # type: ignore[attr-defined]
+    return handler(event, dialect, _ts(event)) if handler else []
+
+
+def _started(e: ev.AgentStarted, d: Dialect, ts: str) -> list[Message]:
+    agent = e.agent
+    if d == "client":
+        return [("agent:started", {"agent": agent, "agentId": agent["id"],
+                                   "projectId": agent["projectId"], "timestamp": ts})]
+    return [("agent:started", {"agentId": agent["id"], "agentType": agent["type"],
+                               "projectId": agent["projectId"], "timestamp": ts})]
+
+
+def _progress(e: ev.AgentProgress, d: Dialect, ts: str) -> list[Message]:
+    return [("agent:progress", {"agentId": e.agent_id, "progress": e.progress,
+                                "currentTask": e.current_task,
+                                "completedTasks": e.completed_tasks,
+                                "totalTasks": e.total_tasks, "timestamp": ts}
+             | ({"projectId": e.thread_id} if d == "client" else {}))]
+
+
+def _log(e: ev.AgentLog, d: Dialect, ts: str) -> list[Message]:
+    if d == "client":
+        return [("agent:log", {"agentId": e.agent_id, "projectId": e.thread_id,
+                               "entry": e.entry})]
+    level = {"warn": "WARN"}.get(e.entry["level"], e.entry["level"].upper())
+    payload = {"agentId": e.agent_id, "level": level, "message": e.entry["message"],
+               "timestamp": e.entry.get("timestamp", ts)}
+    if e.entry.get("metadata") is not None:
+        payload["metadata"] = e.entry["metadata"]
+    return [("agent:log", payload)]
+
+
+def _completed(e: ev.AgentCompleted, d: Dialect, ts: str) -> list[Message]:
+    return [("agent:completed", {"agentId": e.agent_id, "duration": e.duration_ms,
+                                 "tokensUsed": e.tokens_used,
+                                 "outputSummary": e.output_summary, "timestamp": ts}
+             | ({"projectId": e.thread_id} if d == "client" else {}))]
+
+
+def _failed(e: ev.AgentFailed, d: Dialect, ts: str) -> list[Message]:
+    out: list[Message] = []
+    if d == "client":
+        out.append(("agent:failed", {"agentId": e.agent_id, "projectId": e.thread_id,
+                                     "error": e.error_message, "errorType": e.error_type,
+                                     "canRetry": e.can_retry, "timestamp": ts}))
+    else:
+        out.append(("agent:failed", {
+            "agentId": e.agent_id, "errorType": e.error_type, "errorMessage": e.error_message,
+            "canRetry": e.can_retry, "retryCount": e.retry_count, "maxRetries": e.max_retries,
+            "timestamp": ts}))
+    if e.llm_error:
+        llm: dict[str, Any] = {"errorType": e.llm_error, "errorMessage": e.error_message,
+                               "timestamp": ts}
+        if e.retry_after is not None:
+            llm["retryAfter"] = e.retry_after
+        out.append(("error:llm", llm))
+    if not e.can_retry:
+        actions = [{"label": "View logs", "action": f"logs:{e.agent_id}"}]
+        out.append(("error:agent", {
+            "agentId": e.agent_id, "errorType": e.error_type, "errorMessage": e.error_message,
+            "suggestions": _SUGGESTIONS.get(e.error_type, []), "actions": actions,
+            "timestamp": ts}))
+    return out
+
+
+def _tokens(e: ev.AgentTokens, d: Dialect, ts: str) -> list[Message]:
+    return [("metrics:tokens", {"agentId": e.agent_id, "tokensUsed": e.tokens_used,
+                                "tokensTotal": e.tokens_total, "timestamp": ts})]
+
+
+def _checkpoint_created(e: ev.CheckpointCreated, d: Dialect, ts: str) -> list[Message]:
+    cp = e.payload
+    flat = {"checkpointId": cp["id"], "projectId": cp["projectId"], "agentId": cp["agentId"],
+            "checkpointType": cp["type"], "title": cp["title"],
+            "outputPreview": (cp.get("output") or {}).get("summary") or "", "timestamp": ts}
+    return [("checkpoint:created", ({"checkpoint": cp} if d == "client" else {}) | flat)]
+
+
+def _checkpoint_resolved(e: ev.CheckpointResolved, d: Dialect, ts: str) -> list[Message]:
+    value = e.value or {}
+    flat: dict[str, Any] = {"checkpointId": e.checkpoint_id,
+                            "resolution": socket_resolution(value.get("resolution", "")),
+                            "timestamp": ts}
+    if value.get("feedback") is not None:
+        flat["feedback"] = value["feedback"]
+    if d == "client":
+        return [("checkpoint:resolved", {"checkpoint": value.get("checkpoint"),
+                                         "projectId": e.thread_id} | flat)]
+    return [("checkpoint:resolved", flat)]
+
+
+def _status(e: ev.ProjectStatus, d: Dialect, ts: str) -> list[Message]:
+    if d == "client":
+        return [("project:updated", {"projectId": e.project_id,
+                                     "updates": {"status": e.new_status, "updatedAt": ts}})]
+    return [("project:status_changed", {"projectId": e.project_id, "oldStatus": e.old_status,
+                                        "newStatus": e.new_status, "timestamp": ts})]
+
+
+def _phase(e: ev.PhaseChanged, d: Dialect, ts: str) -> list[Message]:
+    if d == "client":
+        return [("phase:changed", {"projectId": e.project_id, "phase": e.phase,
+                                   "phaseName": e.phase_name})]
+    return [("project:phase_changed", {"projectId": e.project_id, "phase": e.phase,
+                                       "phaseName": e.phase_name, "timestamp": ts})]
+
+
+def _metrics(e: ev.ProjectMetrics, d: Dialect, ts: str) -> list[Message]:
+    m = e.metrics
+    if d == "client":
+        return [("metrics:update", {"projectId": m["projectId"], "metrics": m})]
+    return [("metrics:update", {
+        "projectId": m["projectId"], "totalTokens": m["totalTokensUsed"],
+        "estimatedTotalTokens": m["estimatedTotalTokens"],
+        "elapsedSeconds": m["elapsedTimeSeconds"],
+        "estimatedRemainingSeconds": m["estimatedRemainingSeconds"],
+        "completedTasks": m["completedTasks"], "totalTasks": m["totalTasks"],
+        "timestamp": ts})]
+
+
+_HANDLERS: dict[str, Any] = {
+    "agent_started": _started, "agent_progress": _progress, "agent_log": _log,
+    "agent_completed": _completed, "agent_failed": _failed, "agent_tokens": _tokens,
+    "checkpoint_created": _checkpoint_created, "checkpoint_resolved": _checkpoint_resolved,
+    "project_status": _status, "phase_changed": _phase, "project_metrics": _metrics,
+}

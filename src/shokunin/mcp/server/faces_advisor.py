@@ -1,0 +1,67 @@
+"""``ask_advisor``: a question to the Advisor (seed 001), in a new session or one to go on.
+
+A session is an Advisor thread, as ``POST /api/session`` makes it; the answer says its
+``session_id`` so the next question can continue the conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+
+from shokunin.agents.advisor import NAME as ADVISOR
+from shokunin.agents.advisor.agent import MAX_MESSAGE_CHARS
+from shokunin.api.access import may_see
+from shokunin.mcp.server import content
+from shokunin.mcp.server.faces import FaceTool, answer, failed, images, narrate
+from shokunin.mcp.server.runs import Caller, follow
+from shokunin.runs import InvalidThreadId, check_thread_id, new_thread_id
+
+TOOL = types.Tool(
+    name="ask_advisor",
+    title="Ask the Advisor",
+    description=(
+        "Ask shokunin's Advisor, a step-by-step consultant for small manufacturers on passing "
+        "cost increases on to prices (価格転嫁): cost calculation, evidence, negotiation. "
+        "Answers from its playbook and knowledge base. Returns the answer and a session_id; "
+        "pass the session_id again to continue the same conversation."),
+    input_schema={"type": "object", "properties": {
+        "question": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS,
+                     "description": "The question or message, in Japanese or English"},
+        "session_id": {"type": "string",
+                       "description": "A session_id an earlier answer gave, to continue it"}},
+        "required": ["question"], "additionalProperties": False})
+
+
+async def ask_advisor(caller: Caller, args: dict[str, Any]) -> types.CallToolResult:
+    question = args["question"].strip()
+    store = caller.services.store
+    session_id = args.get("session_id")
+    if session_id is None:
+        session_id = new_thread_id()
+        await store.ensure_thread(session_id, ADVISOR, title=question[:80], owner=caller.who)
+        await store.set_thread_meta(session_id, {"user_info": {}})
+    else:
+        try:
+            check_thread_id(session_id)
+        except InvalidThreadId as exc:
+            return content.error(str(exc))
+        thread = await store.thread_summary(session_id)
+        if thread is None or thread["agent"] != ADVISOR or not may_see(caller.who, thread):
+            return content.error(f"no Advisor session {session_id!r}; leave session_id out "
+                                 "to start one")
+    run_id = await caller.services.runner.start(ADVISOR, session_id, {"message": question},
+                                                owner=caller.who)
+    events = await follow(caller, run_id, narrate)
+    ids = {"session_id": session_id, "run_id": run_id}
+    if (error := failed(events[-1], **ids)) is not None:
+        return error
+    said = answer(events)
+    return types.CallToolResult(
+        content=[content.text(said), *images(events),
+                 content.text(f"(session_id: {session_id}; pass it to continue)")],
+        structured_content={"answer": said, **ids})
+
+
+FACE = FaceTool(TOOL, ADVISOR, ask_advisor)

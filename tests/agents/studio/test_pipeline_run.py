@@ -1,0 +1,231 @@
+"""The whole pipeline on the offline brain: checkpoints, approvals, revisions, rejection."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from shokunin.agents.studio import StudioConflict, StudioNotFound
+from shokunin.agents.studio.contracts import ProjectConfig
+from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
+from shokunin.agents.studio.session import agent_id
+from shokunin.api.services import Services
+from tests.agents.studio.conftest import new_project, pending, settle, started
+
+
+async def approve_all(services: Services, project_id: str, limit: int = 40) -> dict:
+    for _ in range(limit):
+        project = await settle(services, project_id)
+        waiting = await pending(services, project_id)
+        if not waiting:
+            return project
+        for checkpoint in waiting:
+            await services.studio.resolve(checkpoint["id"], "approved", None)
+    raise AssertionError("the pipeline did not finish")
+
+
+async def test_a_project_approved_at_every_checkpoint_completes_with_every_agent_done(
+        services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    await studio.start(project["id"])
+    final = await approve_all(services, project["id"])
+    assert final["status"] == "completed"
+    agents = await studio.records.agents(project["id"])
+    assert {a["status"] for a in agents} == {"completed"}
+    types = [a["type"] for a in agents]
+    assert types.count("code_worker") == 3 and types.count("asset_worker") == 2
+    checkpoints = await studio.records.checkpoints(project["id"])
+    assert sorted(c["type"] for c in checkpoints) == sorted([
+        "concept_review", "design_review", "scenario_review", "character_review",
+        "world_review", "task_split_review", "code_review", "asset_review",
+        "integration_review", "test_review", "final_review"])
+    outputs = await studio.records.outputs(project_id=project["id"])
+    # nine documents, one per agent that is not a leader or a worker; 3 code files, 2 assets
+    assert len(outputs) == len({o["id"] for o in outputs}) == 9 + 3 + 2
+    assert final["current_phase"] == 3
+
+
+async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again(
+        services: Services) -> None:
+    studio = services.studio
+    project, first = await started(services)
+    await studio.resolve(first["id"], "changes_requested", "敵をもっと増やして")
+    await settle(services, project["id"])
+    [second] = await pending(services, project["id"])
+    assert second["id"] != first["id"] and second["agent_id"] == first["agent_id"]
+    assert "修正 1 回目" in second["title"]
+    assert "敵をもっと増やして" in second["output"]["summary"]
+    assert (await studio.checkpoint(first["id"]))["status"] == "revision_requested"
+    outputs = await studio.records.outputs(agent_id=first["agent_id"])
+    assert [o["content"]["attempt"] for o in outputs] == [0, 1]
+    await studio.resolve(second["id"], "approved", None)
+    await settle(services, project["id"])
+    agent = await studio.agent(first["agent_id"])
+    assert agent["status"] == "completed"
+    logs = [e["message"] for e in await studio.records.logs(agent_id=agent["id"])]
+    # the node replayed its first answer on resume: the request is still logged once
+    assert sum(m.startswith("修正を依頼されました") for m in logs) == 1
+    [design] = await pending(services, project["id"])
+    assert design["type"] == "design_review"
+
+
+async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
+        services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.resolve(concept["id"], "rejected", "方向性が違う")
+    final = await settle(services, project["id"])
+    assert final["status"] == "failed"
+    by_type = {a["type"]: a for a in await studio.records.agents(project["id"])}
+    assert by_type["concept"]["status"] == "failed"
+    assert "方向性が違う" in by_type["concept"]["error"]
+    assert by_type["design"]["status"] == "blocked"
+    assert by_type["reviewer"]["status"] == "blocked"
+    run = await services.store.get_run(final["run_id"])
+    assert run["status"] == "completed"  # the run ended; the project failed
+
+
+async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
+        services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.resolve(concept["id"], "approved", None)
+    with pytest.raises(StudioConflict, match="already approved"):
+        await studio.resolve(concept["id"], "rejected", None)
+    await settle(services, project["id"])
+    [design] = await pending(services, project["id"])
+    await studio.resolve(design["id"], "rejected", None)
+    await settle(services, project["id"])
+    with pytest.raises(StudioConflict, match="no longer be resolved"):
+        await studio.resolve(design["id"], "approved", None)
+
+
+async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.pause(project["id"])
+    await studio.resolve(concept["id"], "approved", None)  # allowed while paused
+    await asyncio.sleep(0.3)
+    design = await studio.agent(agent_id(project["id"], "design"))
+    assert design["status"] == "pending"  # the next node waits at its boundary
+    # the answer took effect: the node that waited for it was past its boundary
+    assert (await studio.agent(concept["agent_id"]))["status"] == "completed"
+    assert services.runner.is_live((await studio.project(project["id"]))["run_id"])
+    with pytest.raises(StudioConflict):
+        await studio.pause(project["id"])
+    await studio.resume(project["id"])
+    await settle(services, project["id"])
+    [design_review] = await pending(services, project["id"])
+    assert design_review["type"] == "design_review"
+    figures = await project_metrics(studio.records, await studio.project(project["id"]),
+                                    "planning")
+    assert figures.completed_tasks == 1 and figures.total_tasks == 11
+
+
+async def test_wrong_transitions_are_conflicts(services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    for action in (studio.pause, studio.resume):
+        with pytest.raises(StudioConflict, match="only from"):
+            await action(project["id"])
+    await studio.start(project["id"])
+    with pytest.raises(StudioConflict, match="cannot go from running to running"):
+        await studio.start(project["id"])
+    with pytest.raises(StudioNotFound):
+        await studio.start("nope")
+
+
+async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
+        services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.pause(project["id"])
+    await studio.resolve(concept["id"], "approved", None)
+    await asyncio.sleep(0.2)
+    run_id = (await studio.project(project["id"]))["run_id"]
+    assert services.runner.is_live(run_id)  # its design node waits at the boundary
+    await studio.delete(project["id"])
+    assert not services.runner.is_live(run_id)
+    assert (await services.store.get_run(run_id)) is None  # gone with its thread
+    with pytest.raises(StudioNotFound):
+        await studio.project(project["id"])
+
+
+async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_at(
+        services: Services) -> None:
+    studio = services.studio
+    project, concept = await started(services)
+    await studio.resolve(concept["id"], "approved", None)
+    await settle(services, project["id"])
+    [design] = await pending(services, project["id"])
+    await studio.resolve(design["id"], "approved", None)
+    await settle(services, project["id"])
+    three = {c["type"]: c for c in await pending(services, project["id"])}
+    assert set(three) == {"scenario_review", "character_review", "world_review"}
+    await studio.resolve(three["scenario_review"]["id"], "rejected", "違う")
+    final = await settle(services, project["id"])
+    assert final["status"] == "failed"
+    assert (await services.store.get_run(final["run_id"]))["status"] == "completed"
+    assert await pending(services, project["id"]) == []
+    agents = {a["type"]: a["status"] for a in await studio.records.agents(project["id"])}
+    assert agents["scenario"] == "failed"
+    assert agents["character"] == agents["world"] == agents["task_split"] == "blocked"
+    closed = await studio.checkpoint(three["world_review"]["id"])
+    assert closed["status"] == "rejected" and "失敗" in closed["feedback"]
+
+
+async def test_a_project_recorded_running_before_its_graph_began_starts_from_the_top(
+        services: Services) -> None:
+    studio = services.studio
+    project = await studio.create(new_project())
+    # as if the server died between the status and the run's first step
+    await studio.records.update_project(project["id"], {"status": "running"})
+    assert await studio.recover() == 1
+    project = await settle(services, project["id"])
+    assert project["status"] == "running"
+    [checkpoint] = await pending(services, project["id"])
+    assert checkpoint["type"] == "concept_review"
+
+
+async def test_start_and_delete_at_once_never_leave_a_run_without_its_project(
+        services: Services) -> None:
+    studio = services.studio
+    for _ in range(5):
+        project = await studio.create(new_project())
+        results = await asyncio.gather(studio.start(project["id"]), studio.delete(
+            project["id"]), return_exceptions=True)
+        assert all(r is None or isinstance(r, dict | StudioNotFound) for r in results), results
+    await asyncio.sleep(0.2)
+    threads = [t for t in await services.store.list_threads() if t["agent"] == "studio"]
+    assert threads == [] and await studio.records.projects() == []
+
+
+async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_downtime(
+        services: Services) -> None:
+    studio = services.studio
+    project, _ = await started(services)
+    last = (await services.store.events_after(project["run_id"]))[-1].ts
+    await studio.records.update_project(project["id"], {
+        "elapsed_seconds": 10.0, "running_since": last - timedelta(seconds=5)})
+    await studio.recover()  # as at the next start, the old process gone
+    recovered = await studio.project(project["id"])
+    assert 14.9 < elapsed_seconds(recovered) < 16.0
+
+
+async def test_a_project_without_asset_generation_runs_no_asset_workers(
+        services: Services) -> None:
+    studio = services.studio
+    body = new_project()
+    body.config = ProjectConfig(enable_asset_generation=False)
+    project = await studio.create(body)
+    await studio.start(project["id"])
+    final = await approve_all(services, project["id"])
+    assert final["status"] == "completed"
+    agents = await studio.records.agents(project["id"])
+    assert [a["type"] for a in agents].count("asset_worker") == 0
+    assert {a["status"] for a in agents} == {"completed"}
+    types = [c["type"] for c in await studio.records.checkpoints(project["id"])]
+    assert "asset_review" not in types and len(types) == 10
