@@ -38,7 +38,7 @@ def create_one_node_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with started(app):
-            services = app.state.services
+            services = app.state.engine
             services.runner.register(PeerGraphAgent(one_node_graph(services.checkpointer),
                                                     name=AGENT))
             yield

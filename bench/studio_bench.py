@@ -44,13 +44,13 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command, Send, interrupt
 from rich.console import Console
 from rich.table import Table
+from shokunin.engine import Engine
 
 from shokunin.agents.studio.brains import schema_for
 from shokunin.agents.studio.contracts import CreateProjectInput
 from shokunin.agents.studio.pipeline import AgentSpec, Pipeline, load_pipeline
-from shokunin.api.app import build_services, close_services
-from shokunin.api.services import Services
 from shokunin.config import Settings
+from shokunin.engine import Engine
 from shokunin.models import resolve
 from shokunin.models.scripted import register_script
 
@@ -87,7 +87,7 @@ def _settings(folder: Path) -> Settings:
 
 
 # studio: shokunin's services in this process
-async def _studio_pipeline(services: Services, number: int) -> float:
+async def _studio_pipeline(services: Engine, number: int) -> float:
     """One project from start to its run's end, every checkpoint approved; seconds."""
     studio = services.studio
     assert studio is not None
@@ -240,11 +240,11 @@ async def _peer_pipeline(graph: Any, number: int) -> float:
 async def _with_way(way: str, folder: Path, body: Any) -> Any:
     register_script(SCRIPT, [ANSWER] * 20_000)
     if way == "studio":
-        services = await build_services(_settings(folder))
+        services = await Engine.open(_settings(folder))
         try:
             return await body(lambda n: _studio_pipeline(services, n))
         finally:
-            await close_services(services)
+            await services.close()
     async with AsyncSqliteSaver.from_conn_string(str(folder / "peer.db")) as saver:
         await saver.conn.execute("PRAGMA journal_mode=WAL")
         await saver.conn.execute("PRAGMA synchronous=NORMAL")

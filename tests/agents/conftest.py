@@ -11,7 +11,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from shokunin.agents.workbench import load_map, workbench_agent
 from shokunin.config import Settings
 from shokunin.events import BaseEvent
-from shokunin.runs import MemoryBus, Runner
+from shokunin.runs import MemoryBus, Runner, RunServices
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 from shokunin.tools import ToolRegistry
 
@@ -27,9 +27,8 @@ async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
         url = f"sqlite+aiosqlite:///{tmp_path / 'events.db'}"
         store = await Store.open(url)
         checkpointer = await open_checkpointer(store)
-        runner = Runner(store, MemoryBus(), tmp_path / "workspaces")
-        runner.services.update({"settings": settings, "tools": tools, "sandbox": None,
-                                "checkpointer": checkpointer})
+        runner = Runner(store, MemoryBus(), tmp_path / "workspaces",
+                        RunServices(settings=settings, tools=tools, checkpointer=checkpointer))
         runner.register(workbench_agent(settings, load_map(settings), checkpointer))
         made.append((runner, store, checkpointer))
         return runner

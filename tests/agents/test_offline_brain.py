@@ -124,7 +124,7 @@ def test_charts_draw_what_was_asked(request_text: str, title: str, labels: str) 
 async def test_a_percentage_keeps_its_percent_sign(make_runner: MakeRunner,
                                                    tmp_path) -> None:  # noqa: ANN001
     runner = await make_runner()
-    runner.services["tools"] = ToolRegistry.from_settings(
+    runner.services.tools = ToolRegistry.from_settings(
         Settings(data_dir=tmp_path / "data"), log_unavailable=False)
     assert texts(await ask(runner, "what is 15% of 2400?")) == ["2400 * 15% = 360"]
     assert texts(await ask(runner, "2400の15%を計算して")) == ["2400 * 15% = 360"]

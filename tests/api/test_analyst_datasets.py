@@ -143,7 +143,7 @@ def test_uploads_go_to_the_named_analyst_thread_only(client: TestClient) -> None
     first = _upload(client).json()
     second = _upload(client, thread_id=first["thread_id"]).json()
     assert second["thread_id"] == first["thread_id"] and second["id"] != first["id"]
-    client.portal.call(client.app.state.services.store.ensure_thread, "wb", "workbench")
+    client.portal.call(client.app.state.engine.store.ensure_thread, "wb", "workbench")
     _error(_upload(client, thread_id="wb"), 409, "conflict")
 
 

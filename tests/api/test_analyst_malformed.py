@@ -87,7 +87,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 def test_a_malformed_upload_is_a_dataset_or_a_clear_4xx_leaving_nothing(
         client: TestClient, case: str) -> None:
     content, fields = CASES[case]
-    services = client.app.state.services  # type: ignore[attr-defined]
+    services = client.app.state.engine  # type: ignore[attr-defined]
     before = client.get("/api/threads", params={"agent": "analyst"}).json()["threads"]
     response = _upload(client, content, "odd.csv", **fields)
     if response.status_code == 201:

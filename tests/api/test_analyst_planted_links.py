@@ -35,7 +35,7 @@ def secret(tmp_path: Path) -> Path:
 
 
 def _workspace(client: TestClient, thread_id: str) -> Path:
-    return client.app.state.services.runner.workspace(thread_id)  # type: ignore[attr-defined]
+    return client.app.state.engine.runner.workspace(thread_id)  # type: ignore[attr-defined]
 
 
 def _dataset_file(client: TestClient, record: dict[str, object]) -> Path:

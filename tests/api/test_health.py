@@ -40,9 +40,9 @@ def test_runs_left_running_by_a_dead_process_are_failed_on_start(tmp_path: Path)
 
     asyncio.run(leave_a_running_run())
     with TestClient(create_app(settings)) as client:
-        store = client.app.state.services.store
+        store = client.app.state.engine.store
         run = client.portal.call(store.get_run, "r")
-        runner = client.app.state.services.runner
+        runner = client.app.state.engine.runner
 
         async def replay() -> list:
             return [e async for e in runner.stream("r")]

@@ -80,7 +80,7 @@ def test_every_stream_route_is_an_event_source_response() -> None:
 
 def test_idle_stream_pings_and_a_client_that_leaves_stops_the_producer(
         server: InProcessServer, tmp_path: Path) -> None:
-    services = server.app.state.services
+    services = server.app.state.engine
     with httpx.stream("POST", f"{server.url}/api/tools/probe/execute/stream",
                       json={"args": {"mode": "wait_abort", "path": str(tmp_path / "m")}},
                       timeout=10) as tool_stream:
@@ -103,7 +103,7 @@ def test_idle_stream_pings_and_a_client_that_leaves_stops_the_producer(
 
 def test_thread_stream_pings_and_ends_its_subscription_when_the_client_leaves(
         server: InProcessServer) -> None:
-    bus = server.app.state.services.bus
+    bus = server.app.state.engine.bus
     httpx.post(f"{server.url}/api/tools/calculator/execute", timeout=10,
                json={"args": {"expression": "1"}, "thread_id": "watched"})
 

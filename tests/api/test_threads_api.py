@@ -47,7 +47,7 @@ class Scripted:
 class Api:
     def __init__(self, client: TestClient) -> None:
         self.client = client
-        self.runner: Runner = client.app.state.services.runner  # type: ignore[attr-defined]
+        self.runner: Runner = client.app.state.engine.runner  # type: ignore[attr-defined]
 
     def run(self, thread_id: str, block: bool = True, **input: Any) -> str:
         """Start a scripted run with ``input``; with ``block``, return once it is over."""
@@ -78,7 +78,7 @@ def api(tmp_path: Path) -> Iterator[Api]:
     # Innermost, after the perimeter's auth middleware (which sets no principal: auth is off).
     app.user_middleware.append(Middleware(PrincipalFromHeader))
     with TestClient(app) as client:
-        client.app.state.services.runner.register(Scripted())  # type: ignore[attr-defined]
+        client.app.state.engine.runner.register(Scripted())  # type: ignore[attr-defined]
         yield Api(client)
 
 
@@ -172,7 +172,7 @@ def test_delete_unknown_and_bad_thread_ids(api: Api) -> None:
 
 def test_delete_thread_removes_runs_events_checkpoints_and_workspace(api: Api) -> None:
     saver = InMemorySaver()
-    api.runner.services["checkpointer"] = saver
+    api.runner.services.checkpointer = saver
     config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
     checkpoint = {"v": 1, "id": "c1", "ts": "2026-01-01T00:00:00+00:00", "channel_values": {},
                   "channel_versions": {}, "versions_seen": {}}
@@ -244,7 +244,7 @@ def test_unknown_runs_and_runs_that_are_not_running(api: Api) -> None:
 
 
 def test_delete_thread_shuts_its_sandbox_kernel_down(api: Api) -> None:
-    sandbox = api.client.app.state.services.sandbox  # type: ignore[attr-defined]
+    sandbox = api.client.app.state.engine.sandbox  # type: ignore[attr-defined]
     api.run("t1", message="state lives in the kernel")
     api.run("t2", message="another thread")
     for thread_id in ("t1", "t2"):

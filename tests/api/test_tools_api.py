@@ -194,7 +194,7 @@ def test_execution_is_a_stored_run_of_the_tool_agent(client: TestClient) -> None
 def test_execution_runs_in_its_threads_workspace(client: TestClient) -> None:
     result = client.post("/api/tools/probe/execute",
                          json={"args": {"mode": "context"}, "thread_id": "ws-1"}).json()
-    runner = client.app.state.services.runner  # type: ignore[attr-defined]
+    runner = client.app.state.engine.runner  # type: ignore[attr-defined]
     assert result["result"]["workspace"] == str(runner.workspace("ws-1"))
     assert result["result"]["execution_id"] == result["run_id"]
 
@@ -251,7 +251,7 @@ def test_cancel_gives_a_venv_tool_its_abort_signal(tmp_path: Path) -> None:
                               tool_settings_file=tmp_path / "s.json", sandbox_pool_size=0))
     marker = tmp_path / "aborted"
     with TestClient(app) as client:
-        runner = app.state.services.runner
+        runner = app.state.engine.runner
 
         async def run_and_cancel() -> list:
             run_id = await runner.start("tool", None, {"tool": "venv_abort",

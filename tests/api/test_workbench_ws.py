@@ -467,7 +467,7 @@ def test_a_key_sees_only_its_own_threads_and_runs(client: Any) -> None:
             assert ws.receive_json()["thread_id"] == "alice-t"
             ws.send_json({"run_id": run_id, "after": 0})
             assert until_done(ws)[-1]["content"]["run"] == "completed"
-    store = client.app_state.services.store
+    store = client.app_state.engine.store
     thread = client.portal.call(store.get_thread, "alice-t")
     assert thread["owner"] == "key:alice"
 
@@ -475,7 +475,7 @@ def test_a_key_sees_only_its_own_threads_and_runs(client: Any) -> None:
 def test_a_server_failure_shows_an_id_not_the_exception(
     client: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    runner = client.app_state.services.runner
+    runner = client.app_state.engine.runner
 
     async def broken_start(*args: Any, **kwargs: Any) -> str:
         raise OSError("/srv/shokunin/data/shokunin.db: disk I/O error")

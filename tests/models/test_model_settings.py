@@ -7,8 +7,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 
 from shokunin.config import Settings
-from shokunin.models import ModelConfigError, UsageRecorder, model_from_settings
-from shokunin.runs import Usage
+from shokunin.models import ModelConfigError, Usage, UsageRecorder, model_from_settings
 
 
 @pytest.fixture(autouse=True)

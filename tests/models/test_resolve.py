@@ -11,13 +11,13 @@ from pydantic import BaseModel
 from shokunin.models import (
     ModelConfigError,
     OfflineChatModel,
+    Usage,
     UsageRecorder,
     is_offline,
     register_script,
     resolve,
     unregister_script,
 )
-from shokunin.runs import Usage
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Runs that wait for a human: a real LangGraph graph whose node calls ``interrupt()``, driven
 by ``shokunin.agents.drive`` under the Runner, on the server's checkpointer (SQLite and
-PostgreSQL), through build_services/close_services as the server does."""
+PostgreSQL), through Engine.open/close as the server does."""
 
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ from langgraph.types import interrupt
 
 from shokunin import events as ev
 from shokunin.agents import drive
-from shokunin.api.app import build_services, close_services
-from shokunin.api.services import Services
 from shokunin.config import Settings
+from shokunin.engine import Engine
 from shokunin.runs import InvalidRunInput, RunContext, Runner, RunStateError
 from tests.backends import database_url
 from tests.runs.conftest import BACKENDS
@@ -60,7 +59,7 @@ class Approver:
         return {"answer": state["answer"]}
 
 
-OpenServer = Callable[[], Awaitable[Services]]
+OpenServer = Callable[[], Awaitable[Engine]]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -69,27 +68,27 @@ async def open_server(
 ) -> AsyncIterator[OpenServer]:
     """Open the engine of a server (store, checkpointer, runner) with the Approver; each call
     is a new server process's engine on the same database."""
-    opened: list[Services] = []
+    opened: list[Engine] = []
     async with database_url(request.param, tmp_path) as url:
         settings = Settings(data_dir=tmp_path / "data", database_url=url,
                             tools_dirs=[tmp_path / "tool"],
                             tool_settings_file=tmp_path / "settings.json")
 
-        async def open_() -> Services:
-            services = await build_services(settings)
-            services.runner.register(Approver(services.as_agent_services()["checkpointer"]))
+        async def open_() -> Engine:
+            services = await Engine.open(settings)
+            services.runner.register(Approver(services.checkpointer))
             opened.append(services)
             return services
 
         yield open_
         for services in opened:
             if services.runner.agents:  # not closed by the test
-                await close_services(services)
+                await services.close()
                 services.runner.agents.clear()
 
 
-async def close(services: Services) -> None:
-    await close_services(services)
+async def close(services: Engine) -> None:
+    await services.close()
     services.runner.agents.clear()
 
 
@@ -170,7 +169,7 @@ async def test_a_restart_while_waiting_then_resume_on_the_new_server(
     asked = await collect(first.runner, run_id)
     await close(first)
 
-    second = await open_server()  # runs build_services' fail_unfinished_runs
+    second = await open_server()  # Engine.open fails the unfinished runs
     assert (await second.store.get_run(run_id))["status"] == "interrupted"
     await second.runner.resume(run_id, "yes")
     rest = await collect(second.runner, run_id, asked[-1].seq)

@@ -1,37 +1,50 @@
-"""The agents a server offers, built from its services."""
+"""The agents a server offers, built from the engine parts a run may use."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass, field
 
 from shokunin.agents.advisor import PlaybookError, advisor_agent
 from shokunin.agents.analyst.factory import analyst_agent
-from shokunin.agents.studio import PipelineError, studio_parts
+from shokunin.agents.studio import PipelineError, StudioParts, studio_parts
 from shokunin.agents.tool_run import tool_run_agent
 from shokunin.agents.workbench import workbench_agent
 from shokunin.knowledge import EmbedderError
+from shokunin.runs import Agent, RunServices
+from shokunin.store import Store
+
+log = logging.getLogger(__name__)
 
 
-def build_agents(services: dict[str, Any]) -> list[Any]:
-    """Every agent, each handed the server's one checkpointer (``services["checkpointer"]``).
-    An Advisor whose playbook (or dense plug-in) cannot be loaded is left out, with the
-    reason logged (its API then answers 503 with it), as is a Studio whose pipeline cannot
-    be; the other faces go on."""
-    settings, checkpointer = services["settings"], services.get("checkpointer")
-    agents = [workbench_agent(settings, services["map_package"], checkpointer),
-              analyst_agent(settings, checkpointer), tool_run_agent(services)]
+@dataclass
+class Agents:
+    """The agents to register, the Studio's parts (its service needs them), and why a face
+    is unavailable (face -> reason; its API answers 503 with it)."""
+
+    agents: list[Agent]
+    studio: StudioParts | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
+
+
+def build_agents(services: RunServices, store: Store) -> Agents:
+    """Every agent, each handed the server's one checkpointer. An Advisor whose playbook (or
+    dense plug-in) cannot be loaded is left out, with the reason logged, as is a Studio
+    whose pipeline cannot be; the other faces go on."""
+    settings, checkpointer = services.settings, services.checkpointer
+    assert settings is not None and services.tools is not None
+    built = Agents([workbench_agent(settings, services.map_package, checkpointer),
+                    analyst_agent(settings, checkpointer), tool_run_agent(services.tools)])
     try:
-        agents.append(advisor_agent(settings, checkpointer))
+        built.agents.append(advisor_agent(settings, checkpointer))
     except (PlaybookError, EmbedderError) as exc:
-        services["advisor_error"] = str(exc)
-        logging.getLogger(__name__).error("the Advisor is unavailable: %s", exc)
+        built.unavailable["advisor"] = str(exc)
+        log.error("the Advisor is unavailable: %s", exc)
     try:
-        parts = studio_parts(services)
+        built.studio = studio_parts(settings, store, checkpointer)
     except PipelineError as exc:
-        services["studio_error"] = str(exc)
-        logging.getLogger(__name__).error("the Studio is unavailable: %s", exc)
+        built.unavailable["studio"] = str(exc)
+        log.error("the Studio is unavailable: %s", exc)
     else:
-        services["studio_parts"] = parts
-        agents.append(parts.agent)
-    return agents
+        built.agents.append(built.studio.agent)
+    return built

@@ -76,5 +76,5 @@ class ToolRunAgent:
             error=result["error"], aborted=result["aborted"]))
 
 
-def tool_run_agent(services: dict[str, Any]) -> ToolRunAgent:
-    return ToolRunAgent(services["tools"])
+def tool_run_agent(tools: ToolRegistry) -> ToolRunAgent:
+    return ToolRunAgent(tools)

@@ -1,6 +1,6 @@
-"""Faces: FastAPI routers that translate wire protocols to and from the engine."""
+"""Faces over HTTP: the app factory, the perimeter, and one sub-package per face, each
+translating its wire protocol to and from the engine's use cases."""
 
-from shokunin.api.app import build_services, create_app
-from shokunin.api.services import Services
+from shokunin.api.app import create_app
 
-__all__ = ["Services", "build_services", "create_app"]
+__all__ = ["create_app"]

@@ -11,6 +11,6 @@ router = APIRouter(tags=["health"])
 
 @router.get("/health")
 async def health(request: Request) -> dict:
-    services = request.app.state.services
+    services = request.app.state.engine
     return {"status": "ok", "version": __version__, "model": services.settings.model,
             "agents": sorted(services.runner.agents)}

@@ -47,12 +47,11 @@ def analyze(
 async def _run(settings: Settings, file: Path, question: str) -> tuple[str, str]:
     from shokunin.agents.analyst import DatasetError, DatasetStorage
     from shokunin.agents.analyst.isolated import ParseLimits
-    from shokunin.api.app import build_services, close_services
+    from shokunin.engine import Engine
     from shokunin.runs import new_thread_id
 
-    services = await build_services(settings)
+    services = await Engine.open(settings, recover=False, mcp_clients=False)
     try:
-        await services.sandbox.start()
         runner = services.runner
         thread_id = new_thread_id()
         await services.store.ensure_thread(thread_id, "analyst", title=file.name)
@@ -70,7 +69,7 @@ async def _run(settings: Settings, file: Path, question: str) -> tuple[str, str]
                                     {"dataset_id": record.id, "question": question})
         return await _follow(runner, run_id)
     finally:
-        await close_services(services)
+        await services.close()
 
 
 async def _follow(runner: Any, run_id: str) -> tuple[str, str]:

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 
-from shokunin.runs import Usage
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    calls: int = 0
+    model: str | None = None  # the model that answered last, as its provider names it
+
+    def add(self, input_tokens: int, output_tokens: int, total_tokens: int | None = None,
+            model: str | None = None) -> None:
+        self.model = model or self.model
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.total_tokens += total_tokens if total_tokens is not None else (
+            input_tokens + output_tokens)
+        self.calls += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"input_tokens": self.input_tokens,
+                               "output_tokens": self.output_tokens,
+                               "total_tokens": self.total_tokens, "calls": self.calls}
+        return out | {"model": self.model} if self.model else out
 
 
 def _model_name(message: Any, llm_output: dict[str, Any]) -> str | None:

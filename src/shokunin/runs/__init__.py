@@ -1,7 +1,7 @@
 """Runs: the Runner (start / resume / cancel / stream) and the EventBus."""
 
 from shokunin.runs.bus import EventBus, MemoryBus
-from shokunin.runs.context import RunContext, Usage
+from shokunin.runs.context import RunContext, RunServices
 from shokunin.runs.errors import (
     InvalidRunInput,
     InvalidThreadId,
@@ -16,6 +16,6 @@ from shokunin.runs.runner import Agent, Interrupted, Runner
 
 __all__ = [
     "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
-    "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunStateError", "Runner",
-    "ThreadOfAnotherFace", "UnknownAgent", "Usage", "check_thread_id", "new_thread_id",
+    "MemoryBus", "RunContext", "RunServices", "RunError", "RunNotFound", "RunStateError", "Runner",
+    "ThreadOfAnotherFace", "UnknownAgent", "check_thread_id", "new_thread_id",
 ]

@@ -1,4 +1,5 @@
-"""RunContext: what an agent holds while it runs: its ids, the emitter, abort, usage."""
+"""RunContext: what an agent holds while it runs: its ids, the emitter, abort, usage, and
+the engine parts it may use (``RunServices``)."""
 
 from __future__ import annotations
 
@@ -7,36 +8,33 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shokunin.events import BaseEvent
+from shokunin.models.usage import Usage
 from shokunin.runs.bus import EventBus
 from shokunin.store import Store
 from shokunin.store.event_writer import Write
 
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from shokunin.config import Settings
+    from shokunin.maps import MapError, MapPackage
+    from shokunin.sandbox import Sandbox
+    from shokunin.tools import ToolRegistry
+
 
 @dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    calls: int = 0
-    model: str | None = None  # the model that answered last, as its provider names it
+class RunServices:
+    """The engine parts a run may use (``ctx.services``), set once by ``Engine.open``; each
+    is None where a test or a smaller process (``shokunin analyze``) does without it."""
 
-    def add(self, input_tokens: int, output_tokens: int, total_tokens: int | None = None,
-            model: str | None = None) -> None:
-        self.model = model or self.model
-        self.input_tokens += input_tokens
-        self.output_tokens += output_tokens
-        self.total_tokens += total_tokens if total_tokens is not None else (
-            input_tokens + output_tokens)
-        self.calls += 1
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"input_tokens": self.input_tokens,
-                               "output_tokens": self.output_tokens,
-                               "total_tokens": self.total_tokens, "calls": self.calls}
-        return out | {"model": self.model} if self.model else out
+    settings: Settings | None = None
+    tools: ToolRegistry | None = None
+    sandbox: Sandbox | None = None
+    checkpointer: BaseCheckpointSaver | None = None
+    map_package: MapPackage | MapError | None = None
 
 
 @dataclass
@@ -47,7 +45,7 @@ class RunContext:
     store: Store
     bus: EventBus
     workspace: Path
-    services: dict[str, Any] = field(default_factory=dict)
+    services: RunServices = field(default_factory=RunServices)
     # The human's answer when this is a resumed run (never None then: see Runner.resume).
     resume_value: Any = None
     owner: str | None = None  # the principal that started it (sandbox kernel caps)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+from shokunin.errors import ErrorCode
 from shokunin.runs.errors import RunStateError
 from shokunin.runs.ids import check_thread_id
 from shokunin.runs.runner import Runner
@@ -21,14 +22,14 @@ async def delete_thread(runner: Runner, thread_id: str) -> bool:
     for run in await runner.store.thread_runs(thread_id):
         if run["status"] == "running" or runner.is_live(run["id"]):
             raise RunStateError(f"run {run['id']} on thread {thread_id} is still running; "
-                                "cancel it first")
+                                "cancel it first", code=ErrorCode.RUN_LIVE)
     if not await runner.store.delete_thread(thread_id):
         return False
     runner.forget_thread(thread_id)
-    checkpointer = runner.services.get("checkpointer")
+    checkpointer = runner.services.checkpointer
     if checkpointer is not None:
         await checkpointer.adelete_thread(thread_id)
-    sandbox = runner.services.get("sandbox")
+    sandbox = runner.services.sandbox
     if sandbox is not None:
         await sandbox.close_thread(thread_id)
     await asyncio.to_thread(shutil.rmtree, runner.workspace(thread_id), ignore_errors=True)

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from shokunin import events as ev
+from shokunin.errors import ErrorCode
+from shokunin.models.usage import Usage
 from shokunin.runs.bus import EventBus
-from shokunin.runs.context import RunContext, Usage
+from shokunin.runs.context import RunContext, RunServices
 from shokunin.runs.errors import (
     InvalidRunInput,
     RunNotFound,
@@ -74,12 +76,12 @@ class ChecksResume(Protocol):
 class Runner:
     def __init__(
         self, store: Store, bus: EventBus, workspace_root: Path,
-        services: dict[str, Any] | None = None,
+        services: RunServices | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.workspace_root = workspace_root
-        self.services = services if services is not None else {}
+        self.services = services if services is not None else RunServices()
         self.agents: dict[str, Agent] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, RunContext] = {}
@@ -167,12 +169,14 @@ class Runner:
         if run is None:
             raise RunNotFound(run_id)
         if run["status"] != "interrupted":
-            raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer")
+            raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer",
+                                code=ErrorCode.NOT_WAITING)
         agent = self.agents.get(run["agent"])
         if isinstance(agent, ChecksResume):
             await agent.check_resume(value, await self.waiting_for(run_id))
         if not await self.store.claim_interrupted(run_id):  # atomic: one resume wins
-            raise RunStateError(f"run {run_id} is no longer waiting for an answer")
+            raise RunStateError(f"run {run_id} is no longer waiting for an answer",
+                                code=ErrorCode.NOT_WAITING)
         thread = await self.store.get_thread(run["thread_id"])
         ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value,
                             owner=thread.get("owner") if thread else None)

@@ -135,7 +135,7 @@ def test_a_run_is_cancelled_mid_cell(analyst: Any) -> None:
 
 
 def _events_so_far(client: TestClient, run_id: str) -> list[dict[str, Any]]:
-    runner = client.app.state.services.runner  # type: ignore[attr-defined]
+    runner = client.app.state.engine.runner  # type: ignore[attr-defined]
     ctx = runner._contexts.get(run_id)
     return [e.model_dump() for e in ctx.history] if ctx else []
 

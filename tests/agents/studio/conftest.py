@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from shokunin.agents.studio.contracts import CreateProjectInput
-from shokunin.api.app import build_services, close_services
-from shokunin.api.services import Services
 from shokunin.config import Settings
+from shokunin.engine import Engine
 
 CONCEPT = {"description": "雨の街を走るアクションゲーム", "platform": "web", "scope": "mvp",
            "genre": "アクション", "targetAudience": "中高生"}
@@ -25,19 +24,19 @@ def studio_settings(tmp_path: Path, **overrides: Any) -> Settings:
 
 
 @pytest.fixture
-async def services(tmp_path: Path) -> AsyncIterator[Services]:
-    services = await build_services(studio_settings(tmp_path))
+async def services(tmp_path: Path) -> AsyncIterator[Engine]:
+    services = await Engine.open(studio_settings(tmp_path))
     try:
         yield services
     finally:
-        await close_services(services)
+        await services.close()
 
 
 def new_project(name: str = "雨の街") -> CreateProjectInput:
     return CreateProjectInput.model_validate({"name": name, "concept": CONCEPT})
 
 
-async def settle(services: Services, project_id: str, timeout: float = 20.0) -> dict[str, Any]:
+async def settle(services: Engine, project_id: str, timeout: float = 20.0) -> dict[str, Any]:
     """Wait until the project's run stops (waits at a checkpoint, or ends); its project."""
     studio = services.studio
     deadline = asyncio.get_running_loop().time() + timeout
@@ -56,12 +55,12 @@ async def settle(services: Services, project_id: str, timeout: float = 20.0) -> 
     raise TimeoutError("the project did not settle")
 
 
-async def pending(services: Services, project_id: str) -> list[dict[str, Any]]:
+async def pending(services: Engine, project_id: str) -> list[dict[str, Any]]:
     return [c for c in await services.studio.records.checkpoints(project_id)
             if c["status"] == "pending"]
 
 
-async def started(services: Services) -> tuple[dict[str, Any], dict[str, Any]]:
+async def started(services: Engine) -> tuple[dict[str, Any], dict[str, Any]]:
     """A new project, started and waiting at its first checkpoint: both."""
     project = await services.studio.create(new_project())
     await services.studio.start(project["id"])

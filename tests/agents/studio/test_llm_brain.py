@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from shokunin.api.app import build_services, close_services
-from shokunin.api.services import Services
+from shokunin.engine import Engine
 from shokunin.models.scripted import register_script, unregister_script
 from tests.agents.studio.conftest import new_project, settle, started, studio_settings
 
@@ -18,23 +17,23 @@ DOCUMENT = {"summary": "雨の街を走る", "sections": [{"heading": "核", "bo
 
 @pytest.fixture
 async def scripted(tmp_path: Path, request: pytest.FixtureRequest
-                   ) -> AsyncIterator[Services]:
+                   ) -> AsyncIterator[Engine]:
     register_script("studio", request.param)
-    services = await build_services(studio_settings(tmp_path, model="scripted:studio"))
+    services = await Engine.open(studio_settings(tmp_path, model="scripted:studio"))
     try:
         yield services
     finally:
-        await close_services(services)
+        await services.close()
         unregister_script("studio")
 
 
-async def events_of(services: Services, run_id: str) -> list[Any]:
+async def events_of(services: Engine, run_id: str) -> list[Any]:
     return await services.store.events_after(run_id, 0)
 
 
 @pytest.mark.parametrize("scripted", [[{"summary": 3}, DOCUMENT]], indirect=True)
 async def test_an_output_that_does_not_fit_is_retried_and_tokens_are_counted(
-        scripted: Services) -> None:
+        scripted: Engine) -> None:
     studio = scripted.studio
     project, checkpoint = await started(scripted)
     assert checkpoint["output"]["summary"] == "雨の街を走る"
@@ -52,7 +51,7 @@ async def test_an_output_that_does_not_fit_is_retried_and_tokens_are_counted(
 
 
 @pytest.mark.parametrize("scripted", [[{"summary": 3}] * 3], indirect=True)
-async def test_an_agent_that_fails_every_retry_fails_the_project(scripted: Services) -> None:
+async def test_an_agent_that_fails_every_retry_fails_the_project(scripted: Engine) -> None:
     studio = scripted.studio
     project = await studio.create(new_project())
     await studio.start(project["id"])

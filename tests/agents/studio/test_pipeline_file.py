@@ -9,7 +9,7 @@ import yaml
 
 from shokunin import bounded_yaml
 from shokunin.agents.studio import PipelineError, load_pipeline
-from shokunin.api.app import build_services, close_services
+from shokunin.engine import Engine
 from tests.agents.studio.conftest import new_project, pending, settle, studio_settings
 
 SMALL = """
@@ -60,7 +60,7 @@ async def test_a_users_pipeline_runs_and_a_phase_rejection_stops_only_that_phase
         tmp_path: Path) -> None:
     path = tmp_path / "small.yaml"
     path.write_text(SMALL, encoding="utf-8")
-    services = await build_services(studio_settings(tmp_path, studio_pipeline=path))
+    services = await Engine.open(studio_settings(tmp_path, studio_pipeline=path))
     try:
         studio = services.studio
         project = await studio.create(new_project())
@@ -75,20 +75,20 @@ async def test_a_users_pipeline_runs_and_a_phase_rejection_stops_only_that_phase
         assert agents == {"concept": "failed", "world": "completed", "design": "completed"}
         assert final["status"] == "failed"  # not everything was approved
     finally:
-        await close_services(services)
+        await services.close()
 
 
 async def test_a_broken_pipeline_file_leaves_the_studio_unavailable_not_the_server(
         tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("phases: []\nagents: []\n", encoding="utf-8")
-    services = await build_services(studio_settings(tmp_path, studio_pipeline=path))
+    services = await Engine.open(studio_settings(tmp_path, studio_pipeline=path))
     try:
         assert services.studio is None
-        assert "at least one phase and one agent" in services.runner.services["studio_error"]
+        assert "at least one phase and one agent" in services.why_unavailable("studio")
         assert "advisor" in services.runner.agents
     finally:
-        await close_services(services)
+        await services.close()
 
 
 def _billion_laughs() -> str:

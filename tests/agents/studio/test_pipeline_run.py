@@ -11,11 +11,11 @@ from shokunin.agents.studio import StudioConflict, StudioNotFound
 from shokunin.agents.studio.contracts import ProjectConfig
 from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.agents.studio.session import agent_id
-from shokunin.api.services import Services
+from shokunin.engine import Engine
 from tests.agents.studio.conftest import new_project, pending, settle, started
 
 
-async def approve_all(services: Services, project_id: str, limit: int = 40) -> dict:
+async def approve_all(services: Engine, project_id: str, limit: int = 40) -> dict:
     for _ in range(limit):
         project = await settle(services, project_id)
         waiting = await pending(services, project_id)
@@ -27,7 +27,7 @@ async def approve_all(services: Services, project_id: str, limit: int = 40) -> d
 
 
 async def test_a_project_approved_at_every_checkpoint_completes_with_every_agent_done(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project = await studio.create(new_project())
     await studio.start(project["id"])
@@ -49,7 +49,7 @@ async def test_a_project_approved_at_every_checkpoint_completes_with_every_agent
 
 
 async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project, first = await started(services)
     await studio.resolve(first["id"], "changes_requested", "敵をもっと増やして")
@@ -73,7 +73,7 @@ async def test_changes_requested_rerun_the_agent_with_the_feedback_and_ask_again
 
 
 async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project, concept = await started(services)
     await studio.resolve(concept["id"], "rejected", "方向性が違う")
@@ -89,7 +89,7 @@ async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
 
 
 async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project, concept = await started(services)
     await studio.resolve(concept["id"], "approved", None)
@@ -103,7 +103,7 @@ async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
         await studio.resolve(design["id"], "approved", None)
 
 
-async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Services) -> None:
+async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Engine) -> None:
     studio = services.studio
     project, concept = await started(services)
     await studio.pause(project["id"])
@@ -125,7 +125,7 @@ async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Service
     assert figures.completed_tasks == 1 and figures.total_tasks == 11
 
 
-async def test_wrong_transitions_are_conflicts(services: Services) -> None:
+async def test_wrong_transitions_are_conflicts(services: Engine) -> None:
     studio = services.studio
     project = await studio.create(new_project())
     for action in (studio.pause, studio.resume):
@@ -139,7 +139,7 @@ async def test_wrong_transitions_are_conflicts(services: Services) -> None:
 
 
 async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project, concept = await started(services)
     await studio.pause(project["id"])
@@ -155,7 +155,7 @@ async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
 
 
 async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_at(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project, concept = await started(services)
     await studio.resolve(concept["id"], "approved", None)
@@ -178,7 +178,7 @@ async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_
 
 
 async def test_a_project_recorded_running_before_its_graph_began_starts_from_the_top(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project = await studio.create(new_project())
     # as if the server died between the status and the run's first step
@@ -191,7 +191,7 @@ async def test_a_project_recorded_running_before_its_graph_began_starts_from_the
 
 
 async def test_start_and_delete_at_once_never_leave_a_run_without_its_project(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     for _ in range(5):
         project = await studio.create(new_project())
@@ -204,7 +204,7 @@ async def test_start_and_delete_at_once_never_leave_a_run_without_its_project(
 
 
 async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_downtime(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     project, _ = await started(services)
     last = (await services.store.events_after(project["run_id"]))[-1].ts
@@ -216,7 +216,7 @@ async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_do
 
 
 async def test_a_project_without_asset_generation_runs_no_asset_workers(
-        services: Services) -> None:
+        services: Engine) -> None:
     studio = services.studio
     body = new_project()
     body.config = ProjectConfig(enable_asset_generation=False)

@@ -71,7 +71,7 @@ def profile_text(profile: dict[str, Any]) -> str:
 
 
 def _plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
-    registry = ctx.services.get("tools")
+    registry = ctx.services.tools
     if registry is None:
         return {}
     from shokunin.tools import as_langchain_tools

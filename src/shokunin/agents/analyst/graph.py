@@ -124,7 +124,7 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
             decision.analysis_instruction or "")).analysis_instruction
         cells = this_turn(state)
         code = await brain.write_code(state["question"], instruction, deps.record, cells)
-        sandbox = deps.ctx.services.get("sandbox")
+        sandbox = deps.ctx.services.sandbox
         if not hasattr(sandbox, "run_in"):
             raise RuntimeError("the Python sandbox is not available on this server")
         result = await sandbox.run_in(deps.ctx, ExecPythonInput(

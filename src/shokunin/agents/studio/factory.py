@@ -3,13 +3,15 @@ model's) and the agent that runs a project's graph."""
 
 from __future__ import annotations
 
-from typing import Any
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shokunin.agents.studio.agent import StudioAgent
 from shokunin.agents.studio.brains import LLMBrain, OfflineBrain
 from shokunin.agents.studio.pauses import Pauses
 from shokunin.agents.studio.pipeline import Pipeline, load_pipeline
+from shokunin.config import Settings
 from shokunin.models import is_offline, model_from_settings
+from shokunin.store import Store
 from shokunin.store.studio_records import StudioRecords
 
 
@@ -19,12 +21,11 @@ class StudioParts:
         self.pipeline = pipeline
 
 
-def studio_parts(services: dict[str, Any]) -> StudioParts:
+def studio_parts(settings: Settings, store: Store,
+                 checkpointer: BaseCheckpointSaver | None) -> StudioParts:
     """Raise ``PipelineError`` if the configured pipeline cannot be used."""
-    settings = services["settings"]
     pipeline = load_pipeline(settings.studio_pipeline)
     model = model_from_settings(settings)
     brain = OfflineBrain() if is_offline(model) else LLMBrain(model)
-    agent = StudioAgent(brain, StudioRecords(services["store"].engine), Pauses(),
-                        services.get("checkpointer"))
+    agent = StudioAgent(brain, StudioRecords(store.engine), Pauses(), checkpointer)
     return StudioParts(agent, pipeline)

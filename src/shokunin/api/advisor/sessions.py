@@ -32,6 +32,7 @@ from shokunin.agents.advisor import NAME as AGENT
 from shokunin.agents.advisor import UNKNOWN
 from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.errors import ApiError, json_object
+from shokunin.engine import Engine
 from shokunin.runs import InvalidThreadId, RunStateError, check_thread_id, new_thread_id
 from shokunin.runs.deletion import delete_thread
 from shokunin.store.safe_files import SafeTree, UnsafePath
@@ -47,16 +48,16 @@ MAX_DIAGRAM_BYTES = 32 * 1024 * 1024
 _DIAGRAM_NAME = re.compile(r"^[0-9a-f]{8,64}\.png$")
 
 
-def _services(request: Request) -> Any:
-    return request.app.state.services
+def _engine(request: Request) -> Engine:
+    return request.app.state.engine
 
 
 def advisor(request: Request) -> Any:
     """The Advisor agent; 503 with the reason when its playbook could not be loaded."""
-    runner = _services(request).runner
+    runner = _engine(request).runner
     agent = runner.agents.get(AGENT)
     if agent is None:
-        why = runner.services.get("advisor_error", "it is not configured")
+        why = _engine(request).why_unavailable("advisor") or "it is not configured"
         raise ApiError(503, f"the Advisor is unavailable: {why}", "advisor_unavailable")
     return agent
 
@@ -90,7 +91,7 @@ async def advisor_session(request: Request, session_id: str) -> dict[str, Any]:
         check_thread_id(session_id)
     except InvalidThreadId as exc:
         raise ApiError(400, str(exc), "bad_session_id") from None
-    store = _services(request).store
+    store = _engine(request).store
     advisor(request)
     thread = await store.thread_summary(session_id)
     if thread is None or thread["agent"] != AGENT or not may_see(principal(request), thread):
@@ -103,7 +104,7 @@ async def create_session(request: Request) -> dict[str, Any]:
     advisor(request)
     body = await json_object(request, '{"user_info": {"industry": "...", ...}}')
     profile = _profile(body.get("user_info"))
-    store = _services(request).store
+    store = _engine(request).store
     session_id = new_thread_id()
     title = " / ".join(v for k, v in profile.items() if k in ("industry", "products"))
     await store.ensure_thread(session_id, AGENT, title=title or "相談",
@@ -114,7 +115,7 @@ async def create_session(request: Request) -> dict[str, Any]:
 
 @router.get("/sessions")
 async def list_sessions(request: Request, limit: int = 50) -> dict[str, Any]:
-    store = _services(request).store
+    store = _engine(request).store
     threads = await store.list_threads(agent=AGENT, owner=owner_scope(principal(request)),
                                        limit=max(1, min(limit, 200)))
     return {"sessions": [{"session_id": t["id"], "title": t["title"],
@@ -126,7 +127,7 @@ async def list_sessions(request: Request, limit: int = 50) -> dict[str, Any]:
 async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
     await advisor_session(request, session_id)
     try:
-        await delete_thread(_services(request).runner, session_id)
+        await delete_thread(_engine(request).runner, session_id)
     except RunStateError as exc:
         raise ApiError(409, str(exc), "conflict") from None
     return {"deleted": session_id}
@@ -137,7 +138,7 @@ async def clear_session(request: Request, session_id: str) -> dict[str, Any]:
     """Forget the conversation and its step (runs, events, checkpoints, diagrams); the
     session id and its profile stay."""
     thread = await advisor_session(request, session_id)
-    services = _services(request)
+    services = _engine(request)
     try:
         await delete_thread(services.runner, session_id)
     except RunStateError as exc:
@@ -183,7 +184,7 @@ async def conversation(store: Any, session_id: str
 @router.get("/session/{session_id}/messages")
 async def session_messages(request: Request, session_id: str) -> dict[str, Any]:
     thread = await advisor_session(request, session_id)
-    messages, step = await conversation(_services(request).store, session_id)
+    messages, step = await conversation(_engine(request).store, session_id)
     current = None if step is None or step["step"] == UNKNOWN else step["step"]
     return {"messages": messages, "current_step": current, "step": step,
             "user_info": thread["meta"].get("user_info") or {}}
@@ -198,7 +199,7 @@ async def set_step(request: Request, session_id: str) -> dict[str, Any]:
     if not isinstance(step, str) or (step != UNKNOWN and agent.playbook.step(step) is None):
         raise ApiError(400, f"'step' must be one of the playbook's step ids or {UNKNOWN}",
                        "bad_request")
-    run_id = await _services(request).runner.start(AGENT, session_id, {"set_step": step},
+    run_id = await _engine(request).runner.start(AGENT, session_id, {"set_step": step},
                                                    owner=principal(request))
     return {"session_id": session_id, "run_id": run_id, "step": step}
 
@@ -236,7 +237,7 @@ async def _sessions_to_search(request: Request, session_id: str | None,
     if session_id:
         await advisor_session(request, session_id)
         return [session_id]
-    threads = await _services(request).store.list_threads(
+    threads = await _engine(request).store.list_threads(
         agent=AGENT, owner=owner_scope(principal(request)), limit=limit)
     return [t["id"] for t in threads]
 
@@ -244,7 +245,7 @@ async def _sessions_to_search(request: Request, session_id: str | None,
 @router.get("/diagrams/latest")
 async def latest_diagram(request: Request, session_id: str | None = None) -> dict[str, Any]:
     """The newest diagram of the session (or of the caller's recent sessions)."""
-    runner = _services(request).runner
+    runner = _engine(request).runner
     files = [(*f, sid) for sid in await _sessions_to_search(request, session_id)
              for f in await asyncio.to_thread(_diagram_files, runner.workspace(sid))]
     if not files:
@@ -260,7 +261,7 @@ async def diagram_file(request: Request, filename: str,
     sessions are searched, newest first."""
     if not _DIAGRAM_NAME.match(filename):
         raise ApiError(404, f"no diagram {filename[:80]!r}", "not_found")
-    runner = _services(request).runner
+    runner = _engine(request).runner
     for sid in await _sessions_to_search(request, session_id, limit=SEARCHED_SESSIONS):
         png = await asyncio.to_thread(_diagram_png, runner.workspace(sid), filename)
         if png is not None:

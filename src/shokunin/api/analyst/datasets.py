@@ -43,14 +43,14 @@ _UPLOAD_BODY = {"requestBody": {"required": True, "content": {MULTIPART: {"schem
 
 
 def storage_of(request: Request) -> DatasetStorage:
-    services = request.app.state.services
+    services = request.app.state.engine
     return DatasetStorage(services.runner,
                           int(services.settings.analyst_pandas_max_mb * 1024 * 1024),
                           ParseLimits.from_settings(services.settings))
 
 
 def _limit(request: Request) -> int:
-    return int(request.app.state.services.settings.analyst_max_upload_mb * 1024 * 1024)
+    return int(request.app.state.engine.settings.analyst_max_upload_mb * 1024 * 1024)
 
 
 def _too_large(limit: int) -> ApiError:
@@ -104,7 +104,7 @@ async def _thread_for_upload(request: Request, raw: str | None, title: str
                              ) -> tuple[str, bool]:
     """The Analyst thread the upload goes to, and whether this request created it: the one
     named (the caller must see it), or a new one titled ``title``."""
-    store = request.app.state.services.store
+    store = request.app.state.engine.store
     who = principal(request)
     if not raw:
         thread_id = new_thread_id()
@@ -153,7 +153,7 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
                 request, storage_of(request).add(thread_id, name, upload.file, options))
         except (DatasetError, ApiError) as exc:
             if created:  # a refused file (or one its client left) leaves no empty thread
-                await delete_thread(request.app.state.services.runner, thread_id)
+                await delete_thread(request.app.state.engine.runner, thread_id)
             if isinstance(exc, ApiError):
                 raise
             raise ApiError(400, str(exc), exc.code) from None
@@ -166,7 +166,7 @@ async def visible_dataset(request: Request, dataset_id: str) -> DatasetRecord:
     """The dataset, if the caller may see its thread; else 404."""
     record = await storage_of(request).get(dataset_id)
     if record is not None:
-        thread = await request.app.state.services.store.thread_summary(record.thread_id)
+        thread = await request.app.state.engine.store.thread_summary(record.thread_id)
         if thread is not None and may_see(principal(request), thread):
             return record
     raise ApiError(404, f"no dataset {dataset_id[:100]!r}", "not_found")

@@ -52,9 +52,9 @@ MAX_FILE_BYTES = 64 * 1024 * 1024  # per output file served or zipped
 
 def studio(request: Request) -> Studio:
     """The Studio service; 503 with the reason when its pipeline could not be loaded."""
-    services = request.app.state.services
+    services = request.app.state.engine
     if services.studio is None:
-        why = services.runner.services.get("studio_error", "it is not configured")
+        why = services.why_unavailable("studio") or "it is not configured"
         raise ApiError(503, f"the Studio is unavailable: {why}", "studio_unavailable")
     return services.studio
 

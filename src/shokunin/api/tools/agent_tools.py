@@ -17,5 +17,5 @@ async def agent_tools(agent: str, request: Request) -> dict[str, Any]:
     offered besides the plugins of ``/api/tools``."""
     if agent != "workbench":
         raise HTTPException(404, f"no agent named {agent!r} brings tools of its own")
-    services = request.app.state.services
+    services = request.app.state.engine
     return {"tools": own_declarations(services.map_package, services.settings.sample_db)}

@@ -17,7 +17,7 @@ router = APIRouter(prefix="/api/mcp", tags=["mcp"])
 
 @router.get("/servers")
 async def list_servers(request: Request) -> dict[str, Any]:
-    mcp = request.app.state.services.tools.mcp
+    mcp = request.app.state.engine.tools.mcp
     if mcp is None:
         return {"servers": [], "config": None, "error": None}
     return {"servers": mcp.status(), "config": str(mcp.config_file), "error": mcp.problem}

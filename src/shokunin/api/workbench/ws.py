@@ -308,7 +308,7 @@ def _started(message: dict[str, Any], ask: _Ask) -> dict[str, Any]:
 @router.websocket("/ws")
 async def workbench_ws(ws: WebSocket, thread: str | None = None) -> None:
     await ws.accept()
-    services = ws.app.state.services
+    services = ws.app.state.engine
     conn = _Connection(ws, services.runner, thread or new_thread_id(),
                        services.settings.ws_max_message_bytes, principal(ws))
     worker: asyncio.Task[None] | None = None

@@ -24,8 +24,8 @@ from mcp.server.stdio import stdio_server
 
 from shokunin import __version__
 from shokunin.api.access import principal
-from shokunin.api.services import Services
 from shokunin.config import Settings
+from shokunin.engine import Engine
 from shokunin.mcp.server import content, faces_advisor, faces_analyst
 from shokunin.mcp.server import tools as server_tools
 from shokunin.mcp.server.faces import FaceTool
@@ -40,21 +40,21 @@ INSTRUCTIONS = (
     "cancelled.")
 
 
-def _faces(services: Services, local: bool) -> dict[str, FaceTool]:
+def _faces(engine: Engine, local: bool) -> dict[str, FaceTool]:
     """The face tools whose agent this server has, by name."""
     faces = (faces_advisor.FACE, faces_analyst.LIST_FACE, faces_analyst.ask_face(local))
-    return {f.name: f for f in faces if f.agent in services.runner.agents}
+    return {f.name: f for f in faces if f.agent in engine.runner.agents}
 
 
-def build_server(services: Callable[[], Services], *, local: bool,
+def build_server(engine_of: Callable[[], Engine], *, local: bool,
                  ready: anyio.Event | None = None) -> Server[Any]:
-    """The MCP server over the engine ``services()`` returns (read per request: the web
+    """The MCP server over the engine ``engine_of()`` returns (read per request: the web
     server builds its engine in its lifespan, after this). ``local`` is true for the local
     user's own process (stdio): only then may a tool read a path the caller names. With
     ``ready``, requests about tools wait for it (the engine is built meanwhile)."""
 
     def tools() -> list[types.Tool]:
-        engine = services()
+        engine = engine_of()
         face_tools = _faces(engine, local)
         # A face's name wins over a folder tool's: the listing never holds a name twice.
         return [f.tool for f in face_tools.values()] + [
@@ -71,7 +71,7 @@ def build_server(services: Callable[[], Services], *, local: bool,
                            params: types.CallToolRequestParams) -> types.CallToolResult:
         if ready is not None:
             await ready.wait()
-        engine = services()
+        engine = engine_of()
         who = principal(ctx.request) if ctx.request is not None else None
         caller = Caller(engine, who, local, ctx)
         args = dict(params.arguments or {})
@@ -100,12 +100,10 @@ async def serve_stdio(settings: Settings, closed: anyio.Event | None = None) -> 
     Cancelled (a signal), it closes the engine and sets ``closed``; it then still waits for
     the SDK's stdin reader, a thread blocked on a read that only the client's EOF ends.
     """
-    from shokunin.api.app import build_services, close_services
-
     # stdio_server points fd 1 at stderr while it serves: nothing the engine, a tool or a
     # child process prints can reach the wire. So the engine is built inside it.
     async with stdio_server() as (read, write):
-        engines: list[Services] = []
+        engines: list[Engine] = []
         ready = anyio.Event()
         server = build_server(lambda: engines[0], local=True, ready=ready)
         try:
@@ -115,12 +113,11 @@ async def serve_stdio(settings: Settings, closed: anyio.Event | None = None) -> 
                 group.start_soon(server.run, read, write, server.create_initialization_options())
                 # The web server may be running on the same database: its live runs are
                 # not a previous process's leftovers.
-                engines.append(await build_services(settings, beside_web=True))
-                await engines[0].sandbox.start()
+                engines.append(await Engine.open(settings, recover=False, mcp_clients=False))
                 ready.set()
         finally:
             with anyio.CancelScope(shield=True):  # a signal stops the serving, not this
                 if engines:
-                    await close_services(engines[0])
+                    await engines[0].close()
             if closed is not None:
                 closed.set()

@@ -36,7 +36,7 @@ TOOL = types.Tool(
 
 async def ask_advisor(caller: Caller, args: dict[str, Any]) -> types.CallToolResult:
     question = args["question"].strip()
-    store = caller.services.store
+    store = caller.engine.store
     session_id = args.get("session_id")
     if session_id is None:
         session_id = new_thread_id()
@@ -51,7 +51,7 @@ async def ask_advisor(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
         if thread is None or thread["agent"] != ADVISOR or not may_see(caller.who, thread):
             return content.error(f"no Advisor session {session_id!r}; leave session_id out "
                                  "to start one")
-    run_id = await caller.services.runner.start(ADVISOR, session_id, {"message": question},
+    run_id = await caller.engine.runner.start(ADVISOR, session_id, {"message": question},
                                                 owner=caller.who)
     events = await follow(caller, run_id, narrate)
     ids = {"session_id": session_id, "run_id": run_id}

@@ -59,15 +59,15 @@ def ask_tool(local: bool) -> types.Tool:
 
 
 def _storage(caller: Caller) -> DatasetStorage:
-    settings = caller.services.settings
-    return DatasetStorage(caller.services.runner,
+    settings = caller.engine.settings
+    return DatasetStorage(caller.engine.runner,
                           int(settings.analyst_pandas_max_mb * 1024 * 1024),
                           ParseLimits.from_settings(settings))
 
 
 async def list_datasets(caller: Caller, args: dict[str, Any]) -> types.CallToolResult:
     storage = _storage(caller)
-    threads = await caller.services.store.list_threads(
+    threads = await caller.engine.store.list_threads(
         agent=ANALYST, owner=owner_scope(caller.who), limit=LISTED_THREADS)
     found = [record for thread in threads for record in await storage.for_thread(thread["id"])]
     rows = [{"id": r.id, "name": r.original_name, "rows": r.profile.rows,
@@ -89,7 +89,7 @@ async def ask_analyst(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
         record = await _visible(caller, args["dataset_id"])
     if isinstance(record, types.CallToolResult):
         return record
-    run_id = await caller.services.runner.start(
+    run_id = await caller.engine.runner.start(
         ANALYST, record.thread_id, {"dataset_id": record.id, "question": question},
         owner=caller.who)
     events = await follow(caller, run_id, narrate)
@@ -112,27 +112,27 @@ async def ask_analyst(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
 async def _visible(caller: Caller, dataset_id: str) -> DatasetRecord | types.CallToolResult:
     record = await _storage(caller).get(dataset_id)
     if record is not None:
-        thread = await caller.services.store.thread_summary(record.thread_id)
+        thread = await caller.engine.store.thread_summary(record.thread_id)
         if thread is not None and may_see(caller.who, thread):
             return record
     return content.error(f"no dataset {dataset_id[:100]!r}; list_datasets shows the ids")
 
 
 async def _upload(caller: Caller, path: Path) -> DatasetRecord | types.CallToolResult:
-    limit = int(caller.services.settings.analyst_max_upload_mb * 1024 * 1024)
+    limit = int(caller.engine.settings.analyst_max_upload_mb * 1024 * 1024)
     if not path.is_file():
         return content.error(f"no file {str(path)!r}")
     if path.stat().st_size > limit:
         return content.error(f"{path.name} is larger than {limit} bytes "
                              "(SHOKUNIN_ANALYST_MAX_UPLOAD_MB)")
     thread_id = new_thread_id()
-    await caller.services.store.ensure_thread(thread_id, ANALYST, title=path.name,
+    await caller.engine.store.ensure_thread(thread_id, ANALYST, title=path.name,
                                               owner=caller.who)
     try:
         with path.open("rb") as upload:
             return await _storage(caller).add(thread_id, path.name, upload)
     except DatasetError as exc:
-        await delete_thread(caller.services.runner, thread_id)  # no empty thread left
+        await delete_thread(caller.engine.runner, thread_id)  # no empty thread left
         return content.error(f"{path.name}: {exc}")
 
 

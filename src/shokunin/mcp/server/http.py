@@ -22,7 +22,7 @@ from mcp.server.streamable_http_manager import (
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from shokunin.api.services import Services
+from shokunin.engine import Engine
 from shokunin.mcp.server.app import build_server
 
 PATH = "/mcp"
@@ -32,9 +32,9 @@ class McpEndpoint:
     """The ASGI app to route at ``/mcp`` and the lifespan it needs (``running()``): a
     mounted app's own lifespan never runs, so the web server's lifespan enters this one."""
 
-    def __init__(self, services: Callable[[], Services], *, max_body_bytes: int) -> None:
+    def __init__(self, engine_of: Callable[[], Engine], *, max_body_bytes: int) -> None:
         self.manager = StreamableHTTPSessionManager(
-            app=build_server(services, local=False), json_response=False, stateless=True,
+            app=build_server(engine_of, local=False), json_response=False, stateless=True,
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
             max_request_body_size=max_body_bytes)
         self.app: ASGIApp = StreamableHTTPASGIApp(self.manager)

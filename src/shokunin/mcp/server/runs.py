@@ -18,7 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from shokunin import events as ev
-from shokunin.api.services import Services
+from shokunin.engine import Engine
 
 Narrate = Callable[[ev.BaseEvent], str | None]
 """An event's progress message, or None when the event says nothing worth a notification."""
@@ -29,7 +29,7 @@ class Caller:
     """Who asks, through what: the engine, the caller's principal (None on stdio and when
     auth is off), whether it is the local user's own process (stdio), and the request."""
 
-    services: Services
+    engine: Engine
     who: str | None
     local: bool
     ctx: ServerRequestContext[Any, Any]
@@ -42,7 +42,7 @@ async def follow(caller: Caller, run_id: str, narrate: Narrate) -> list[ev.BaseE
     client sent no progress token). If the request is cancelled first, the run is
     cancelled, which sets a tool's abort_event, before the cancellation goes on.
     """
-    runner = caller.services.runner
+    runner = caller.engine.runner
     seen: list[ev.BaseEvent] = []
     reported = 0
     try:

@@ -68,7 +68,7 @@ def find(registry: ToolRegistry, name: str) -> ToolInfo:
 
 
 async def call(caller: Caller, name: str, args: dict[str, Any]) -> types.CallToolResult:
-    registry: ToolRegistry = caller.services.tools
+    registry: ToolRegistry = caller.engine.tools
     info = find(registry, name)
     if not info.ok:
         return content.error(f"tool {name!r} is unavailable: {info.error}")
@@ -77,7 +77,7 @@ async def call(caller: Caller, name: str, args: dict[str, Any]) -> types.CallToo
     except InvalidArguments as exc:
         # The spec asks for input validation errors as tool errors: a model can fix them.
         return content.error(f"invalid arguments for {name!r}: {exc}")
-    run_id = await caller.services.runner.start(
+    run_id = await caller.engine.runner.start(
         TOOL_AGENT, new_thread_id(), {"tool": info.name, "args": args, "timeout": None},
         owner=caller.who)
     events = await follow(caller, run_id, _progress)

@@ -59,7 +59,7 @@ def _summary(result: Any) -> str:
 def run_python_tool() -> BaseTool:
     async def run_python(code: str) -> str:
         deps = run_deps()
-        sandbox = deps.ctx.services.get("sandbox")
+        sandbox = deps.ctx.services.sandbox
         if not hasattr(sandbox, "run_in"):
             raise ToolException("the Python sandbox is not available on this server")
         from shokunin.sandbox import ExecPythonInput

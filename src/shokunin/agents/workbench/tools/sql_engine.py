@@ -27,6 +27,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import SqlArgs
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.models import MAX_DESCRIPTION
 
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
@@ -54,12 +55,16 @@ class SqlLimits:
                    timeout_sec=settings.sql_timeout_sec)
 
 
-class QueryRejected(ValueError):
+class QueryRejected(ShokuninError, ValueError):
     """The query is not a single read-only SELECT."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
-class QueryLimitExceeded(ValueError):
+class QueryLimitExceeded(ShokuninError, ValueError):
     """The query ran past a bound (time or value size) and was stopped."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
 def _authorize(action: int, *_args: object) -> int:
@@ -164,7 +169,7 @@ def sql_engine_tool(db: Path, limits: SqlLimits | None = None) -> BaseTool:
     """The tool over ``db``; without ``limits``, those of the calling run's server."""
 
     async def sql_engine(query: str) -> str:
-        bounds = limits or SqlLimits.from_settings(run_deps().ctx.services.get("settings"))
+        bounds = limits or SqlLimits.from_settings(run_deps().ctx.services.settings)
         try:
             columns, rows, truncated = await asyncio.to_thread(run_query, db, query, bounds)
         except (QueryRejected, QueryLimitExceeded, sqlite3.Error) as exc:

@@ -44,7 +44,7 @@ class Toolbox:
     def for_run(self, ctx: RunContext) -> Mapping[str, BaseTool]:
         """The tools a run may call (shared by runs: read-only). A declaration a provider
         would refuse fails the whole request: such a tool is left out."""
-        registry = ctx.services.get("tools")
+        registry = ctx.services.tools
         listed = registry.list() if registry is not None else []
         key = (id(registry), *((id(info), info.status) for info in listed))
         if key != self._key:

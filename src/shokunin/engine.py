@@ -1,0 +1,122 @@
+"""The engine: the one composition root every face runs on.
+
+``Engine.open(settings)`` builds the store, the LangGraph checkpointer, the event bus, the
+Runner, the sandbox, the tools (with the configured MCP servers' tools) and the agents, in
+one start-up sequence; ``close()`` takes them down in reverse. ``shokunin serve`` opens one
+in its lifespan, ``shokunin mcp serve`` and ``shokunin analyze`` open their own: nothing
+else assembles the parts.
+
+Who recovers: the process that owns the runs (``serve``, ``recover=True``) fails the runs a
+previous process left unfinished and lets the Studio's projects go on. A process that may
+share the database with a running server (``mcp serve``, ``analyze``) leaves them alone:
+they may be the server's live runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from shokunin.agents.registry import build_agents
+from shokunin.agents.studio import Studio
+from shokunin.agents.workbench import load_map
+from shokunin.config import Settings
+from shokunin.maps import MapError, MapPackage
+from shokunin.mcp.client import McpTools
+from shokunin.runs import EventBus, MemoryBus, Runner, RunServices
+from shokunin.sandbox import Sandbox
+from shokunin.store import Store, close_checkpointer, open_checkpointer
+from shokunin.tools import ToolRegistry
+
+log = logging.getLogger(__name__)
+MCP_STARTUP_WAIT_SEC = 3.0  # how long start-up waits for MCP servers' first answers
+
+
+@dataclass
+class Engine:
+    """The parts one process holds. Faces reach them through the use cases (``runs.access``,
+    ``runs.follow``, the agents' own) and never build any of them."""
+
+    settings: Settings
+    store: Store
+    checkpointer: BaseCheckpointSaver
+    bus: EventBus
+    runner: Runner
+    tools: ToolRegistry
+    sandbox: Sandbox
+    map_package: MapPackage | MapError
+    studio: Studio | None = None  # None when its pipeline cannot be loaded
+    unavailable: dict[str, str] = field(default_factory=dict)  # face -> why it is off
+
+    @classmethod
+    async def open(cls, settings: Settings, *, recover: bool = True,
+                   mcp_clients: bool = True) -> Engine:
+        """Build and start the engine. ``recover``: this process owns the runs (see the
+        module docstring). ``mcp_clients``: open sessions with the configured MCP servers
+        (``mcp serve`` does not: their tools are not served over MCP)."""
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
+            store = await Store.open(settings.resolved_database_url)
+            undo.push_async_callback(store.close)
+            if recover:  # before anything runs: waiting runs are left to resume here
+                stale = await store.fail_unfinished_runs(
+                    "server restarted while the run was in progress")
+                if stale:
+                    log.warning("marked %d unfinished runs from a previous process as failed",
+                                stale)
+            checkpointer = await open_checkpointer(store)
+            undo.push_async_callback(close_checkpointer, checkpointer)
+            tools = ToolRegistry.from_settings(
+                settings, mcp=McpTools.from_settings(settings) if mcp_clients else None)
+            undo.push_async_callback(tools.close)
+            # The configured MCP servers' tools join the list; a slow server joins later.
+            await tools.connect(wait=MCP_STARTUP_WAIT_SEC)
+            sandbox = Sandbox(settings)
+            undo.push_async_callback(sandbox.shutdown)
+            map_package = load_map(settings)
+            services = RunServices(settings=settings, tools=tools, sandbox=sandbox,
+                                   checkpointer=checkpointer, map_package=map_package)
+            runner = Runner(store, MemoryBus(), settings.data_dir / "workspaces", services)
+            undo.push_async_callback(runner.shutdown)
+            built = build_agents(services, store)
+            for agent in built.agents:
+                runner.register(agent)
+            studio = None
+            if built.studio is not None:
+                parts = built.studio
+                studio = Studio(runner, parts.agent.records, parts.pipeline, parts.agent.pauses)
+            engine = cls(settings=settings, store=store, checkpointer=checkpointer,
+                         bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
+                         map_package=map_package, studio=studio,
+                         unavailable=built.unavailable)
+            await sandbox.start()  # may refuse (SandboxUnavailable): then all is closed
+            if recover and studio is not None:
+                await studio.recover()  # projects cut short by a restart go on
+            undo.pop_all()
+        return engine
+
+    async def close(self) -> None:
+        """Stop every run and close every part, in the reverse order of ``open``."""
+        if self.studio is not None:
+            await self.studio.close()
+        await self.runner.shutdown()
+        for agent in self.runner.agents.values():  # an agent's own resources, if any
+            if hasattr(agent, "aclose"):
+                await agent.aclose()
+        await self.sandbox.shutdown()
+        await self.tools.close()
+        await close_checkpointer(self.checkpointer)  # after the runs that use it
+        await self.store.close()
+
+    async def __aenter__(self) -> Engine:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def why_unavailable(self, face: str) -> str | None:
+        """Why ``face`` ("advisor", "studio") is off in this process, or None if it is on."""
+        return self.unavailable.get(face)
