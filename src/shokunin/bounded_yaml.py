@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 100_000  # after expanding aliases
@@ -26,8 +28,10 @@ MAX_TEXT = 4 * 1024 * 1024  # characters of scalars after expanding aliases
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class YamlTooLarge(ValueError):
+class YamlTooLarge(ShokuninError, ValueError):
     """A YAML document past one of the bounds; the message says which."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
 def read(path: Path) -> Any:

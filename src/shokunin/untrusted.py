@@ -33,6 +33,8 @@ from multiprocessing import forkserver, reduction
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 T = TypeVar("T")
 _PRELOAD: list[str] = []
 _ENV: dict[str, str] = {}
@@ -41,8 +43,10 @@ _starting = threading.Lock()
 _channel: Connection | None = None  # in a child: the pipe to the parent
 
 
-class BoundExceeded(Exception):
+class BoundExceeded(ShokuninError):
     """The parser went past one of its bounds and was stopped."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
 class OutOfMemory(BoundExceeded):
@@ -51,10 +55,12 @@ class OutOfMemory(BoundExceeded):
 
 class OutOfTime(BoundExceeded):
     """The parser ran longer than it may (CPU or wall-clock time)."""
+    code = ErrorCode.TOO_SLOW
 
 
 class ResultTooLarge(BoundExceeded):
     """The parser's answer (or exception) is larger than the parent takes."""
+    code = ErrorCode.TOO_LARGE
 
 
 class Cancelled(Exception):

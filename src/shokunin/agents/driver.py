@@ -29,6 +29,7 @@ from langgraph.types import Command, Durability, Interrupt
 from pydantic import ValidationError
 
 from shokunin import events as ev
+from shokunin.errors import ShokuninError
 from shokunin.models import UsageRecorder
 from shokunin.runs import Interrupted, RunContext
 
@@ -44,7 +45,7 @@ DURABILITY: Durability = "exit"
 _INTERRUPT = "__interrupt__"
 
 
-class CustomEventError(TypeError):
+class CustomEventError(ShokuninError, TypeError):
     """A node wrote something to the custom stream that is not an Event."""
 
 

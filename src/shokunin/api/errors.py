@@ -2,8 +2,14 @@
 handlers that put every failure into it, the refusal the perimeter middleware sends, and
 the request checks of the REST faces that raise it.
 
+A ``ShokuninError`` (``shokunin/errors.py``) is answered here, once, with its own
+``status`` and ``code``: a route lets the engine's errors go by, and raises ``ApiError``
+for a request it cannot use. One with the code ``internal`` is answered as an unhandled
+error (below).
+
 Codes: ``bad_json`` (the body is not JSON), ``bad_request`` (well-formed but unusable),
-``bad_thread_id``, ``bad_event_id`` (a ``Last-Event-ID`` or ``after`` that is not a seq),
+``bad_thread_id`` (a malformed thread, session or dataset thread id, on every face),
+``bad_event_id`` (a ``Last-Event-ID`` or ``after`` that is not a seq),
 ``not_found``, ``not_waiting`` (resume of a run that waits for nobody), ``not_running``
 (cancel of a run that is not running), ``run_live`` (delete of a thread with a live run);
 from the perimeter ``forbidden_host`` (a ``Host`` the server does not answer to),
@@ -31,21 +37,31 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 log = logging.getLogger(__name__)
 
-CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-         405: "method_not_allowed", 409: "conflict", 413: "too_large",
-         415: "unsupported_media_type", 422: "invalid_request", 429: "too_many_requests",
-         503: "unavailable"}
+CODES = {400: ErrorCode.BAD_REQUEST, 401: ErrorCode.UNAUTHORIZED, 403: ErrorCode.FORBIDDEN,
+         404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED, 409: ErrorCode.CONFLICT,
+         413: ErrorCode.TOO_LARGE, 415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+         422: ErrorCode.INVALID_REQUEST, 429: ErrorCode.TOO_MANY_REQUESTS,
+         503: ErrorCode.UNAVAILABLE}
 WS_POLICY_VIOLATION = 1008
 
 
-class ClientError(HTTPException):
-    """An HTTP error with its own code, raised anywhere below the exception middleware."""
+class ApiError(ShokuninError, HTTPException):
+    """A request a face cannot use, raised anywhere in a route, its dependencies or below
+    the exception middleware (a body's media type or size): its own status and code. It
+    is an ``HTTPException`` too, so FastAPI lets it through while it reads a body."""
 
-    def __init__(self, status: int, message: str, code: str | None = None) -> None:
-        super().__init__(status, message)
-        self.code = code or CODES.get(status, "error")
+    def __init__(self, status: int, message: str, code: ErrorCode | str | None = None) -> None:
+        HTTPException.__init__(self, status, message)
+        self.status = status
+        self.code = ErrorCode(code or CODES.get(status, ErrorCode.ERROR))
+
+    @property
+    def message(self) -> str:
+        return str(self.detail)
 
 
 def error_response(status: int, message: str, code: str | None = None,
@@ -129,28 +145,25 @@ async def _internal(request: Request, exc: Exception) -> Response:
     error_id = uuid.uuid4().hex[:12]
     log.error("error %s: unhandled exception on %s %s", error_id, request.method,
               request.url.path, exc_info=exc)
-    return JSONResponse({"error": "internal error", "code": "internal", "id": error_id},
-                        status_code=500)
+    return JSONResponse({"error": "internal error", "code": ErrorCode.INTERNAL,
+                         "id": error_id}, status_code=500)
 
 
-class ApiError(Exception):
-    """Raised anywhere in a route (or its dependencies): answered as the JSON error form."""
-
-    def __init__(self, status: int, message: str, code: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
-
-
-async def handle_api_error(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ApiError)
+def http_error(exc: ShokuninError) -> JSONResponse:
+    """A ``ShokuninError`` in the JSON error form, with its status (not ``internal``)."""
     return error_response(exc.status, exc.message, exc.code)
+
+
+async def _shokunin_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ShokuninError)
+    if exc.code == ErrorCode.INTERNAL:  # a fault, not the caller's: the log has the rest
+        return await _internal(request, exc)
+    return http_error(exc)
 
 
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that answer every error in the JSON error form."""
-    app.add_exception_handler(ApiError, handle_api_error)
+    app.add_exception_handler(ShokuninError, _shokunin_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(RecursionError, _too_deep)

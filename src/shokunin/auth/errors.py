@@ -8,9 +8,13 @@ AuthError
 
 from __future__ import annotations
 
+from shokunin.errors import ErrorCode, ShokuninError
 
-class AuthError(Exception):
+
+class AuthError(ShokuninError):
     """Root of the auth errors."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
 class InvalidKeyName(AuthError):
@@ -18,8 +22,10 @@ class InvalidKeyName(AuthError):
 
 
 class KeyExists(AuthError):
-    pass
+    status = 409
+    code = ErrorCode.CONFLICT
 
 
 class KeyNotFound(AuthError):
-    pass
+    status = 404
+    code = ErrorCode.NOT_FOUND

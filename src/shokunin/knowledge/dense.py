@@ -14,11 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from shokunin.errors import ShokuninError
+
 Embed = Callable[[list[str]], np.ndarray]
 RRF_K = 60  # reciprocal rank fusion's constant: 1 / (RRF_K + rank)
 
 
-class EmbedderError(ValueError):
+class EmbedderError(ShokuninError, ValueError):
     """An embedder that cannot be made; the message says why and what to set."""
 
 

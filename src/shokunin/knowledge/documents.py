@@ -10,12 +10,16 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
-class UnreadableDocument(ValueError):
+class UnreadableDocument(ShokuninError, ValueError):
     """A file that cannot be read as a document; the message says why."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,13 @@
 
 from __future__ import annotations
 
+from shokunin.errors import ErrorCode, ShokuninError
 
-class MapError(Exception):
+
+class MapError(ShokuninError):
     """The map package is broken; ``problems`` lists every fault as ``path: reason``."""
+    status = 503
+    code = ErrorCode.MAP_ERROR
 
     def __init__(self, source: str, problems: list[str]) -> None:
         self.source = source
@@ -17,8 +21,10 @@ class MapError(Exception):
         super().__init__(f"invalid map package {source}: " + "; ".join(problems))
 
 
-class MapCommandError(ValueError):
+class MapCommandError(ShokuninError, ValueError):
     """A command names an unknown floor, room, colour, direction or bitmap, or a bad spot.
 
     The message names the valid choices, so an agent can correct itself and a user
     understands it."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST

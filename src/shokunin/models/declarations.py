@@ -19,13 +19,15 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from shokunin.errors import ShokuninError
+
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}", re.ASCII)
 MAX_DESCRIPTION = 1024
 
 log = logging.getLogger(__name__)
 
 
-class DeclarationError(ValueError):
+class DeclarationError(ShokuninError, ValueError):
     """A tool declaration a provider would refuse; the message gives every reason."""
 
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 TIMEOUT_SETTING = "SHOKUNIN_MODEL_TIMEOUT_SEC"
 
 
-class ModelCallError(RuntimeError):
+class ModelCallError(ShokuninError, RuntimeError):
     """A model request failed in a way the user can act on (timeout, unreachable, cut)."""
+    status = 503
+    code = ErrorCode.UNAVAILABLE
 
 
 def model_url(model: Any) -> str:

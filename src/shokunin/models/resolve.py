@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 
+from shokunin.errors import ShokuninError
 from shokunin.models.offline import OfflineChatModel
 from shokunin.models.scripted import scripted_model
 
@@ -22,7 +23,7 @@ OLLAMA_URL = "http://127.0.0.1:11434/v1"
 LOCAL_KEY = "not-needed"
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(ShokuninError, ValueError):
     """The model spec cannot be resolved (unknown provider, missing extra, bad form, no key)."""
 
 

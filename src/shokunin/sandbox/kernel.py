@@ -27,6 +27,7 @@ from typing import Any
 from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
+from shokunin.errors import ShokuninError
 from shokunin.sandbox.artifacts import OutputCollector
 from shokunin.sandbox.contracts import ExecResult
 from shokunin.sandbox.folders import KernelFolder, hand_over
@@ -41,7 +42,7 @@ POLL_SEC = 0.1
 NOFILE = 1024  # open files per process: also bounds how many memfds hold memory
 
 
-class KernelDied(RuntimeError):
+class KernelDied(ShokuninError, RuntimeError):
     """The kernel process is gone (out of memory, killed, crashed)."""
 
 

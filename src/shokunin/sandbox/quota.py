@@ -16,12 +16,16 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 MEMINFO = "/proc/meminfo"
 POLL_SEC = 0.2  # how often a waiting cell looks whether it was aborted
 
 
-class SandboxBusy(RuntimeError):
+class SandboxBusy(ShokuninError, RuntimeError):
     """No kernel slot came free within the wait; the message says which limit and why."""
+    status = 503
+    code = ErrorCode.BUSY
 
 
 def owner_key(thread_id: str, owner: str | None) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from shokunin import events
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.sandbox import landlock_rules, saved_images, syscall_filter
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
 from shokunin.sandbox.exposure import (
@@ -71,8 +72,10 @@ def _log_missing_walls() -> None:
                     "read what their uid may read; the other walls hold")
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(ShokuninError, RuntimeError):
     """Kernels cannot start on this machine; the message says why and what to do."""
+    status = 503
+    code = ErrorCode.UNAVAILABLE
 
 
 class Sandbox:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import errno
 
+from shokunin.errors import ShokuninError
+
 # Denied outright (EPERM). Names unknown to this architecture or libseccomp are skipped.
 DENIED = (
     # namespaces and mounts: the walls the launcher built must stay as they are
@@ -52,7 +54,7 @@ PERSONALITY_ALLOWED_BITS = 0x0008 | 0x0020000
 AF_UNIX, AF_NETLINK, NETLINK_ROUTE = 1, 16, 0
 
 
-class FilterUnavailable(RuntimeError):
+class FilterUnavailable(ShokuninError, RuntimeError):
     """The system supports seccomp but the filter could not be built or loaded."""
 
 

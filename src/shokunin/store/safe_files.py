@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO cannot hang us
 _RESOLVE = 0x08 | 0x04 | 0x02  # RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
@@ -36,9 +38,11 @@ MAX_ENTRIES = 10_000  # what a walk yields at most
 MAX_DEPTH = 64
 
 
-class UnsafePath(ValueError):
+class UnsafePath(ShokuninError, ValueError):
     """A name that is not a plain relative path inside the tree, that crosses a link, or
     that is not a plain file (a link, a hard link, a device, a foreign owner's file)."""
+    status = 404
+    code = ErrorCode.NOT_FOUND
 
 
 class _OpenHow(ctypes.Structure):

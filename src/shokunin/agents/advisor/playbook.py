@@ -10,11 +10,12 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from shokunin import bounded_yaml
+from shokunin.errors import ShokuninError
 
 UNKNOWN = "UNKNOWN"
 
 
-class PlaybookError(ValueError):
+class PlaybookError(ShokuninError, ValueError):
     """A playbook that cannot be used; the message names the file and the problem."""
 
 

@@ -11,13 +11,16 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from shokunin.agents.analyst.graph import AnalystDeps, Brain, build_graph
 from shokunin.agents.analyst.storage import load_record
 from shokunin.agents.driver import drive
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.runs import RunContext
 
 RECURSION_LIMIT = 30
 
 
-class UnknownDataset(LookupError):
+class UnknownDataset(ShokuninError, LookupError):
     """The run names a dataset the thread does not have."""
+    status = 404
+    code = ErrorCode.NOT_FOUND
 
 
 class AnalystAgent:

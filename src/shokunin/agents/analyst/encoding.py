@@ -22,6 +22,8 @@ from typing import Literal
 import charset_normalizer
 from pydantic import BaseModel
 
+from shokunin.errors import ErrorCode, ShokuninError
+
 Method = Literal["bom", "utf-8", "cp932", "euc-jp", "utf-16-nul-pattern",
                  "charset-normalizer", "override"]
 
@@ -37,8 +39,10 @@ class EncodingGuess(BaseModel):
     method: Method
 
 
-class NotTextEncoding(ValueError):
+class NotTextEncoding(ShokuninError, ValueError):
     """A codec name that is unknown or does not turn bytes into text."""
+    status = 400
+    code = ErrorCode.BAD_REQUEST
 
 
 def text_encoding(name: str) -> str:

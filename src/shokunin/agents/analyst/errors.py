@@ -10,26 +10,29 @@
 
 from __future__ import annotations
 
+from shokunin.errors import ErrorCode, ShokuninError
 
-class DatasetError(Exception):
-    code = "bad_table"
+
+class DatasetError(ShokuninError):
+    status = 400
+    code = ErrorCode.BAD_TABLE
 
 
 class NotATable(DatasetError):
-    code = "not_a_table"
+    code = ErrorCode.NOT_A_TABLE
 
 
 class UnreadableTable(DatasetError):
-    code = "bad_table"
+    code = ErrorCode.BAD_TABLE
 
 
 class TooLargeExpanded(DatasetError):
-    code = "too_large_expanded"
+    code = ErrorCode.TOO_LARGE_EXPANDED
 
 
 class TookTooLong(DatasetError):
-    code = "too_slow"
+    code = ErrorCode.TOO_SLOW
 
 
 class UnsafeFile(DatasetError):
-    code = "unsafe_file"
+    code = ErrorCode.UNSAFE_FILE

@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 
 from shokunin import events as ev
 from shokunin.agents.analyst.inert_markdown import inert
+from shokunin.errors import ErrorCode, ShokuninError
 
 MEDIA = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
          "ipynb": "application/x-ipynb+json"}
@@ -25,8 +26,10 @@ _STYLE = ("body{font-family:'Noto Sans JP','Hiragino Sans',sans-serif;max-width:
           "pre{background:#f4f5f7;padding:8px;overflow-x:auto}")
 
 
-class NoReport(LookupError):
+class NoReport(ShokuninError, LookupError):
     """The run has not written a report (still running, waiting, failed or cancelled)."""
+    status = 409
+    code = ErrorCode.NO_REPORT
 
 
 def _parts(events: list[ev.BaseEvent]) -> tuple[str, str, list[ev.Image]]:

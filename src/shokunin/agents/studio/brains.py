@@ -21,11 +21,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
+from shokunin.errors import ShokuninError
+
 DRAFT_NOTE = ("オフライン下書き: モデル未設定のため、コンセプトから決まった手順で書いた草案です。"
               "SHOKUNIN_MODEL を設定するとモデルが書きます。")
 
 
-class JobFailed(Exception):
+class JobFailed(ShokuninError):
     def __init__(self, error_type: str, message: str, retry_after: float | None = None,
                  llm_error: str | None = None) -> None:
         super().__init__(message)

@@ -30,11 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from shokunin import bounded_yaml
 from shokunin.agents.studio.contracts import AgentType, CheckpointType, OutputType
+from shokunin.errors import ShokuninError
 
 DEFAULT_PIPELINE = Path(__file__).resolve().parents[2] / "data" / "studio" / "pipeline.yaml"
 
 
-class PipelineError(ValueError):
+class PipelineError(ShokuninError, ValueError):
     """A pipeline file that cannot be used, with the reason."""
 
 

@@ -30,6 +30,7 @@ from shokunin.agents.studio.metrics import elapsed_seconds
 from shokunin.agents.studio.pauses import Pauses
 from shokunin.agents.studio.pipeline import Pipeline
 from shokunin.agents.studio.session import agent_id, checkpoint_wire, derived_id
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.runs import Runner, RunNotFound, RunStateError
 from shokunin.runs.deletion import delete_thread
 from shokunin.store.studio_records import StudioRecords, now
@@ -37,12 +38,15 @@ from shokunin.store.studio_records import StudioRecords, now
 log = logging.getLogger(__name__)
 
 
-class StudioError(Exception):
+class StudioError(ShokuninError):
     """Root of the Studio's errors: StudioNotFound (404), StudioConflict (409)."""
+    status = 409
+    code = ErrorCode.CONFLICT
 
 
 class StudioNotFound(StudioError):
-    pass
+    status = 404
+    code = ErrorCode.NOT_FOUND
 
 
 class StudioConflict(StudioError):

@@ -23,6 +23,7 @@ from shokunin.agents.studio.contracts import Agent, AgentLogEntry, Checkpoint
 from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.agents.studio.pauses import Pauses
 from shokunin.agents.studio.pipeline import AgentSpec, Pipeline
+from shokunin.errors import ShokuninError
 from shokunin.runs import RunContext
 from shokunin.store.event_writer import Write
 from shokunin.store.safe_files import SafeTree, UnsafePath, parts
@@ -47,7 +48,7 @@ MAX_FILE_CHARS = 200_000  # of one output file read back for later agents
 MAX_TREE_CHARS = 2_000_000  # of all of them together
 
 
-class GaveUp(Exception):  # noqa: N818 - the agent gave up after its retries
+class GaveUp(ShokuninError):  # noqa: N818 - the agent gave up after its retries
     def __init__(self, error_type: str, message: str) -> None:
         super().__init__(message)
         self.error_type = error_type

@@ -12,11 +12,11 @@ from __future__ import annotations
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from shokunin.api.errors import ClientError, deny
+from shokunin.api.errors import ApiError, deny
 from shokunin.api.perimeter.declared_body import MULTIPART, accepted_media_types
 
 
-class BodyTooLarge(ClientError):
+class BodyTooLarge(ApiError):
     def __init__(self, limit: int) -> None:
         super().__init__(413, f"the request body is larger than {limit} bytes", "too_large")
 
@@ -40,7 +40,7 @@ class BodyLimitMiddleware:
         length = int(declared) if declared.isdigit() else None
         ceiling = max(self.max_body_bytes, self.max_upload_bytes)
         if length is not None and length > ceiling:
-            await deny(scope, receive, send, 413, str(BodyTooLarge(ceiling).detail), "too_large")
+            await deny(scope, receive, send, 413, BodyTooLarge(ceiling).message, "too_large")
             return
         limit: int | None = None
         received = 0
@@ -69,4 +69,4 @@ class BodyLimitMiddleware:
         except BodyTooLarge as exc:  # raised where no exception handler converted it
             if started:
                 raise
-            await deny(scope, receive, send, 413, str(exc.detail), "too_large")
+            await deny(scope, receive, send, 413, exc.message, "too_large")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from shokunin.api.errors import ClientError
+from shokunin.api.errors import ApiError
 from shokunin.api.perimeter.declared_body import accepted_media_types, has_body, is_accepted
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -45,5 +45,5 @@ def check(scope: Scope) -> None:
     content_type = Headers(scope=scope).get("content-type")
     if accepted is not None and not is_accepted(content_type, accepted):
         sent = content_type.split(";")[0] if content_type else "no content type"
-        raise ClientError(415, f"this route takes {' or '.join(sorted(accepted))}, not {sent}",
+        raise ApiError(415, f"this route takes {' or '.join(sorted(accepted))}, not {sent}",
                           "unsupported_media_type")

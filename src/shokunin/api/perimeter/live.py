@@ -20,16 +20,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shokunin.auth import Authenticator
+from shokunin.errors import ErrorCode, ShokuninError
 
 log = logging.getLogger(__name__)
 POLL_SEC = 1.0
 REVOKED_MESSAGE = "the API key of this connection was revoked"
 
 
-class TooManyStreams(Exception):
+class TooManyStreams(ShokuninError):
     """A client or principal holds as many live connections as allowed."""
+    status = 429
 
-    code = "too_many_streams"
+    code = ErrorCode.TOO_MANY_STREAMS
 
 
 @dataclass(eq=False)

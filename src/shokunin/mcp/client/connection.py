@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from shokunin import __version__
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.mcp.client.servers import HttpServer, StdioServer
 from shokunin.tools.masking import mask_text
 
@@ -42,8 +43,10 @@ Status = Literal["connecting", "ok", "error"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
-class McpUnavailable(Exception):
+class McpUnavailable(ShokuninError):
     """The server is not connected (yet, or any more); the message says why."""
+    status = 503
+    code = ErrorCode.UNAVAILABLE
 
 
 class McpConnection:
