@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from shokunin.agents.analyst import Datasets
 from shokunin.agents.registry import build_agents
 from shokunin.agents.studio import Studio
 from shokunin.agents.workbench import load_map
@@ -48,6 +49,7 @@ class Engine:
     tools: ToolRegistry
     sandbox: Sandbox
     map_package: MapPackage | MapError
+    datasets: Datasets  # the Analyst's datasets (upload, ask, preview, delete)
     studio: Studio | None = None  # None when its pipeline cannot be loaded
     unavailable: dict[str, str] = field(default_factory=dict)  # face -> why it is off
 
@@ -61,12 +63,6 @@ class Engine:
         async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
             store = await Store.open(settings.resolved_database_url)
             undo.push_async_callback(store.close)
-            if recover:  # before anything runs: waiting runs are left to resume here
-                stale = await store.fail_unfinished_runs(
-                    "server restarted while the run was in progress")
-                if stale:
-                    log.warning("marked %d unfinished runs from a previous process as failed",
-                                stale)
             checkpointer = await open_checkpointer(store)
             undo.push_async_callback(close_checkpointer, checkpointer)
             tools = ToolRegistry.from_settings(
@@ -87,14 +83,15 @@ class Engine:
             studio = None
             if built.studio is not None:
                 parts = built.studio
-                studio = Studio(runner, parts.agent.records, parts.pipeline, parts.agent.pauses)
+                studio = Studio(runner, parts.agent.records, parts.pipeline)
             engine = cls(settings=settings, store=store, checkpointer=checkpointer,
                          bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
-                         map_package=map_package, studio=studio,
+                         map_package=map_package, datasets=Datasets(runner, settings),
+                         studio=studio,
                          unavailable=built.unavailable)
             await sandbox.start()  # may refuse (SandboxUnavailable): then all is closed
-            if recover and studio is not None:
-                await studio.recover()  # projects cut short by a restart go on
+            if recover:  # runs a previous process left: failed, or the Studio's go on
+                await runner.recover()
             undo.pop_all()
         return engine
 

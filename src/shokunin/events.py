@@ -9,7 +9,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    AliasGenerator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 
 
 def _now() -> datetime:
@@ -140,16 +149,124 @@ class Log(BaseEvent):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+# The Studio's records as its events carry them: typed, snake_case. How a face spells them
+# (the seed's camelCase) is the face's business (api/studio/wire.py).
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)  # SQLite gives naive UTC
+
+
+Time = Annotated[datetime, AfterValidator(_utc)]
+
+
+class Record(BaseModel):
+    """A record inside an event. Columns it does not name are left out; events stored before
+    records were typed spelled them in the wire's camelCase, and are read too."""
+
+    model_config = ConfigDict(extra="ignore", validate_by_name=True, validate_by_alias=True,
+                              alias_generator=AliasGenerator(validation_alias=to_camel))
+
+
+class StudioAgentRecord(Record):
+    id: str
+    project_id: str
+    type: str
+    status: str
+    progress: int
+    current_task: str | None = None
+    tokens_used: int = 0
+    started_at: Time | None = None
+    completed_at: Time | None = None
+    error: str | None = None
+    parent_agent_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: Time
+
+
+class StudioLogEntry(Record):
+    id: str
+    timestamp: Time
+    level: str
+    message: str
+    progress: int | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class StudioCheckpointOutput(Record):
+    document_type: str | None = None
+    summary: str | None = None
+    content: dict[str, Any] | None = None
+    tokens_used: int | None = None
+    generation_time_ms: int | None = None
+    preview_url: str | None = None
+
+
+class StudioCheckpointRecord(Record):
+    id: str
+    project_id: str
+    agent_id: str
+    type: str
+    title: str
+    description: str | None = None
+    output: StudioCheckpointOutput
+    status: str
+    feedback: str | None = None
+    resolved_at: Time | None = None
+    created_at: Time
+    updated_at: Time
+
+
+class StudioMetrics(Record):
+    project_id: str
+    total_tokens_used: int
+    estimated_total_tokens: int
+    elapsed_time_seconds: float
+    estimated_remaining_seconds: float | None = None
+    estimated_end_time: Time | None = None
+    completed_tasks: int
+    total_tasks: int
+    progress_percent: float
+    current_phase: int
+    phase_name: str
+
+
 class CheckpointCreated(BaseEvent):
+    """A Studio checkpoint waits for a person (``checkpoint``: its record)."""
+
     kind: Literal["checkpoint_created"] = "checkpoint_created"
     checkpoint_id: str
-    payload: dict[str, Any] = Field(default_factory=dict)
+    checkpoint: StudioCheckpointRecord
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before(cls, data: Any) -> Any:  # events stored with a ``payload`` dict
+        if isinstance(data, dict) and "payload" in data and "checkpoint" not in data:
+            data = {**data, "checkpoint": data["payload"]}
+            del data["payload"]
+        return data
 
 
 class CheckpointResolved(BaseEvent):
+    """A checkpoint was answered: a Studio checkpoint's ``resolution`` (as stored:
+    approved, rejected, revision_requested), ``feedback`` and record; ``value`` is the
+    answer to a run's question otherwise."""
+
     kind: Literal["checkpoint_resolved"] = "checkpoint_resolved"
     checkpoint_id: str
+    resolution: str | None = None
+    feedback: str | None = None
+    checkpoint: StudioCheckpointRecord | None = None
     value: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before(cls, data: Any) -> Any:  # the Studio's answer stored as ``value``
+        value = data.get("value") if isinstance(data, dict) else None
+        if isinstance(value, dict) and "checkpoint" in value and "resolution" in value:
+            data = {**data, "value": None, "resolution": value["resolution"],
+                    "feedback": value.get("feedback"), "checkpoint": value["checkpoint"]}
+        return data
 
 
 class Metrics(BaseEvent):
@@ -161,10 +278,10 @@ class Metrics(BaseEvent):
 
 
 class AgentStarted(BaseEvent):
-    """A pipeline agent (Studio) began work; ``agent`` is its record as the API shows it."""
+    """A pipeline agent (Studio) began work; ``agent`` is its record."""
 
     kind: Literal["agent_started"] = "agent_started"
-    agent: dict[str, Any]
+    agent: StudioAgentRecord
 
 
 class AgentProgress(BaseEvent):
@@ -177,11 +294,11 @@ class AgentProgress(BaseEvent):
 
 
 class AgentLog(BaseEvent):
-    """One entry of a pipeline agent's log (``entry`` as the API shows it)."""
+    """One entry of a pipeline agent's log."""
 
     kind: Literal["agent_log"] = "agent_log"
     agent_id: str
-    entry: dict[str, Any]
+    entry: StudioLogEntry
 
 
 class AgentCompleted(BaseEvent):
@@ -226,10 +343,10 @@ class PhaseChanged(BaseEvent):
 
 
 class ProjectMetrics(BaseEvent):
-    """A project's figures (``metrics`` as the API's ProjectMetrics shows them)."""
+    """A project's figures."""
 
     kind: Literal["project_metrics"] = "project_metrics"
-    metrics: dict[str, Any]
+    metrics: StudioMetrics
 
 
 class Debug(BaseEvent):

@@ -1,5 +1,14 @@
-"""Runs: the Runner (start / resume / cancel / stream) and the EventBus."""
+"""Runs: the Runner (start / resume / cancel / stream), the EventBus, and the use cases every
+face shares: who may see a thread (``access``), following a run (``follow``)."""
 
+from shokunin.runs.access import (
+    may_see,
+    may_use,
+    owner_scope,
+    thread_for,
+    visible_run,
+    visible_thread,
+)
 from shokunin.runs.bus import EventBus, MemoryBus
 from shokunin.runs.context import RunContext, RunServices
 from shokunin.runs.errors import (
@@ -8,14 +17,19 @@ from shokunin.runs.errors import (
     RunError,
     RunNotFound,
     RunStateError,
+    ThreadNotFound,
     ThreadOfAnotherFace,
     UnknownAgent,
 )
 from shokunin.runs.ids import THREAD_ID_RULE, check_thread_id, new_thread_id
-from shokunin.runs.runner import Agent, Interrupted, Runner
+from shokunin.runs.position import ThreadPosition
+from shokunin.runs.runner import Agent, Interrupted, Recovers, Recovery, Runner
+from shokunin.runs.thread_feed import ThreadFeed
 
 __all__ = [
     "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
-    "MemoryBus", "RunContext", "RunServices", "RunError", "RunNotFound", "RunStateError", "Runner",
-    "ThreadOfAnotherFace", "UnknownAgent", "check_thread_id", "new_thread_id",
+    "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunServices", "RunStateError",
+    "Runner", "ThreadNotFound", "ThreadOfAnotherFace", "UnknownAgent", "check_thread_id",
+    "may_see", "may_use", "new_thread_id", "owner_scope", "thread_for", "visible_run",
+    "visible_thread", "Recovers", "Recovery", "ThreadFeed", "ThreadPosition",
 ]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from shokunin.events import BaseEvent
 from shokunin.models.usage import Usage
 from shokunin.runs.bus import EventBus
+from shokunin.runs.holds import Holds
 from shokunin.store import Store
 from shokunin.store.event_writer import Write
 
@@ -49,6 +50,7 @@ class RunContext:
     # The human's answer when this is a resumed run (never None then: see Runner.resume).
     resume_value: Any = None
     owner: str | None = None  # the principal that started it (sandbox kernel caps)
+    holds: Holds = field(default_factory=Holds)  # the Runner's: threads paused here
     abort: threading.Event = field(default_factory=threading.Event)
     usage: Usage = field(default_factory=Usage)
     # Events of this process's life of the run, so a local subscriber replays without a query.
@@ -110,6 +112,11 @@ class RunContext:
         if loop is None or loop.is_closed():
             return
         asyncio.run_coroutine_threadsafe(self.emit(event), loop)
+
+    async def gate(self) -> None:
+        """A node boundary of a pausable agent: wait here while the thread is held
+        (``Runner.hold``), go on at once when it is not."""
+        await self.holds.wait(self.thread_id)
 
     def bind_loop(self) -> None:
         self._loop = asyncio.get_running_loop()

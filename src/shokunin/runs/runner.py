@@ -7,6 +7,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,7 +24,10 @@ from shokunin.runs.errors import (
     UnknownAgent,
 )
 from shokunin.runs.failure import public_message
+from shokunin.runs.holds import Holds
 from shokunin.runs.ids import check_thread_id, new_thread_id
+from shokunin.runs.position import ThreadPosition
+from shokunin.runs.thread_feed import ThreadFeed
 from shokunin.store import Store
 
 log = logging.getLogger(__name__)
@@ -54,7 +58,15 @@ def _check_storable(event: ev.BaseEvent, what: str) -> None:
 
 class Agent(Protocol):
     """An agent the Runner runs. One that waits at ``interrupt()`` and cannot take any JSON
-    value as the answer also has ``check_resume`` (``ChecksResume``)."""
+    value as the answer also has ``check_resume`` (``ChecksResume``). What else it may
+    declare, as Runner policies rather than a lifecycle of its own:
+
+    - pause: a pausable agent awaits ``ctx.gate()`` at its node boundaries; its run waits
+      there while its thread is held (``Runner.hold`` / ``Runner.release``).
+    - recovery (``Recovers``): at start-up (``Runner.recover``) the unfinished runs of an
+      agent without ``recover`` are failed; one with it revives what should go on (from its
+      LangGraph checkpoint) and what it leaves is failed after.
+    """
 
     name: str
 
@@ -73,6 +85,27 @@ class ChecksResume(Protocol):
         ...
 
 
+@runtime_checkable
+class Recovers(Protocol):
+    async def recover(self, runner: Runner) -> int:
+        """At start-up, before anything else runs: make this agent's threads that a previous
+        process left go on (``runner.revive`` a run it left 'running', ``runner.start`` a
+        new one, ``runner.hold`` a paused thread); return how many go on. Its runs still
+        'running' and not live afterwards are failed."""
+        ...
+
+
+RESTARTED = "server restarted while the run was in progress"
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What ``Runner.recover`` did: runs failed (they can never finish), threads that go on."""
+
+    failed: int
+    revived: int
+
+
 class Runner:
     def __init__(
         self, store: Store, bus: EventBus, workspace_root: Path,
@@ -87,6 +120,9 @@ class Runner:
         self._contexts: dict[str, RunContext] = {}
         self._known_threads: dict[str, str] = {}  # thread id -> the agent that made it
         self._thread_locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self.holds = Holds()  # threads paused in this process (see ``hold``)
+        self._thread_seqs: dict[str, int] = {}  # thread id -> its own events' last seq
+        self._thread_event_locks: dict[str, asyncio.Lock] = {}
 
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
@@ -299,13 +335,106 @@ class Runner:
         finally:
             sub.close()
 
+    # the thread's own events
+    async def publish_thread_event(self, thread_id: str, event: ev.BaseEvent,
+                                   *writes: Any) -> ev.BaseEvent:
+        """Number an event of the thread itself (not of a run: ``run_id`` stays empty, ``seq``
+        goes on gap-free per thread), store it (with ``writes``, in one transaction), then
+        publish it; return it as sent. Nothing is published that is not stored."""
+        thread_id = check_thread_id(thread_id)
+        _check_storable(event, "event")
+        lock = self._thread_event_locks.setdefault(thread_id, asyncio.Lock())
+        async with lock:
+            for attempt in range(3):
+                seq = self._thread_seqs.get(thread_id)
+                if seq is None or attempt:  # first here, or another process wrote meanwhile
+                    seq = await self.store.last_thread_seq(thread_id)
+                numbered = event.model_copy(update={
+                    "run_id": "", "thread_id": thread_id, "seq": seq + 1})
+                try:
+                    await self.store.append_thread_event(numbered, *writes)
+                except Exception:  # noqa: BLE001 - a seq taken by another process: again
+                    self._thread_seqs.pop(thread_id, None)
+                    if attempt == 2 or await self.store.last_thread_seq(thread_id) == seq:
+                        raise  # not a race: the write itself failed
+                    continue
+                self._thread_seqs[thread_id] = numbered.seq
+                break
+        await self.bus.publish(numbered)
+        return numbered
+
+    def follow_thread(self, thread_id: str, after: ThreadPosition | str | None = None
+                      ) -> ThreadFeed:
+        """Every event of the thread, its runs' and its own: with ``after`` (a position a
+        client saw, or its text form) the stored ones after it first, then live ones,
+        missing none; without, live ones from now. Subscribed when called (before any read
+        of the store); iterate it (``async for``), ``close()`` when done; its ``position``
+        is where it is. ``InvalidRunInput`` for a position that is not one."""
+        thread_id = check_thread_id(thread_id)
+        if isinstance(after, str):
+            after = ThreadPosition.parse(after)
+        return ThreadFeed(self.store, self.bus, thread_id, after)
+
+    # pause, a policy of pausable agents (they await ``ctx.gate()`` at node boundaries)
+    def hold(self, thread_id: str) -> None:
+        """Runs on the thread wait at their next gate until ``release``."""
+        self.holds.hold(thread_id)
+
+    def release(self, thread_id: str) -> None:
+        self.holds.release(thread_id)
+
+    # start-up
+    async def recover(self) -> Recovery:
+        """The one start-up and recovery sequence, once the agents are registered and before
+        any face serves: runs a previous process left 'running' can never finish there, so
+        those of agents without ``recover`` are failed (each closed with a ``run_failed``
+        event); each agent that declares ``recover`` (``Recovers``) makes its threads go on;
+        what those leave unfinished is failed too. Runs waiting for an answer are left to be
+        resumed here."""
+        recovering = {name: agent for name, agent in self.agents.items()
+                      if isinstance(agent, Recovers)}
+        failed = await self.store.fail_unfinished_runs(RESTARTED, keep_agents=recovering)
+        revived = 0
+        for name, agent in recovering.items():
+            try:
+                revived += await agent.recover(self)
+            except Exception:  # one agent that cannot recover must not stop the others
+                log.exception("the %s agent could not recover its runs", name)
+        failed += await self.store.fail_unfinished_runs(
+            RESTARTED, keep_runs=[run_id for run_id in self._tasks if self.is_live(run_id)])
+        if failed:
+            log.warning("marked %d unfinished runs from a previous process as failed", failed)
+        return Recovery(failed=failed, revived=revived)
+
+    async def revive(self, run_id: str, input: dict[str, Any]) -> None:
+        """Run again a run a previous process left 'running' (an agent's ``recover`` calls
+        it): the same run, its seq and usage going on, the agent given ``input`` (e.g. go on
+        from the thread's LangGraph checkpoint)."""
+        run = await self.store.get_run(run_id)
+        if run is None:
+            raise RunNotFound(run_id)
+        if run["status"] != "running" or self.is_live(run_id):
+            raise RunStateError(f"run {run_id} is {run['status']}"
+                                + (" here" if self.is_live(run_id) else "")
+                                + ": only a run a previous process left can be revived")
+        thread = await self.store.get_thread(run["thread_id"])
+        ctx = self._context(run_id, run["thread_id"], run["agent"],
+                            owner=thread.get("owner") if thread else None)
+        ctx._seq = await self.store.last_seq(run_id)
+        before = run["usage"] or {}
+        ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
+            "input_tokens", "output_tokens", "total_tokens", "calls")})
+        self._launch(ctx, input)
+
     async def subscribe_thread(
         self, thread_id: str, after_run: str | None = None
     ) -> AsyncIterator[ev.BaseEvent]:
-        """Yield the events of every run on the thread from now on, new runs included,
-        until the caller stops iterating. With ``after_run``, first replay from the store
-        every run of the thread started after that one, so a client that had seen up to
-        ``after_run`` misses nothing. Runs of other processes are not followed live."""
+        """Yield the events of every run on the thread from now on, new runs included, and
+        the thread's own (``publish_thread_event``), until the caller stops iterating.
+        With ``after_run``, first replay from the store every run of the thread started
+        after that one, so a client that had seen up to ``after_run`` misses nothing. Runs
+        of other processes are not followed live (``follow_thread`` replays from any
+        position, the thread's own events too)."""
         thread_id = check_thread_id(thread_id)
         sub = self.bus.subscribe_thread(thread_id)
         try:
@@ -321,7 +450,9 @@ class Runner:
                 if seen is not None and event.seq <= seen:
                     continue
                 if seen is not None and event.seq > seen + 1:  # fill from the store
-                    for missed in await self.store.events_after(event.run_id, seen):
+                    for missed in await (
+                            self.store.events_after(event.run_id, seen) if event.run_id
+                            else self.store.thread_events_after(thread_id, seen)):
                         if missed.seq >= event.seq:
                             break
                         yield missed
@@ -367,7 +498,7 @@ class Runner:
         ctx = RunContext(
             run_id=run_id, thread_id=thread_id, agent=agent, store=self.store, bus=self.bus,
             workspace=self.workspace(thread_id), services=self.services,
-            resume_value=resume_value, owner=owner,
+            resume_value=resume_value, owner=owner, holds=self.holds,
         )
         self._contexts[run_id] = ctx
         return ctx

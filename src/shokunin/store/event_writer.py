@@ -36,6 +36,7 @@ _BUSY_WITHIN = 0.005
 _LINGER = 0.003
 INSERT_RUN = schema.runs.insert()
 INSERT_EVENTS = schema.events.insert()
+INSERT_THREAD_EVENTS = schema.thread_events.insert()
 # Inserts go parents first (threads, runs, events: each row's foreign key is then in
 # place); updates come last, when the rows they touch exist.
 _TABLE_RANK = {"threads": 0, "runs": 1, "events": 2}
@@ -58,6 +59,17 @@ def event_row(event: BaseEvent) -> dict[str, Any]:
         "run_id": event.run_id,
         "seq": event.seq,
         "thread_id": event.thread_id,
+        "kind": event.kind,  # type: ignore[attr-defined]
+        "ts": event.ts,
+        "body": event.model_dump_json(),
+    }
+
+
+def thread_event_row(event: BaseEvent) -> dict[str, Any]:
+    """A thread's own event (``run_id`` empty, ``seq`` the thread's)."""
+    return {
+        "thread_id": event.thread_id,
+        "seq": event.seq,
         "kind": event.kind,  # type: ignore[attr-defined]
         "ts": event.ts,
         "body": event.model_dump_json(),
@@ -137,6 +149,10 @@ class EventWriter:
     async def append_all(self, events: list[BaseEvent], *writes: Write) -> None:
         """Return once every event (and any writes) is stored (one transaction)."""
         await self._submit([*writes, *((INSERT_EVENTS, event_row(e)) for e in events)])
+
+    async def append_thread(self, event: BaseEvent, *writes: Write) -> None:
+        """Return once a thread's own event (and any writes) is stored."""
+        await self._submit([*writes, (INSERT_THREAD_EVENTS, thread_event_row(event))])
 
     async def execute(self, *writes: Write) -> None:
         """Run writes in the next batch (one transaction); return once they are committed."""

@@ -51,9 +51,13 @@ def _v5_studio(conn: Connection) -> None:
             index.create(conn, checkfirst=True)
 
 
+def _v6_thread_events(conn: Connection) -> None:
+    schema.thread_events.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets),
-    (5, _v5_studio)]
+    (5, _v5_studio), (6, _v6_thread_events)]
 LATEST = MIGRATIONS[-1][0]
 
 

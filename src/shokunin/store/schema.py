@@ -68,6 +68,19 @@ events = Table(
 
 Index("ix_events_thread", events.c.thread_id)
 
+# Events of a thread itself, not of one of its runs (a Studio project's status changed by a
+# person, a checkpoint resolved): numbered per thread (``seq`` gap-free from 1), stored
+# before they are published like a run's, so a client replays what it missed.
+thread_events = Table(
+    "thread_events",
+    metadata,
+    Column("thread_id", String(64), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("ts", DateTime(timezone=True), nullable=False),
+    Column("body", Text, nullable=False),
+)
+
 # API keys (``shokunin auth create-key``): the secret is kept only as a slow salted hash.
 # A revoked key keeps its row (revoked_at set), so its name can be given to a new key.
 api_keys = Table(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -142,16 +143,33 @@ class Store:
                 select(schema.runs).where(schema.runs.c.id == run_id))).mappings().first()
             return dict(row) if row else None
 
-    async def fail_unfinished_runs(self, reason: str) -> int:
+    async def unfinished_runs(self) -> list[dict[str, Any]]:
+        """Runs recorded 'running' (oldest first): at start-up, those a previous process
+        left."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(schema.runs).where(
+                schema.runs.c.status == "running").order_by(schema.runs.c.created_at))
+            return [dict(row) for row in rows.mappings()]
+
+    async def fail_unfinished_runs(self, reason: str, *, keep_agents: Iterable[str] = (),
+                                   keep_runs: Iterable[str] = ()) -> int:
         """Runs left 'running' by a previous process can never finish: mark them failed and
-        close each with a ``run_failed`` event, so a client replaying it sees its end."""
+        close each with a ``run_failed`` event, so a client replaying it sees its end.
+        Runs of ``keep_agents`` (agents that recover their runs) and ``keep_runs`` (live
+        here) are left alone."""
+        runs = schema.runs
+        conditions = [runs.c.status == "running"]
+        if keep := list(keep_agents):
+            conditions.append(runs.c.agent.not_in(keep))
+        if keep := list(keep_runs):
+            conditions.append(runs.c.id.not_in(keep))
         async with self.engine.begin() as conn:
             stale = (await conn.execute(
                 select(schema.runs.c.id, schema.runs.c.thread_id,
                        select(func.coalesce(func.max(schema.events.c.seq), 0))
                        .where(schema.events.c.run_id == schema.runs.c.id)
                        .scalar_subquery())
-                .where(schema.runs.c.status == "running"))).all()
+                .where(*conditions))).all()
             if not stale:
                 return 0
             await conn.execute(
@@ -173,6 +191,29 @@ class Store:
     async def append_events(self, events: list[BaseEvent], *writes: Write) -> None:
         """Store several events of a run (and ``writes``) in one transaction."""
         await self._writer.append_all(events, *writes)
+
+    async def append_thread_event(self, event: BaseEvent, *writes: Write) -> None:
+        """Store a thread's own event (``run_id`` empty, ``seq`` the thread's; see
+        ``Runner.publish_thread_event``), with ``writes`` in the same transaction. A seq
+        taken already raises the database's IntegrityError."""
+        await self._writer.append_thread(event, *writes)
+
+    async def thread_events_after(self, thread_id: str, after_seq: int = 0) -> list[Event]:
+        """The thread's own events after ``after_seq``, in seq order."""
+        table = schema.thread_events
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(table.c.body)
+                .where(table.c.thread_id == thread_id, table.c.seq > after_seq)
+                .order_by(table.c.seq))
+            return [parse_event(body) for (body,) in rows]
+
+    async def last_thread_seq(self, thread_id: str) -> int:
+        table = schema.thread_events
+        async with self.engine.connect() as conn:
+            value = await conn.scalar(
+                select(func.max(table.c.seq)).where(table.c.thread_id == thread_id))
+            return value or 0
 
     async def events_after(self, run_id: str, after_seq: int = 0) -> list[Event]:
         async with self.engine.connect() as conn:
@@ -283,6 +324,8 @@ class Store:
                 schema.events.c.run_id.in_(select(schema.runs.c.id).where(
                     schema.runs.c.thread_id == thread_id))))
             await conn.execute(delete(schema.runs).where(schema.runs.c.thread_id == thread_id))
+            await conn.execute(delete(schema.thread_events).where(
+                schema.thread_events.c.thread_id == thread_id))
             result = await conn.execute(delete(schema.threads).where(
                 schema.threads.c.id == thread_id))
             return result.rowcount == 1

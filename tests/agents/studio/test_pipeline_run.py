@@ -183,7 +183,7 @@ async def test_a_project_recorded_running_before_its_graph_began_starts_from_the
     project = await studio.create(new_project())
     # as if the server died between the status and the run's first step
     await studio.records.update_project(project["id"], {"status": "running"})
-    assert await studio.recover() == 1
+    assert (await services.runner.recover()).revived == 1  # as at the next start
     project = await settle(services, project["id"])
     assert project["status"] == "running"
     [checkpoint] = await pending(services, project["id"])
@@ -210,7 +210,7 @@ async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_do
     last = (await services.store.events_after(project["run_id"]))[-1].ts
     await studio.records.update_project(project["id"], {
         "elapsed_seconds": 10.0, "running_since": last - timedelta(seconds=5)})
-    await studio.recover()  # as at the next start, the old process gone
+    await services.runner.recover()  # as at the next start, the old process gone
     recovered = await studio.project(project["id"])
     assert 14.9 < elapsed_seconds(recovered) < 16.0
 

@@ -5,11 +5,18 @@ checkpoint LangGraph saved (a project whose run was cut short by a restart). The
 (``Interrupted``) while a checkpoint is pending; checkpoints resolved while the run was busy
 are answered here, from the records, so no resolution is lost to a race. The only answers
 it takes are those records (``check_resume``): a checkpoint is answered by resolving it.
+
+Its Runner policies: it is pausable (every node first awaits ``ctx.gate()``: a project
+paused is a thread the Runner holds) and it recovers (``recover``: at start-up every project
+recorded running or paused goes on from LangGraph's last checkpoint, in the run the old
+process left when there is one).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -18,13 +25,14 @@ from langgraph.graph.state import CompiledStateGraph
 from shokunin.agents.driver import drive
 from shokunin.agents.studio.brains import Brain
 from shokunin.agents.studio.graph import StudioDeps, build_graph
-from shokunin.agents.studio.pauses import Pauses
+from shokunin.agents.studio.metrics import elapsed_seconds
 from shokunin.agents.studio.pipeline import Pipeline
-from shokunin.agents.studio.session import ProjectSession
-from shokunin.runs import Interrupted, InvalidRunInput, RunContext
-from shokunin.store.studio_records import StudioRecords
+from shokunin.agents.studio.session import ProjectSession, derived_id
+from shokunin.runs import Interrupted, InvalidRunInput, RunContext, Runner, RunStateError
+from shokunin.store.studio_records import StudioRecords, now
 
 NAME = "studio"
+log = logging.getLogger(__name__)
 
 
 async def answers_from_records(records: StudioRecords, payload: dict[str, Any]
@@ -43,11 +51,10 @@ async def answers_from_records(records: StudioRecords, payload: dict[str, Any]
 class StudioAgent:
     name = NAME
 
-    def __init__(self, brain: Brain, records: StudioRecords, pauses: Pauses,
+    def __init__(self, brain: Brain, records: StudioRecords,
                  checkpointer: BaseCheckpointSaver | None) -> None:
         self.brain = brain
         self.records = records
-        self.pauses = pauses
         self.checkpointer = checkpointer
         self._graphs: dict[str, CompiledStateGraph] = {}
 
@@ -74,8 +81,7 @@ class StudioAgent:
         if project is None:
             raise LookupError(f"no project {ctx.thread_id}")
         pipeline = Pipeline.model_validate(project["pipeline"])
-        session = await ProjectSession.open(ctx, self.records, self.brain, pipeline,
-                                            self.pauses)
+        session = await ProjectSession.open(ctx, self.records, self.brain, pipeline)
         graph_input: Any = None  # go on from the thread's last checkpoint
         if input.get("fresh") or not (await self.graph(pipeline).aget_state(
                 {"configurable": {"thread_id": ctx.thread_id}})).values:
@@ -112,3 +118,74 @@ class StudioAgent:
                     await session.metrics()
                     raise
                 ctx.resume_value, graph_input = answers, None
+
+    async def recover(self, runner: Runner) -> int:
+        """At start-up (``Runner.recover``): every running or paused project goes on. A
+        paused one is held again (its run waits at its next node). Return how many."""
+        projects = await self.records.projects_with_status("running", "paused")
+        for project in projects:
+            if project["status"] == "paused":
+                runner.hold(project["id"])
+            else:  # the clock counts what the old process did, not the time it was down
+                await self.records.update_project(project["id"], {
+                    "elapsed_seconds": await _elapsed_until_stop(runner, project),
+                    "running_since": now()})
+            try:
+                await revive(runner, self.records, project)
+            except Exception:  # one project that cannot go on must not stop the others
+                log.exception("project %s could not be resumed", project["id"])
+        return len(projects)
+
+
+async def answer(runner: Runner, records: StudioRecords, project_id: str) -> str | None:
+    """Resume the project's run if it waits at checkpoints that are now resolved. Return
+    the run's id if it is busy (it answers what it sees resolved itself, but look again
+    when it stops), else None."""
+    project = await records.project(project_id)
+    run_id = project and project["run_id"]
+    if not run_id:
+        return None
+    if runner.is_live(run_id):
+        return run_id
+    run = await runner.store.get_run(run_id)
+    if run is None or run["status"] != "interrupted":
+        return None
+    answers = await answers_from_records(records, await runner.waiting_for(run_id))
+    if answers:
+        with contextlib.suppress(RunStateError):  # resumed by someone else first
+            await runner.resume(run_id, answers)
+    return None
+
+
+async def revive(runner: Runner, records: StudioRecords, project: dict[str, Any]) -> None:
+    """Give a running (or paused) project a run again if its last one did not finish: the
+    run a previous process left 'running' goes on (same run), one waiting at checkpoints is
+    answered if they are resolved, and one that ended without finishing the project is
+    followed by a new run. LangGraph goes on from its last checkpoint, so finished agents
+    are not redone."""
+    run_id = project["run_id"]
+    run = await runner.store.get_run(run_id) if run_id else None
+    if run_id and runner.is_live(run_id):
+        return
+    if run is not None and run["status"] == "running":  # left by a previous process
+        await runner.revive(run_id, {"continue": True})
+        log.info("project %s goes on from its last checkpoint (run %s)", project["id"], run_id)
+        return
+    if run is not None and run["status"] == "interrupted":
+        await answer(runner, records, project["id"])
+        return
+    if run is None and project["status"] == "draft":
+        return
+    new_run = derived_id(project["id"], "run", now().isoformat())
+    await records.update_project(project["id"], {"run_id": new_run})
+    await runner.start(NAME, project["id"], {"continue": True}, run_id=new_run)
+    log.info("project %s goes on from its last checkpoint (run %s)", project["id"], new_run)
+
+
+async def _elapsed_until_stop(runner: Runner, project: dict[str, Any]) -> float:
+    """Running time up to the last event of its run (when the old process stopped)."""
+    store = runner.store
+    run_id = project["run_id"]
+    last = await store.events_after(run_id, await store.last_seq(run_id) - 1) \
+        if run_id else []
+    return elapsed_seconds(project, last[-1].ts if last else project["updated_at"])

@@ -7,7 +7,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shokunin.agents.studio.agent import StudioAgent
 from shokunin.agents.studio.brains import LLMBrain, OfflineBrain
-from shokunin.agents.studio.pauses import Pauses
 from shokunin.agents.studio.pipeline import Pipeline, load_pipeline
 from shokunin.config import Settings
 from shokunin.models import is_offline, model_from_settings
@@ -27,5 +26,5 @@ def studio_parts(settings: Settings, store: Store,
     pipeline = load_pipeline(settings.studio_pipeline)
     model = model_from_settings(settings)
     brain = OfflineBrain() if is_offline(model) else LLMBrain(model)
-    agent = StudioAgent(brain, StudioRecords(store.engine), Pauses(), checkpointer)
+    agent = StudioAgent(brain, StudioRecords(store.engine), checkpointer)
     return StudioParts(agent, pipeline)

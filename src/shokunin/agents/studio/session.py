@@ -19,9 +19,7 @@ from typing import Any
 
 from shokunin import events as ev
 from shokunin.agents.studio.brains import Brain, Job, JobFailed, Produced
-from shokunin.agents.studio.contracts import Agent, AgentLogEntry, Checkpoint
 from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
-from shokunin.agents.studio.pauses import Pauses
 from shokunin.agents.studio.pipeline import AgentSpec, Pipeline
 from shokunin.errors import ShokuninError
 from shokunin.runs import RunContext
@@ -54,17 +52,8 @@ class GaveUp(ShokuninError):  # noqa: N818 - the agent gave up after its retries
         self.error_type = error_type
 
 
-def agent_wire(row: dict[str, Any]) -> dict[str, Any]:
-    return Agent.model_validate(row).model_dump(mode="json", by_alias=True)
-
-
-def checkpoint_wire(row: dict[str, Any]) -> dict[str, Any]:
-    return Checkpoint.model_validate(row).model_dump(mode="json", by_alias=True)
-
-
-def log_wire(row: dict[str, Any]) -> dict[str, Any]:
-    return AgentLogEntry.model_validate(row).model_dump(mode="json", by_alias=True,
-                                                        exclude_none=True)
+def checkpoint_record(row: dict[str, Any]) -> ev.StudioCheckpointRecord:
+    return ev.StudioCheckpointRecord.model_validate(row)
 
 
 class ProjectSession:
@@ -73,12 +62,11 @@ class ProjectSession:
     the service changes only the project's status and checkpoints' resolutions."""
 
     def __init__(self, ctx: RunContext, records: StudioRecords, brain: Brain,
-                 pipeline: Pipeline, pauses: Pauses, project: dict[str, Any]) -> None:
+                 pipeline: Pipeline, project: dict[str, Any]) -> None:
         self.ctx = ctx
         self.records = records
         self.brain = brain
         self.pipeline = pipeline
-        self.pauses = pauses
         self.project_id = ctx.thread_id
         self.name, self.concept = project["name"], project["concept"] or {}
         self.config: dict[str, Any] = project["config"] or {}
@@ -90,11 +78,11 @@ class ProjectSession:
 
     @classmethod
     async def open(cls, ctx: RunContext, records: StudioRecords, brain: Brain,
-                   pipeline: Pipeline, pauses: Pauses) -> ProjectSession:
+                   pipeline: Pipeline) -> ProjectSession:
         project = await records.project(ctx.thread_id)
         if project is None:
             raise LookupError(f"no project {ctx.thread_id}")
-        session = cls(ctx, records, brain, pipeline, pauses, project)
+        session = cls(ctx, records, brain, pipeline, project)
         session._agents = {a["id"]: a for a in await records.agents(ctx.thread_id)}
         session._outputs = {o["id"]: o for o in await records.outputs(project_id=ctx.thread_id)}
         session._checkpoints = {c["id"] for c in await records.checkpoints(ctx.thread_id)}
@@ -109,8 +97,9 @@ class ProjectSession:
         return project
 
     async def gate(self) -> None:
-        """A node boundary: wait here while the project is paused."""
-        await self.pauses.wait(self.project_id)
+        """A node boundary: wait here while the project is paused (the Runner holds its
+        thread)."""
+        await self.ctx.gate()
 
     async def enter_phase(self, phase: int) -> None:
         if await self.records.update_project(self.project_id, {"current_phase": phase},
@@ -140,7 +129,7 @@ class ProjectSession:
         figures = await project_metrics(self.records, project,
                                         self.pipeline.phase_name(project["current_phase"]),
                                         agents=list(self._agents.values()))
-        return ev.ProjectMetrics(metrics=figures.model_dump(mode="json", by_alias=True))
+        return ev.ProjectMetrics(metrics=ev.StudioMetrics.model_validate(figures.model_dump()))
 
     # agents
     async def agent(self, spec: AgentSpec | str, task: dict[str, Any] | None = None,
@@ -169,7 +158,8 @@ class ProjectSession:
         values = {"status": "running", "progress": 0, "current_task": what, "error": None,
                   "completed_at": None, "started_at": agent["started_at"] or now()}
         write = self._agent_write(agent["id"], values)
-        await self.ctx.emit(ev.AgentStarted(agent=agent_wire({**agent, **values})),
+        await self.ctx.emit(ev.AgentStarted(
+            agent=ev.StudioAgentRecord.model_validate({**agent, **values})),
                             writes=[write])
 
     async def log(self, agent: dict[str, Any], message: str, level: str = "info",
@@ -192,7 +182,7 @@ class ProjectSession:
         if row["id"] in self._logged:
             return None
         self._logged.add(row["id"])
-        return (ev.AgentLog(agent_id=agent["id"], entry=log_wire(row)),
+        return (ev.AgentLog(agent_id=agent["id"], entry=ev.StudioLogEntry.model_validate(row)),
                 self.records.insert_write(logs_table, row))
 
     async def progress(self, agent: dict[str, Any], percent: int, what: str,
@@ -345,7 +335,8 @@ class ProjectSession:
         await self.ctx.emit_all([
             ev.AgentProgress(agent_id=agent["id"], progress=95, current_task="承認待ち",
                              completed_tasks=0, total_tasks=1),
-            ev.CheckpointCreated(checkpoint_id=checkpoint_id, payload=checkpoint_wire(row))],
+            ev.CheckpointCreated(checkpoint_id=checkpoint_id,
+                                 checkpoint=checkpoint_record(row))],
             writes=[*writes, self.records.insert_write(checkpoints_table, row)])
         self._checkpoints.add(checkpoint_id)
         return row
@@ -369,9 +360,9 @@ class ProjectSession:
                     checkpoint_id, "rejected", closing):
                 continue
             row = await self.records.checkpoint(checkpoint_id)
-            await self.ctx.emit(ev.CheckpointResolved(checkpoint_id=checkpoint_id, value={
-                "resolution": "rejected", "feedback": closing,
-                "checkpoint": checkpoint_wire(row)}))  # type: ignore[arg-type]
+            await self.ctx.emit(ev.CheckpointResolved(
+                checkpoint_id=checkpoint_id, resolution="rejected", feedback=closing,
+                checkpoint=checkpoint_record(row)))  # type: ignore[arg-type]
             answers[pending["id"]] = {"resolution": "rejected", "feedback": closing,
                                       "closed": True}
         return answers

@@ -18,6 +18,14 @@ subscription or a checkpoint resolution.
 
 The dialect is ``seed`` by default (``SHOKUNIN_STUDIO_SOCKET_DIALECT``); a connection picks
 its own with ``?dialect=seed|client``.
+
+Events are read through the Runner (``Runner.follow_thread``): the project's runs' events
+and its own (a status changed by a person, a checkpoint resolved), every one stored before
+it is sent. A subscriber that wants to miss none across a reconnect subscribes with
+``{"projectId", "after": null}``: each message it gets then carries a ``position``, and a
+later subscription with ``{"projectId", "after": <the last position seen>}`` replays what
+came after it (after the state sync), then goes on live. A bare id, or ``{"projectId"}``
+without ``after``, gets the messages as the seed spells them, from the state sync on.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from urllib.parse import parse_qs
 import socketio
 from pydantic import ValidationError
 
-from shokunin.agents.studio import Studio, StudioError
+from shokunin.agents.studio import Studio
 from shokunin.agents.studio.contracts import (
     Agent,
     AgentLogEntry,
@@ -41,9 +49,11 @@ from shokunin.agents.studio.contracts import (
     SocketResolution,
 )
 from shokunin.agents.studio.metrics import project_metrics
-from shokunin.api.access import owner_scope
 from shokunin.api.perimeter.live import REVOKED_MESSAGE, Lease, LiveConnections, TooManyStreams
 from shokunin.api.studio.wire import DIALECTS, Dialect, to_wire
+from shokunin.errors import ShokuninError
+from shokunin.runs import ThreadFeed
+from shokunin.runs.access import owner_scope
 
 log = logging.getLogger(__name__)
 SYNC_LOGS = 200  # log entries a client-dialect state sync carries
@@ -97,6 +107,8 @@ class StudioSocket:
         self._join_timers: dict[str, asyncio.TimerHandle] = {}
         self._members: dict[str, set[str]] = {}  # project id -> subscribed sids
         self._feeds: dict[str, asyncio.Task[None]] = {}
+        # (sid, project id) -> the feed of a subscriber that keeps its position
+        self._own_feeds: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._last_sync: dict[tuple[str, str], str] = {}  # (sid, project) -> updatedAt sent
         self._tasks: set[asyncio.Task[None]] = set()  # revoked sessions being closed
         self.sio.on("connect", self._connect)
@@ -106,12 +118,14 @@ class StudioSocket:
         self.sio.on("checkpoint:resolve", self._resolve)
 
     async def close(self) -> None:
-        for task in self._feeds.values():
+        tasks = [*self._feeds.values(), *self._own_feeds.values()]
+        for task in tasks:
             task.cancel()
-        for task in self._feeds.values():
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._feeds.clear()
+        self._own_feeds.clear()
 
     # connection
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
@@ -207,6 +221,11 @@ class StudioSocket:
                                             "timestamp": _now()}, to=sid)
         return {"ok": False, "error": message}
 
+    async def _failure(self, sid: str, kind: str, exc: ShokuninError) -> dict[str, Any]:
+        """A ``ShokuninError`` on this face: the seed's ``error:state`` (``errorType`` is
+        the seed's word for what failed, ``kind``) and the acknowledgement."""
+        return await self._error(sid, kind, exc.message)
+
     async def _project_for(self, sid: str, data: Any) -> tuple[dict[str, Any] | None, str]:
         """The project a subscribe names (a bare id; ``{"projectId"}`` is accepted too)."""
         project_id = data.get("projectId") if isinstance(data, dict) else data
@@ -231,20 +250,59 @@ class StudioSocket:
             return await self._error(sid, "sync_failed", why)
         session = await self.sio.get_session(sid)
         project_id = project["id"]
-        await self.sio.enter_room(sid, f"{project_id}:{session['dialect']}")
+        runner = self.studio.runner  # type: ignore[union-attr]
+        room = f"{project_id}:{session['dialect']}"
+        own = None
+        if isinstance(data, dict) and "after" in data:  # it keeps its position
+            try:  # subscribed now, before the snapshot: nothing missed
+                own = runner.follow_thread(project_id, after=data["after"])
+            except ShokuninError as exc:
+                return await self._error(sid, "sync_failed", exc.message)
+            await self.sio.leave_room(sid, room)
+        else:
+            await self.sio.enter_room(sid, room)
+        self._drop_own_feed(sid, project_id)
         self._members.setdefault(project_id, set()).add(sid)
         feed = self._feeds.get(project_id)
-        if feed is None or feed.done():  # subscribed before the snapshot: nothing missed
-            sub = self.studio.runner.bus.subscribe_thread(project_id)  # type: ignore[union-attr]
-            self._feeds[project_id] = asyncio.create_task(self._feed(project_id, sub))
+        if own is None and (feed is None or feed.done()):  # subscribed before the snapshot
+            self._feeds[project_id] = asyncio.create_task(
+                self._feed(project_id, runner.follow_thread(project_id)))
         try:
             await self.sio.emit("connection:state_sync",
                                 await self._snapshot(sid, project_id, session["dialect"]),
                                 to=sid)
         except Exception as exc:  # noqa: BLE001 - told to the client, the socket goes on
+            if own is not None:
+                own.close()
             log.exception("state sync of project %s failed", project_id)
             return await self._error(sid, "sync_failed", f"state sync failed: {exc}")
+        if own is not None:
+            self._own_feeds[(sid, project_id)] = asyncio.create_task(
+                self._own_feed(sid, project_id, session["dialect"], own))
         return {"ok": True}
+
+    def _drop_own_feed(self, sid: str, project_id: str) -> None:
+        task = self._own_feeds.pop((sid, project_id), None)
+        if task is not None:
+            task.cancel()
+
+    async def _own_feed(self, sid: str, project_id: str, dialect: Dialect,
+                        feed: ThreadFeed) -> None:
+        """One subscriber's events, from its position on, each with the position after it."""
+        try:
+            async for event in feed:
+                position = str(feed.position)
+                for name, payload in to_wire(event, dialect):
+                    await self.sio.emit(name, payload | {"position": position}, to=sid)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the Socket.IO feed of project %s to %s stopped", project_id, sid)
+            await self.sio.emit("error:state", {
+                "errorType": "sync_failed", "timestamp": _now(),
+                "errorMessage": "live updates stopped; subscribe again"}, to=sid)
+        finally:
+            feed.close()
 
     async def _unsubscribe(self, sid: str, data: Any = None, *_extra: Any) -> dict[str, Any]:
         project_id = data.get("projectId") if isinstance(data, dict) else data
@@ -257,6 +315,7 @@ class StudioSocket:
 
     def _leave(self, sid: str, project_id: str) -> None:
         self._last_sync.pop((sid, project_id), None)
+        self._drop_own_feed(sid, project_id)
         members = self._members.get(project_id)
         if members is None:
             return
@@ -267,11 +326,10 @@ class StudioSocket:
             if feed is not None:
                 feed.cancel()
 
-    async def _feed(self, project_id: str, sub: Any) -> None:
+    async def _feed(self, project_id: str, feed: ThreadFeed) -> None:
         """The project's events, to each dialect's room, in order."""
         try:
-            while True:
-                event = await sub.get()
+            async for event in feed:
                 for dialect in DIALECTS:
                     for name, payload in to_wire(event, dialect):
                         await self.sio.emit(name, payload, room=f"{project_id}:{dialect}")
@@ -285,7 +343,7 @@ class StudioSocket:
                     "errorMessage": "live updates stopped; subscribe again"},
                     room=f"{project_id}:{dialect}")
         finally:
-            sub.close()
+            feed.close()
 
     async def _snapshot(self, sid: str, project_id: str, dialect: str) -> dict[str, Any]:
         studio = self.studio
@@ -335,6 +393,6 @@ class StudioSocket:
                                      f"no checkpoint {body.checkpoint_id!r}")
         try:
             row = await studio.resolve(body.checkpoint_id, body.resolution, body.feedback)
-        except StudioError as exc:
-            return await self._error(sid, "checkpoint_failed", str(exc))
+        except ShokuninError as exc:
+            return await self._failure(sid, "checkpoint_failed", exc)
         return {"ok": True, "checkpoint": _dump(Checkpoint.model_validate(row))}

@@ -7,14 +7,21 @@ projectId}``, ``agent:log {agentId, entry}``, ``checkpoint:created {checkpoint, 
 ``project:updated`` for a status change and ``phase:changed`` for a phase change.
 Both dialects get ``error:agent`` when an agent gives up and ``error:llm`` when a model
 failed. Every payload carries an ISO ``timestamp``.
+
+Engine events carry the Studio's records typed and in snake_case; the seed's camelCase is
+spelled here only, by the seed's contract types (``agents/studio/contracts.py``), the same
+ones the REST face answers with.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from shokunin import events as ev
 from shokunin.agents.studio import socket_resolution
+from shokunin.agents.studio.contracts import Agent, AgentLogEntry, Checkpoint, ProjectMetrics
 
 Dialect = Literal["seed", "client"]
 DIALECTS: tuple[Dialect, ...] = ("seed", "client")
@@ -32,6 +39,29 @@ def _ts(event: ev.BaseEvent) -> str:
     return event.ts.isoformat().replace("+00:00", "Z")
 
 
+def _camel(contract: type[BaseModel], record: BaseModel, exclude_none: bool = False
+           ) -> dict[str, Any]:
+    """A record as the seed spells it: its contract type's camelCase JSON."""
+    return contract.model_validate(record.model_dump()).model_dump(
+        mode="json", by_alias=True, exclude_none=exclude_none)
+
+
+def agent_json(record: ev.StudioAgentRecord) -> dict[str, Any]:
+    return _camel(Agent, record)
+
+
+def checkpoint_json(record: ev.StudioCheckpointRecord) -> dict[str, Any]:
+    return _camel(Checkpoint, record)
+
+
+def log_json(record: ev.StudioLogEntry) -> dict[str, Any]:
+    return _camel(AgentLogEntry, record, exclude_none=True)
+
+
+def metrics_json(record: ev.StudioMetrics) -> dict[str, Any]:
+    return _camel(ProjectMetrics, record)
+
+
 def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
     """The messages one event becomes (none for events the Studio does not show)."""
     handler = _HANDLERS.get(event.kind)  # type: ignore[attr-defined]
@@ -39,7 +69,7 @@ def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
 
 
 def _started(e: ev.AgentStarted, d: Dialect, ts: str) -> list[Message]:
-    agent = e.agent
+    agent = agent_json(e.agent)
     if d == "client":
         return [("agent:started", {"agent": agent, "agentId": agent["id"],
                                    "projectId": agent["projectId"], "timestamp": ts})]
@@ -56,14 +86,15 @@ def _progress(e: ev.AgentProgress, d: Dialect, ts: str) -> list[Message]:
 
 
 def _log(e: ev.AgentLog, d: Dialect, ts: str) -> list[Message]:
+    entry = log_json(e.entry)
     if d == "client":
         return [("agent:log", {"agentId": e.agent_id, "projectId": e.thread_id,
-                               "entry": e.entry})]
-    level = {"warn": "WARN"}.get(e.entry["level"], e.entry["level"].upper())
-    payload = {"agentId": e.agent_id, "level": level, "message": e.entry["message"],
-               "timestamp": e.entry.get("timestamp", ts)}
-    if e.entry.get("metadata") is not None:
-        payload["metadata"] = e.entry["metadata"]
+                               "entry": entry})]
+    level = {"warn": "WARN"}.get(entry["level"], entry["level"].upper())
+    payload = {"agentId": e.agent_id, "level": level, "message": entry["message"],
+               "timestamp": entry.get("timestamp", ts)}
+    if entry.get("metadata") is not None:
+        payload["metadata"] = entry["metadata"]
     return [("agent:log", payload)]
 
 
@@ -106,7 +137,7 @@ def _tokens(e: ev.AgentTokens, d: Dialect, ts: str) -> list[Message]:
 
 
 def _checkpoint_created(e: ev.CheckpointCreated, d: Dialect, ts: str) -> list[Message]:
-    cp = e.payload
+    cp = checkpoint_json(e.checkpoint)
     flat = {"checkpointId": cp["id"], "projectId": cp["projectId"], "agentId": cp["agentId"],
             "checkpointType": cp["type"], "title": cp["title"],
             "outputPreview": (cp.get("output") or {}).get("summary") or "", "timestamp": ts}
@@ -114,14 +145,15 @@ def _checkpoint_created(e: ev.CheckpointCreated, d: Dialect, ts: str) -> list[Me
 
 
 def _checkpoint_resolved(e: ev.CheckpointResolved, d: Dialect, ts: str) -> list[Message]:
-    value = e.value or {}
+    if e.resolution is None:  # the answer to another agent's question: not the Studio's
+        return []
     flat: dict[str, Any] = {"checkpointId": e.checkpoint_id,
-                            "resolution": socket_resolution(value.get("resolution", "")),
-                            "timestamp": ts}
-    if value.get("feedback") is not None:
-        flat["feedback"] = value["feedback"]
+                            "resolution": socket_resolution(e.resolution), "timestamp": ts}
+    if e.feedback is not None:
+        flat["feedback"] = e.feedback
     if d == "client":
-        return [("checkpoint:resolved", {"checkpoint": value.get("checkpoint"),
+        checkpoint = checkpoint_json(e.checkpoint) if e.checkpoint is not None else None
+        return [("checkpoint:resolved", {"checkpoint": checkpoint,
                                          "projectId": e.thread_id} | flat)]
     return [("checkpoint:resolved", flat)]
 
@@ -143,7 +175,7 @@ def _phase(e: ev.PhaseChanged, d: Dialect, ts: str) -> list[Message]:
 
 
 def _metrics(e: ev.ProjectMetrics, d: Dialect, ts: str) -> list[Message]:
-    m = e.metrics
+    m = metrics_json(e.metrics)
     if d == "client":
         return [("metrics:update", {"projectId": m["projectId"], "metrics": m})]
     return [("metrics:update", {

@@ -1,4 +1,4 @@
-"""The Studio service: what the REST and Socket.IO faces ask of projects.
+"""The Studio's use cases: what the REST and Socket.IO faces ask of projects.
 
 Project lifecycle (seed ProjectStatus)::
 
@@ -6,68 +6,54 @@ Project lifecycle (seed ProjectStatus)::
                      running --(all approved)--> completed
                      running --(rejected, or an agent gave up)--> failed
 
-A wrong transition raises ``StudioConflict`` (409), an unknown id ``StudioNotFound``
-(404). Changes made outside a run (status by REST, a resolution) are published on the bus
-to the project's thread like a run's events, so a socket watching the project sees both.
+A wrong transition raises ``StudioConflict`` (409), an unknown id ``StudioNotFound`` (404).
+A project is a thread and its pipeline one run on it: pause holds the thread (the run waits
+at its next node, ``Runner.hold``), recovery after a restart is the agent's
+(``StudioAgent.recover``, called by ``Runner.recover``). Changes made outside a run (a
+status changed by a person, a checkpoint resolved) are the thread's own events: stored,
+then published, numbered per project (``Runner.publish_thread_event``), so a client that
+follows the project (``Runner.follow_thread``) sees them with the run's and misses none.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import uuid
 from typing import Any
 
 from shokunin import events as ev
-from shokunin.agents.studio.agent import NAME, answers_from_records
+from shokunin.agents.studio.agent import NAME, answer, revive
 from shokunin.agents.studio.contracts import (
     CreateProjectInput,
     UpdateProjectInput,
     parse_resolution,
 )
+from shokunin.agents.studio.errors import StudioConflict, StudioNotFound
 from shokunin.agents.studio.metrics import elapsed_seconds
-from shokunin.agents.studio.pauses import Pauses
 from shokunin.agents.studio.pipeline import Pipeline
-from shokunin.agents.studio.session import agent_id, checkpoint_wire, derived_id
-from shokunin.errors import ErrorCode, ShokuninError
-from shokunin.runs import Runner, RunNotFound, RunStateError
+from shokunin.agents.studio.session import agent_id, checkpoint_record, derived_id
+from shokunin.runs import Runner, RunNotFound
 from shokunin.runs.deletion import delete_thread
 from shokunin.store.studio_records import StudioRecords, now
 
-log = logging.getLogger(__name__)
-
-
-class StudioError(ShokuninError):
-    """Root of the Studio's errors: StudioNotFound (404), StudioConflict (409)."""
-    status = 409
-    code = ErrorCode.CONFLICT
-
-
-class StudioNotFound(StudioError):
-    status = 404
-    code = ErrorCode.NOT_FOUND
-
-
-class StudioConflict(StudioError):
-    pass
-
 
 class Studio:
-    def __init__(self, runner: Runner, records: StudioRecords, pipeline: Pipeline,
-                 pauses: Pauses) -> None:
+    def __init__(self, runner: Runner, records: StudioRecords, pipeline: Pipeline) -> None:
         self.runner = runner
         self.records = records
         self.pipeline = pipeline
-        self.pauses = pauses
+        # One change of a project at a time (a start is not beside its delete; a pause's
+        # record and the Runner's hold agree).
         self._locks: dict[str, asyncio.Lock] = {}
+        # A resolution that came while the run was busy: look again when it stops.
         self._waiters: dict[str, asyncio.Task[None]] = {}
 
     def _lock(self, project_id: str) -> asyncio.Lock:
         return self._locks.setdefault(project_id, asyncio.Lock())
 
-    async def _notify(self, project_id: str, event: ev.BaseEvent) -> None:
-        await self.runner.bus.publish(event.model_copy(update={"thread_id": project_id}))
+    async def _tell(self, project_id: str, event: ev.BaseEvent) -> None:
+        await self.runner.publish_thread_event(project_id, event)
 
     # reading
     async def project(self, project_id: str, owner: str | None = None) -> dict[str, Any]:
@@ -136,7 +122,7 @@ class Studio:
     async def delete(self, project_id: str) -> None:
         async with self._lock(project_id):  # not beside a start that has not begun its run
             project = await self.project(project_id)
-            self.pauses.resume(project_id)  # a paused node would hold its run
+            self.runner.release(project_id)  # a held node would hold its run
             if project["run_id"]:  # stop it, or close it if it waits at a checkpoint
                 with contextlib.suppress(RunNotFound):
                     await self.runner.cancel(project["run_id"])
@@ -155,7 +141,7 @@ class Studio:
             current = (await self.project(project_id))["status"]
             raise StudioConflict(f"cannot go from {current} to {new}; "
                                  f"only from {' or '.join(from_)}")
-        await self._notify(project_id, ev.ProjectStatus(
+        await self._tell(project_id, ev.ProjectStatus(
             project_id=project_id, old_status=project["status"], new_status=new))
         return await self.project(project_id)
 
@@ -173,15 +159,15 @@ class Studio:
             return project
 
     async def pause(self, project_id: str) -> dict[str, Any]:
-        async with self._lock(project_id):  # the record and the nodes' gate agree
+        async with self._lock(project_id):  # the record and the Runner's hold agree
             project = await self._transition(project_id, "paused", ("running",))
-            self.pauses.pause(project_id)  # the nodes that start from now on wait
+            self.runner.hold(project_id)  # the nodes that start from now on wait
             return project
 
     async def resume(self, project_id: str) -> dict[str, Any]:
         async with self._lock(project_id):
             project = await self._transition(project_id, "running", ("paused",))
-            self.pauses.resume(project_id)
+            self.runner.release(project_id)
         await self._revive(project)
         return project
 
@@ -197,9 +183,9 @@ class Studio:
             current = (await self.checkpoint(checkpoint_id))["status"]
             raise StudioConflict(f"the checkpoint is already {current}")
         resolved = await self.checkpoint(checkpoint_id)
-        await self._notify(project["id"], ev.CheckpointResolved(
-            checkpoint_id=checkpoint_id, value={"resolution": status, "feedback": feedback,
-                                                "checkpoint": checkpoint_wire(resolved)}))
+        await self._tell(project["id"], ev.CheckpointResolved(
+            checkpoint_id=checkpoint_id, resolution=status, feedback=feedback,
+            checkpoint=checkpoint_record(resolved)))
         await self.kick(project["id"])
         return resolved
 
@@ -208,23 +194,10 @@ class Studio:
         """Resume the project's run if it waits at checkpoints that are now resolved; if it
         is busy, look again when it stops (it answers what it sees resolved itself)."""
         async with self._lock(project_id):
-            project = await self.records.project(project_id)
-            run_id = project and project["run_id"]
-            if not run_id:
-                return
-            if self.runner.is_live(run_id):
-                if project_id not in self._waiters:
-                    self._waiters[project_id] = asyncio.create_task(
-                        self._kick_after(run_id, project_id))
-                return
-            run = await self.runner.store.get_run(run_id)
-            if run is None or run["status"] != "interrupted":
-                return
-            payload = await self.runner.waiting_for(run_id)
-            answers = await answers_from_records(self.records, payload)
-            if answers:
-                with contextlib.suppress(RunStateError):  # resumed by someone else first
-                    await self.runner.resume(run_id, answers)
+            busy = await answer(self.runner, self.records, project_id)
+            if busy is not None and project_id not in self._waiters:
+                self._waiters[project_id] = asyncio.create_task(
+                    self._kick_after(busy, project_id))
 
     async def _kick_after(self, run_id: str, project_id: str) -> None:
         """Look again each time the run stops, until it stops for good: a resolution that
@@ -243,47 +216,8 @@ class Studio:
                 del self._waiters[project_id]
 
     async def _revive(self, project: dict[str, Any]) -> None:
-        """Give a running (or paused) project a run again if its last one ended without
-        finishing (the server stopped): LangGraph goes on from its last checkpoint, so
-        finished agents are not redone."""
-        run_id = project["run_id"]
-        run = await self.runner.store.get_run(run_id) if run_id else None
-        if run is not None and (run["status"] == "running" or self.runner.is_live(run_id)):
-            return
-        if run is not None and run["status"] == "interrupted":
-            await self.kick(project["id"])
-            return
-        if run is None and project["status"] == "draft":
-            return
-        new_run = derived_id(project["id"], "run", now().isoformat())
-        await self.records.update_project(project["id"], {"run_id": new_run})
-        await self.runner.start(NAME, project["id"], {"continue": True}, run_id=new_run)
-        log.info("project %s goes on from its last checkpoint (run %s)", project["id"],
-                 new_run)
-
-    async def recover(self) -> int:
-        """At server start: every running or paused project goes on. Return how many."""
-        projects = await self.records.projects_with_status("running", "paused")
-        for project in projects:
-            if project["status"] == "paused":
-                self.pauses.pause(project["id"])
-            else:  # the clock counts what the old process did, not the time it was down
-                await self.records.update_project(project["id"], {
-                    "elapsed_seconds": await self._elapsed_until_stop(project),
-                    "running_since": now()})
-            try:
-                await self._revive(project)
-            except Exception:  # one project that cannot go on must not stop the others
-                log.exception("project %s could not be resumed", project["id"])
-        return len(projects)
-
-    async def _elapsed_until_stop(self, project: dict[str, Any]) -> float:
-        """Running time up to the last event of its run (when the old process stopped)."""
-        store = self.runner.store
-        run_id = project["run_id"]
-        last = await store.events_after(run_id, await store.last_seq(run_id) - 1) \
-            if run_id else []
-        return elapsed_seconds(project, last[-1].ts if last else project["updated_at"])
+        async with self._lock(project["id"]):
+            await revive(self.runner, self.records, project)
 
     async def close(self) -> None:
         for waiter in list(self._waiters.values()):
