@@ -193,3 +193,17 @@ async def test_recover_fails_the_runs_of_agents_without_recovery_and_revives_the
             "run_started", "run_failed"]
     assert (await runner.store.get_run(asked))["status"] == "interrupted"  # left to resume
     await close_runner(runner)
+
+
+async def test_a_deleted_threads_own_events_go_with_it(tmp_path: Path) -> None:
+    runner = await open_runner(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}", tmp_path)
+    await runner.store.ensure_thread("t", "counter")
+    await runner.publish_thread_event("t", status("a"))
+    runner.hold("t")
+    assert await runner.store.delete_thread("t")
+    runner.forget_thread("t")
+    assert await runner.store.thread_events_after("t") == []
+    assert not runner.holds.is_held("t")
+    await runner.store.ensure_thread("t", "counter")
+    assert (await runner.publish_thread_event("t", status("b"))).seq == 1
+    await close_runner(runner)

@@ -29,6 +29,7 @@ from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
 from shokunin.runs.thread_feed import ThreadFeed
 from shokunin.store import Store
+from shokunin.store.event_writer import Write
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +129,12 @@ class Runner:
         self.agents[agent.name] = agent
 
     def forget_thread(self, thread_id: str) -> None:
-        """The thread was deleted: a new run with its id must create it again."""
+        """The thread was deleted: a new run with its id must create it again, and its own
+        events start again from seq 1."""
         self._known_threads.pop(thread_id, None)
+        self._thread_seqs.pop(thread_id, None)
+        self._thread_event_locks.pop(thread_id, None)
+        self.holds.release(thread_id)
 
     def workspace(self, thread_id: str) -> Path:
         """The thread's working folder (created): derived here only, from a valid id."""
@@ -337,7 +342,7 @@ class Runner:
 
     # the thread's own events
     async def publish_thread_event(self, thread_id: str, event: ev.BaseEvent,
-                                   *writes: Any) -> ev.BaseEvent:
+                                   *writes: Write) -> ev.BaseEvent:
         """Number an event of the thread itself (not of a run: ``run_id`` stays empty, ``seq``
         goes on gap-free per thread), store it (with ``writes``, in one transaction), then
         publish it; return it as sent. Nothing is published that is not stored."""
