@@ -27,4 +27,5 @@ if command -v npm >/dev/null; then
     || echo "warning: npm ci failed (see above); the Node socket.io-client test will be skipped" >&2
 fi
 .venv/bin/python -m ruff check src tests bench
+.venv/bin/lint-imports  # the layers and independence contracts in pyproject.toml
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

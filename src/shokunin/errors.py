@@ -16,6 +16,7 @@ lower in the tree only says what went wrong; no face decides that again.
     ├── TooManyStreams                  429 too_many_streams
     ├── RunError                        409 run_error
     │   ├── RunNotFound                 404 not_found
+    │   ├── ThreadNotFound              404 not_found (or one the caller may not see)
     │   ├── UnknownAgent                409 run_error
     │   ├── InvalidThreadId             400 bad_thread_id (a thread, session or dataset id)
     │   ├── InvalidRunInput             400 bad_request

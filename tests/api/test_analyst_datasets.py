@@ -144,7 +144,7 @@ def test_uploads_go_to_the_named_analyst_thread_only(client: TestClient) -> None
     second = _upload(client, thread_id=first["thread_id"]).json()
     assert second["thread_id"] == first["thread_id"] and second["id"] != first["id"]
     client.portal.call(client.app.state.engine.store.ensure_thread, "wb", "workbench")
-    _error(_upload(client, thread_id="wb"), 409, "conflict")
+    _error(_upload(client, thread_id="wb"), 409, "thread_belongs_to_other_face")
 
 
 def test_another_owner_cannot_see_or_use_a_dataset(client: TestClient) -> None:

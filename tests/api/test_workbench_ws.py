@@ -485,7 +485,7 @@ def test_a_server_failure_shows_an_id_not_the_exception(
         ws.receive_json()
         ws.send_json({"message": "clear the map"})
         error = ws.receive_json()
-    assert (error["type"], error["code"]) == ("error", "server_error")
+    assert (error["type"], error["code"]) == ("error", "internal")  # as HTTP says it
     assert "/srv" not in error["content"] and "OSError" not in error["content"]
     error_id = re.search(r"error ([0-9a-f]{12})", error["content"]).group(1)
     assert any(error_id in r.getMessage() and "disk I/O" in (r.exc_text or "")

@@ -15,11 +15,66 @@ import asyncio
 import concurrent.futures
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from shokunin import events as ev
-from shokunin.runs import RunContext
+from shokunin.runs import RunContext, Runner, ThreadNotFound, access, new_thread_id
 from shokunin.tools import ToolError, ToolRegistry
 
 NAME = "tool"
+CANCELLED = "中断されました"  # seed 003's word for an aborted execution
+
+
+class ToolOutcome(BaseModel):
+    """The seed 003 result of one execution, as every face (REST, SSE, MCP) answers it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    success: bool
+    result: Any = None
+    error: str | None = None
+    files: list[dict[str, Any]] = []
+    aborted: bool = False
+    execution_id: str
+
+
+class Outcome:
+    """Follows a tool run's events to its ``ToolOutcome``: the run's output when it
+    completed, else what its ``tool_result`` (or its end) said."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self._said: ev.ToolResult | None = None
+
+    def see(self, event: ev.BaseEvent) -> ToolOutcome | None:
+        """The outcome once ``event`` ends the run; None before."""
+        if isinstance(event, ev.ToolResult):
+            self._said = event
+        if not ev.is_terminal(event):
+            return None
+        if isinstance(event, ev.RunCompleted) and event.output:
+            return ToolOutcome.model_validate(event.output)
+        if (said := self._said) is not None:
+            return ToolOutcome(success=said.success, result=said.result, error=said.error,
+                               aborted=said.aborted, execution_id=self.run_id)
+        error = event.error if isinstance(event, ev.RunFailed) else CANCELLED
+        return ToolOutcome(success=False, error=error, aborted=isinstance(event, ev.RunCancelled),
+                           execution_id=self.run_id)
+
+
+async def start(runner: Runner, registry: ToolRegistry, who: str | None, name: str,
+                args: dict[str, Any], *, timeout: float | None = None,
+                thread_id: str | None = None) -> str:
+    """Start one execution of the tool ``name`` as a run on ``thread_id`` (a new thread when
+    None; ``who`` must be allowed to use it); the run's id. Raises the registry's
+    ``ToolNotFound`` / ``InvalidArguments`` before any run exists."""
+    thread_id = thread_id or new_thread_id()
+    info = registry.get(name)
+    registry.validate_args(info.name, args)
+    if not await access.may_use(runner.store, who, thread_id):
+        raise ThreadNotFound(f"no thread {thread_id!r}")
+    return await runner.start(NAME, thread_id,
+                              {"tool": info.name, "args": args, "timeout": timeout}, owner=who)
 
 
 class ToolRunAgent:

@@ -11,34 +11,26 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.middleware import Middleware
 
 from shokunin import __version__
-from shokunin.api import health, web
-from shokunin.api.advisor import sessions as advisor_sessions
-from shokunin.api.advisor import sse as advisor_sse
-from shokunin.api.analyst import datasets as analyst_datasets
-from shokunin.api.analyst import runs as analyst_runs
+from shokunin.api import advisor, analyst, health, perimeter, runs, studio, tools, web, workbench
 from shokunin.api.errors import install_error_handlers
-from shokunin.api.perimeter import login
-from shokunin.api.perimeter.auth import AuthMiddleware
-from shokunin.api.perimeter.body_limit import BodyLimitMiddleware
-from shokunin.api.perimeter.content_type import ContentTypeMiddleware
-from shokunin.api.perimeter.host import HostMiddleware
-from shokunin.api.perimeter.live import LiveConnections
-from shokunin.api.perimeter.live_middleware import LiveMiddleware
-from shokunin.api.perimeter.origin import OriginMiddleware
-from shokunin.api.perimeter.security_headers import SecurityHeadersMiddleware
-from shokunin.api.runs import runs, threads
-from shokunin.api.studio import rest as studio_rest
-from shokunin.api.studio.socket import StudioSocket
-from shokunin.api.tools import agent_tools, mcp_servers
-from shokunin.api.tools import routes as tools
-from shokunin.api.workbench import ws as workbench_ws
+from shokunin.api.perimeter import (
+    AuthMiddleware,
+    BodyLimitMiddleware,
+    ContentTypeMiddleware,
+    HostMiddleware,
+    LiveConnections,
+    LiveMiddleware,
+    OriginMiddleware,
+    SecurityHeadersMiddleware,
+)
+from shokunin.api.studio import StudioSocket
 from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.engine import Engine
 
 
-def perimeter(app: FastAPI, settings: Settings, authenticator: Authenticator,
-              live: LiveConnections) -> list[Middleware]:
+def middleware(app: FastAPI, settings: Settings, authenticator: Authenticator,
+               live: LiveConnections) -> list[Middleware]:
     """The middleware every connection passes, outermost first: headers on every answer,
     the Host check, CORS preflights, then Origin, auth, live connections' caps and
     revocation (``live``, shared with the Socket.IO face), declared body type and body size."""
@@ -94,14 +86,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                            settings.max_streams_per_key)
     socket.live = live
     app.state.live = live
-    app.user_middleware[:0] = perimeter(app, settings, authenticator, live)
+    app.user_middleware[:0] = middleware(app, settings, authenticator, live)
     install_error_handlers(app)  # every ShokuninError, in one place (api/errors.py)
 
     app.mount("/socket.io", socket.app)  # seed 002's Socket.IO on the same port, before
     # the web face's catch-all routes
     app.add_route(MCP_PATH, mcp.app, include_in_schema=False)  # MCP, streamable HTTP
-    for module in (health, login, mcp_servers, tools, agent_tools, threads, runs,
-                   analyst_datasets, analyst_runs, advisor_sessions, advisor_sse, studio_rest,
-                   workbench_ws, web):
-        app.include_router(module.router)
+    # The faces' routes, the web face's catch-all last.
+    for router in [health.router, *perimeter.routers, *tools.routers, *runs.routers,
+                   *analyst.routers, *advisor.routers, *studio.routers, *workbench.routers,
+                   web.router]:
+        app.include_router(router)
     return app

@@ -28,7 +28,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from shokunin.errors import ErrorCode, ShokuninError
+try:
+    from shokunin.errors import ErrorCode, ShokuninError
+except ImportError:  # loaded by path in a venv tool's child, where shokunin is not installed
+    from enum import StrEnum
+
+    class ShokuninError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class ErrorCode(StrEnum):  # type: ignore[no-redef]
+        NOT_FOUND = "not_found"
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO cannot hang us

@@ -4,7 +4,6 @@ A tool is a folder ``<name>/<name>_tool.py`` exporting TOOL_NAME, TOOL_DESCRIPTI
 TOOL_ICON, get_function_declaration() and execute(args, context); see README "Writing a tool".
 """
 
-from shokunin.tools.adapter import as_langchain_tools, function_schemas
 from shokunin.tools.errors import (
     InvalidArguments,
     SettingsInvalid,
@@ -25,5 +24,5 @@ __all__ = [
     "MASK", "InvalidArguments", "SettingsInvalid", "ToolError", "ToolInfo", "ToolLoadError",
     "Runtime", "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError", "WorkerDied",
     "Workspace", "WorkspacePathError",
-    "as_langchain_tools", "function_schemas", "scaffold",
+    "scaffold",
 ]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from shokunin.errors import ErrorCode
 from shokunin.events import BaseEvent
 from shokunin.tools import leak_guard, venv
 from shokunin.tools.discovery import Source, discover
@@ -202,7 +203,8 @@ class ToolRegistry:
         tool = self._tool(name)
         path = tool.ui_file
         if path is None or not path.is_relative_to(tool.tool_dir) or not path.is_file():
-            raise ToolError(f"tool {tool.name!r} has no UI")
+            raise ToolError(f"tool {tool.name!r} has no UI", status=404,
+                            code=ErrorCode.NOT_FOUND)
         return path
 
     async def setup(self, name: str, progress: Progress | None = None) -> ToolInfo:

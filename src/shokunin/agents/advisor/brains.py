@@ -74,7 +74,7 @@ def _plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
     registry = ctx.services.tools
     if registry is None:
         return {}
-    from shokunin.tools import as_langchain_tools
+    from shokunin.agents.tool_adapter import as_langchain_tools
 
     return {t.name: t for t in as_langchain_tools(registry, ctx) if t.name in names}
 

@@ -17,6 +17,10 @@ from shokunin.runs import RunContext
 RECURSION_LIMIT = 30
 
 
+NAME = "analyst"
+MAX_QUESTION_CHARS = 4000  # a question any face accepts
+
+
 class UnknownDataset(ShokuninError, LookupError):
     """The run names a dataset the thread does not have."""
     status = 404
@@ -24,7 +28,7 @@ class UnknownDataset(ShokuninError, LookupError):
 
 
 class AnalystAgent:
-    name = "analyst"
+    name = NAME
 
     def __init__(self, brain: Brain, checkpointer: BaseCheckpointSaver | None,
                  max_attempts: int = 3) -> None:

@@ -29,12 +29,10 @@ from fastapi.responses import Response
 
 from shokunin import events as ev
 from shokunin.agents.advisor import NAME as AGENT
-from shokunin.agents.advisor import UNKNOWN
-from shokunin.api.access import may_see, owner_scope, principal
+from shokunin.agents.advisor import UNKNOWN, sessions
 from shokunin.api.errors import ApiError, json_object
+from shokunin.auth import principal
 from shokunin.engine import Engine
-from shokunin.runs import InvalidThreadId, RunStateError, check_thread_id, new_thread_id
-from shokunin.runs.deletion import delete_thread
 from shokunin.store.safe_files import SafeTree, UnsafePath
 
 router = APIRouter(prefix="/api", tags=["advisor"])
@@ -87,16 +85,8 @@ def _profile(raw: Any) -> dict[str, str]:
 
 async def advisor_session(request: Request, session_id: str) -> dict[str, Any]:
     """The session's thread, if it exists, is an Advisor session and the caller may see it."""
-    try:
-        check_thread_id(session_id)
-    except InvalidThreadId as exc:
-        raise ApiError(400, str(exc), "bad_session_id") from None
-    store = _engine(request).store
     advisor(request)
-    thread = await store.thread_summary(session_id)
-    if thread is None or thread["agent"] != AGENT or not may_see(principal(request), thread):
-        raise ApiError(404, f"no session {session_id!r}", "not_found")
-    return {**thread, "meta": (await store.get_thread(session_id) or {}).get("meta") or {}}
+    return await sessions.session(_engine(request).store, principal(request), session_id)
 
 
 @router.post("/session")
@@ -104,20 +94,16 @@ async def create_session(request: Request) -> dict[str, Any]:
     advisor(request)
     body = await json_object(request, '{"user_info": {"industry": "...", ...}}')
     profile = _profile(body.get("user_info"))
-    store = _engine(request).store
-    session_id = new_thread_id()
     title = " / ".join(v for k, v in profile.items() if k in ("industry", "products"))
-    await store.ensure_thread(session_id, AGENT, title=title or "相談",
-                              owner=principal(request))
-    await store.set_thread_meta(session_id, {"user_info": profile})
+    session_id = await sessions.open_session(_engine(request).store, principal(request),
+                                             profile, title)
     return {"session_id": session_id}
 
 
 @router.get("/sessions")
 async def list_sessions(request: Request, limit: int = 50) -> dict[str, Any]:
-    store = _engine(request).store
-    threads = await store.list_threads(agent=AGENT, owner=owner_scope(principal(request)),
-                                       limit=max(1, min(limit, 200)))
+    threads = await sessions.session_ids(_engine(request).store, principal(request),
+                                         max(1, min(limit, 200)))
     return {"sessions": [{"session_id": t["id"], "title": t["title"],
                           "created_at": t["created_at"], "updated_at": t.get("updated_at")}
                          for t in threads]}
@@ -125,11 +111,8 @@ async def list_sessions(request: Request, limit: int = 50) -> dict[str, Any]:
 
 @router.delete("/session/{session_id}")
 async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
-    await advisor_session(request, session_id)
-    try:
-        await delete_thread(_engine(request).runner, session_id)
-    except RunStateError as exc:
-        raise ApiError(409, str(exc), "conflict") from None
+    advisor(request)
+    await sessions.delete(_engine(request).runner, principal(request), session_id)
     return {"deleted": session_id}
 
 
@@ -137,15 +120,8 @@ async def delete_session(request: Request, session_id: str) -> dict[str, Any]:
 async def clear_session(request: Request, session_id: str) -> dict[str, Any]:
     """Forget the conversation and its step (runs, events, checkpoints, diagrams); the
     session id and its profile stay."""
-    thread = await advisor_session(request, session_id)
-    services = _engine(request)
-    try:
-        await delete_thread(services.runner, session_id)
-    except RunStateError as exc:
-        raise ApiError(409, str(exc), "conflict") from None
-    await services.store.ensure_thread(session_id, AGENT, title=thread["title"],
-                                       owner=thread.get("owner"))
-    await services.store.set_thread_meta(session_id, thread["meta"])
+    advisor(request)
+    await sessions.clear(_engine(request).runner, principal(request), session_id)
     return {"session_id": session_id, "cleared": True}
 
 
@@ -199,8 +175,8 @@ async def set_step(request: Request, session_id: str) -> dict[str, Any]:
     if not isinstance(step, str) or (step != UNKNOWN and agent.playbook.step(step) is None):
         raise ApiError(400, f"'step' must be one of the playbook's step ids or {UNKNOWN}",
                        "bad_request")
-    run_id = await _engine(request).runner.start(AGENT, session_id, {"set_step": step},
-                                                   owner=principal(request))
+    run_id = await sessions.set_step(_engine(request).runner, principal(request), session_id,
+                                     step)
     return {"session_id": session_id, "run_id": run_id, "step": step}
 
 
@@ -237,8 +213,7 @@ async def _sessions_to_search(request: Request, session_id: str | None,
     if session_id:
         await advisor_session(request, session_id)
         return [session_id]
-    threads = await _engine(request).store.list_threads(
-        agent=AGENT, owner=owner_scope(principal(request)), limit=limit)
+    threads = await sessions.session_ids(_engine(request).store, principal(request), limit)
     return [t["id"] for t in threads]
 
 

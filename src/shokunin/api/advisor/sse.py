@@ -28,14 +28,14 @@ from fastapi import APIRouter, Depends, Request
 
 from shokunin import events as ev
 from shokunin.agents.advisor import NAME as AGENT
-from shokunin.agents.advisor import UNKNOWN
+from shokunin.agents.advisor import UNKNOWN, sessions
 from shokunin.agents.advisor.agent import MAX_MESSAGE_CHARS
-from shokunin.api.access import principal
-from shokunin.api.advisor.sessions import DIAGRAMS, advisor, advisor_session
+from shokunin.api.advisor.sessions import DIAGRAMS, advisor
 from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse
 from shokunin.api.runs.runs import visible_run
-from shokunin.runs import InvalidRunInput, RunNotFound
+from shokunin.auth import principal
+from shokunin.errors import ErrorCode, ShokuninError
 
 router = APIRouter(prefix="/api", tags=["advisor"])
 
@@ -43,6 +43,12 @@ router = APIRouter(prefix="/api", tags=["advisor"])
 def _message(payload: dict[str, Any], seq: int | None = None) -> sse.ServerSentEvent:
     return sse.ServerSentEvent(id=None if seq is None else str(seq),
                                raw_data=json.dumps(payload, ensure_ascii=False))
+
+
+def _error(exc: ShokuninError, hint: str = "") -> sse.ServerSentEvent:
+    """A ``ShokuninError`` in the Advisor's stream (seed 001): a data-only message
+    ``{"type": "error", "error", "code"}``; ``hint`` says what to do next."""
+    return _message({"type": "error", "error": exc.message + hint, "code": exc.code})
 
 
 class ChatWire:
@@ -94,7 +100,7 @@ def _titles(request: Request) -> dict[str, str]:
 
 async def _stream(request: Request, run_id: str, after: int = 0
                   ) -> AsyncIterator[sse.ServerSentEvent]:
-    runner = request.app.state.services.runner
+    runner = request.app.state.engine.runner
     wire = ChatWire(_titles(request))
     if after:  # rebuild the answer so far from what the client already saw
         for event in await runner.store.events_after(run_id, 0):
@@ -105,8 +111,8 @@ async def _stream(request: Request, run_id: str, after: int = 0
             payload = wire.payload(event)
             if payload is not None:
                 yield _message(payload, event.seq)
-    except RunNotFound:
-        yield _message({"type": "error", "error": f"no run {run_id!r}", "code": "not_found"})
+    except ShokuninError as exc:  # RunNotFound: deleted while we were about to stream it
+        yield _error(exc)
 
 
 async def _json_body(request: Request) -> Any:
@@ -133,16 +139,12 @@ async def chat(request: Request, body: Any = Depends(_json_body)
             f"the message is longer than {MAX_MESSAGE_CHARS} characters")})
         return
     try:
-        await advisor_session(request, session_id)
-        run_id = await request.app.state.services.runner.start(
-            AGENT, session_id, {"message": message}, owner=principal(request))
-    except ApiError as exc:
-        yield _message({"type": "error", "code": exc.code, "error": (
-            f"{exc.message}; create a session with POST /api/session"
-            if exc.code == "not_found" else exc.message)})
-        return
-    except InvalidRunInput as exc:
-        yield _message({"type": "error", "code": "bad_request", "error": str(exc)})
+        advisor(request)
+        run_id = await sessions.ask(request.app.state.engine.runner, principal(request),
+                                    session_id, message)
+    except ShokuninError as exc:
+        yield _error(exc, "; create a session with POST /api/session"
+                     if exc.code == ErrorCode.NOT_FOUND else "")
         return
     async for item in _stream(request, run_id):
         yield item

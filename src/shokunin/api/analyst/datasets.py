@@ -14,20 +14,16 @@ from fastapi import APIRouter, Request, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from shokunin.agents.analyst import DatasetError, DatasetRecord, DatasetStorage, ReadOptions
-from shokunin.agents.analyst.encoding import NotTextEncoding, text_encoding
-from shokunin.agents.analyst.isolated import ParseLimits
-from shokunin.api.access import may_see, principal
+from shokunin.agents.analyst import DatasetRecord, Datasets, ReadOptions
+from shokunin.agents.analyst.encoding import text_encoding
 from shokunin.api.errors import ApiError
 from shokunin.api.perimeter.client_gone import unless_client_leaves
 from shokunin.api.perimeter.content_type import check as check_content_type
 from shokunin.api.perimeter.declared_body import MULTIPART
-from shokunin.runs import InvalidThreadId, check_thread_id, new_thread_id
-from shokunin.runs.deletion import delete_thread
+from shokunin.auth import principal
 
 router = APIRouter(prefix="/api/analyst", tags=["analyst"])
 
-AGENT = "analyst"
 MAX_PREVIEW_ROWS = 1000
 DELIMITER_NAMES = {"comma": ",", "tab": "\t", "\\t": "\t", "semicolon": ";", "pipe": "|"}
 _MAX_OPTION_CHARS = 100
@@ -42,15 +38,12 @@ _UPLOAD_BODY = {"requestBody": {"required": True, "content": {MULTIPART: {"schem
         "header": {"type": "boolean", "description": "detected when absent"}}}}}}}
 
 
-def storage_of(request: Request) -> DatasetStorage:
-    services = request.app.state.engine
-    return DatasetStorage(services.runner,
-                          int(services.settings.analyst_pandas_max_mb * 1024 * 1024),
-                          ParseLimits.from_settings(services.settings))
+def datasets_of(request: Request) -> Datasets:
+    return request.app.state.engine.datasets
 
 
 def _limit(request: Request) -> int:
-    return int(request.app.state.engine.settings.analyst_max_upload_mb * 1024 * 1024)
+    return datasets_of(request).max_upload_bytes
 
 
 def _too_large(limit: int) -> ApiError:
@@ -83,10 +76,7 @@ def _field(form: Any, name: str) -> str:
 def _options(form: Any) -> ReadOptions:
     encoding = _field(form, "encoding").strip() or None
     if encoding is not None:
-        try:
-            encoding = text_encoding(encoding)
-        except NotTextEncoding as exc:
-            raise ApiError(400, str(exc), "bad_request") from None
+        encoding = text_encoding(encoding)  # NotTextEncoding: 400 bad_request
     delimiter = _field(form, "delimiter") or None
     if delimiter is not None:
         delimiter = DELIMITER_NAMES.get(delimiter.lower(), delimiter)
@@ -98,31 +88,6 @@ def _options(form: Any) -> ReadOptions:
         raise ApiError(400, "header must be true or false", "bad_request")
     return ReadOptions(encoding=encoding, delimiter=delimiter,
                        header=None if header is None else header in ("true", "1"))
-
-
-async def _thread_for_upload(request: Request, raw: str | None, title: str
-                             ) -> tuple[str, bool]:
-    """The Analyst thread the upload goes to, and whether this request created it: the one
-    named (the caller must see it), or a new one titled ``title``."""
-    store = request.app.state.engine.store
-    who = principal(request)
-    if not raw:
-        thread_id = new_thread_id()
-    else:
-        try:
-            thread_id = check_thread_id(raw)
-        except InvalidThreadId as exc:
-            raise ApiError(400, str(exc), "bad_thread_id") from None
-        thread = await store.thread_summary(thread_id)
-        if thread is not None:
-            if not may_see(who, thread):
-                raise ApiError(404, f"no thread {thread_id!r}", "not_found")
-            if thread["agent"] != AGENT:
-                raise ApiError(409, f"thread {thread_id!r} belongs to the {thread['agent']} "
-                               "face, not the analyst", "conflict")
-            return thread_id, False
-    await store.ensure_thread(thread_id, AGENT, title=title, owner=who)
-    return thread_id, True
 
 
 @router.post("/datasets", status_code=201, openapi_extra=_UPLOAD_BODY)
@@ -146,17 +111,9 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
             raise _too_large(limit)
         options = _options(form)
         name = (upload.filename or "upload.csv")[:255]
-        thread_id, created = await _thread_for_upload(
-            request, str(form.get("thread_id") or ""), name)
-        try:
-            record = await unless_client_leaves(
-                request, storage_of(request).add(thread_id, name, upload.file, options))
-        except (DatasetError, ApiError) as exc:
-            if created:  # a refused file (or one its client left) leaves no empty thread
-                await delete_thread(request.app.state.engine.runner, thread_id)
-            if isinstance(exc, ApiError):
-                raise
-            raise ApiError(400, str(exc), exc.code) from None
+        record = await unless_client_leaves(request, datasets_of(request).upload(
+            principal(request), str(form.get("thread_id") or "") or None, name, upload.file,
+            options))
     finally:
         await form.close()
     return record.model_dump(mode="json")
@@ -164,12 +121,7 @@ async def upload_dataset(request: Request) -> dict[str, Any]:
 
 async def visible_dataset(request: Request, dataset_id: str) -> DatasetRecord:
     """The dataset, if the caller may see its thread; else 404."""
-    record = await storage_of(request).get(dataset_id)
-    if record is not None:
-        thread = await request.app.state.engine.store.thread_summary(record.thread_id)
-        if thread is not None and may_see(principal(request), thread):
-            return record
-    raise ApiError(404, f"no dataset {dataset_id[:100]!r}", "not_found")
+    return await datasets_of(request).visible(principal(request), dataset_id)
 
 
 @router.get("/datasets/{dataset_id}")
@@ -183,18 +135,12 @@ async def preview_dataset(request: Request, dataset_id: str, rows: str = "20"
     if not rows.isascii() or not rows.isdigit() or not 1 <= int(rows) <= MAX_PREVIEW_ROWS:
         raise ApiError(400, f"rows must be a whole number from 1 to {MAX_PREVIEW_ROWS}",
                        "bad_request")
-    record = await visible_dataset(request, dataset_id)
-    try:
-        preview = await unless_client_leaves(
-            request, storage_of(request).preview(record, int(rows)))
-    except DatasetError as exc:
-        raise ApiError(400, str(exc), exc.code) from None
+    preview = await unless_client_leaves(
+        request, datasets_of(request).preview(principal(request), dataset_id, int(rows)))
     return preview.model_dump(mode="json")
 
 
 @router.delete("/datasets/{dataset_id}", status_code=204)
 async def delete_dataset(request: Request, dataset_id: str) -> Response:
-    record = await visible_dataset(request, dataset_id)
-    if not await storage_of(request).delete(record):
-        raise ApiError(404, f"no dataset {dataset_id[:100]!r}", "not_found")
+    await datasets_of(request).delete(principal(request), dataset_id)
     return Response(status_code=204)

@@ -11,16 +11,16 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
+from shokunin.agents.analyst import NAME as AGENT
 from shokunin.agents.analyst import kernel_code, report_files
+from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS
 from shokunin.agents.analyst.storage import load_record
-from shokunin.api.access import principal
-from shokunin.api.analyst.datasets import AGENT, visible_dataset
+from shokunin.api.analyst.datasets import datasets_of
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs.runs import visible_run
+from shokunin.auth import principal
 
 router = APIRouter(prefix="/api/analyst", tags=["analyst"])
-
-MAX_QUESTION_CHARS = 4000
 
 
 @router.post("/runs", status_code=201)
@@ -34,11 +34,8 @@ async def start_run(request: Request) -> dict[str, Any]:
     if len(question) > MAX_QUESTION_CHARS:
         raise ApiError(400, f"'question' is longer than {MAX_QUESTION_CHARS} characters",
                        "bad_request")
-    record = await visible_dataset(request, dataset_id)
-    runner = request.app.state.services.runner
-    run_id = await runner.start(AGENT, record.thread_id,
-                                {"dataset_id": record.id, "question": question.strip()},
-                                owner=principal(request))
+    record, run_id = await datasets_of(request).ask(principal(request), dataset_id,
+                                                   question.strip())
     return {"run_id": run_id, "thread_id": record.thread_id}
 
 
@@ -51,10 +48,10 @@ async def download_report(request: Request, fmt: str,
         raise ApiError(404, f"no report format {fmt[:20]!r}; use md, html or ipynb", "not_found")
     if run["agent"] != AGENT:
         raise ApiError(404, f"run {run['id']!r} is not an Analyst run", "not_found")
-    _row, events = await request.app.state.services.store.run_with_events(run["id"])
+    _row, events = await request.app.state.engine.store.run_with_events(run["id"])
     try:
         if fmt == "ipynb":
-            record = await load_record(request.app.state.services.store.engine,
+            record = await load_record(request.app.state.engine.store.engine,
                                        run["input"].get("dataset_id", ""))
             body = report_files.notebook(
                 events, None if record is None else kernel_code.setup(record))

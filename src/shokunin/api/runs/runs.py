@@ -8,11 +8,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from shokunin.api import access
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs import sse
 from shokunin.api.runs.threads import run_view, runner_of
-from shokunin.runs import InvalidRunInput, RunNotFound, RunStateError
+from shokunin.auth import principal
+from shokunin.runs import access
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -21,7 +21,7 @@ RESUME_BODY = '{"value": <any JSON>}'
 
 async def visible_run(request: Request, run_id: str) -> dict[str, Any]:
     """Dependency: the run's row, if it exists and the caller may see its thread."""
-    run = await access.visible_run(runner_of(request).store, access.principal(request), run_id)
+    run = await access.visible_run(runner_of(request).store, principal(request), run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id[:100]!r}", "not_found")
     return run
@@ -46,24 +46,15 @@ async def resume_run(request: Request, run: dict[str, Any] = Depends(visible_run
     body = await json_object(request, RESUME_BODY)
     if "value" not in body or set(body) != {"value"}:
         raise ApiError(400, f"expected {RESUME_BODY}", "bad_request")
-    try:
-        await runner_of(request).resume(run["id"], body["value"])
-    except InvalidRunInput as exc:
-        raise ApiError(400, str(exc), "bad_request") from None
-    except RunNotFound:
-        raise ApiError(404, f"no run {run['id']!r}", "not_found") from None
-    except RunStateError as exc:
-        raise ApiError(409, str(exc), "not_waiting") from None
+    # InvalidRunInput 400, RunNotFound 404 (deleted meanwhile), RunStateError 409 not_waiting
+    await runner_of(request).resume(run["id"], body["value"])
     return JSONResponse({"run_id": run["id"]}, status_code=202)
 
 
 @router.post("/{run_id}/cancel", status_code=202)
 async def cancel_run(request: Request, run: dict[str, Any] = Depends(visible_run)
                      ) -> JSONResponse:
-    try:
-        cancelled = await runner_of(request).cancel(run["id"])
-    except RunNotFound:
-        raise ApiError(404, f"no run {run['id']!r}", "not_found") from None
+    cancelled = await runner_of(request).cancel(run["id"])  # RunNotFound: 404
     if not cancelled:
         current = await runner_of(request).store.get_run(run["id"])
         status = current["status"] if current else "deleted"

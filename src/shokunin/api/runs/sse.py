@@ -17,14 +17,22 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from shokunin import events as ev
 from shokunin.api.errors import ApiError
-from shokunin.runs import Runner, RunNotFound
+from shokunin.errors import ShokuninError
+from shokunin.runs import Runner
+from shokunin.runs.follow import follow
 
-__all__ = ["EventSourceResponse", "ServerSentEvent", "event_message", "resume_after",
-           "run_messages", "thread_event_message", "thread_resume_after"]
+__all__ = ["EventSourceResponse", "ServerSentEvent", "error_message", "event_message",
+           "resume_after", "run_messages", "thread_event_message", "thread_resume_after"]
 
 MAX_SEQ = 2**63 - 1  # seq is a 64-bit integer in the store
 
 Translate = Callable[[ev.BaseEvent], ServerSentEvent | None]
+
+
+def error_message(exc: ShokuninError) -> ServerSentEvent:
+    """A ``ShokuninError`` once a stream has begun: ``event: error``, ``data:`` the JSON
+    error form ``{"error", "code"}`` (before it begins, the HTTP answer says it)."""
+    return ServerSentEvent(event="error", data={"error": exc.message, "code": exc.code})
 
 
 def event_message(event: ev.BaseEvent) -> ServerSentEvent:
@@ -70,19 +78,21 @@ def resume_after(request: Request, after: str | None = None) -> int:
 
 async def run_messages(
     runner: Runner, run_id: str, after: int = 0, translate: Translate = event_message,
-    *, end: bool = True,
+    *, end: bool = True, cancel_on_exit: bool = False,
 ) -> AsyncIterator[ServerSentEvent]:
     """The run's events after ``after`` (stored, then live until the run ends) as SSE
     messages; with ``end``, a final ``end`` message (no id) says the run's status, so a
-    client knows the stream closed on purpose and does not reconnect."""
+    client knows the stream closed on purpose and does not reconnect. With
+    ``cancel_on_exit``, a client that leaves before the end cancels the run
+    (``runs.follow``): the stream was the only one waiting for it."""
     try:
-        async for event in runner.stream(run_id, after):
+        async for event in follow(runner, run_id, after_seq=after,
+                                  cancel_on_exit=cancel_on_exit):
             message = translate(event)
             if message is not None:
                 yield message
-    except RunNotFound:  # deleted while we were about to stream it
-        yield ServerSentEvent(event="error", data={"error": f"no run {run_id!r}",
-                                                   "code": "not_found"})
+    except ShokuninError as exc:  # RunNotFound: deleted while we were about to stream it
+        yield error_message(exc)
         return
     if end:
         run = await runner.store.get_run(run_id)

@@ -10,10 +10,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse
-from shokunin.runs import InvalidThreadId, Runner, RunStateError, check_thread_id
+from shokunin.auth import principal
+from shokunin.runs import Runner, access
+from shokunin.runs.access import owner_scope
 from shokunin.runs.deletion import delete_thread
 from shokunin.runs.history import iso, thread_messages
 
@@ -23,7 +24,7 @@ MAX_LIMIT = 200
 
 
 def runner_of(request: Request) -> Runner:
-    return request.app.state.services.runner
+    return request.app.state.engine.runner
 
 
 def thread_view(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,14 +42,7 @@ def run_view(row: Mapping[str, Any]) -> dict[str, Any]:
 
 async def visible_thread(request: Request, thread_id: str) -> dict[str, Any]:
     """Dependency: the thread's summary row, if the id is valid and the caller may see it."""
-    try:
-        check_thread_id(thread_id)
-    except InvalidThreadId as exc:
-        raise ApiError(400, str(exc), "bad_thread_id") from None
-    row = await runner_of(request).store.thread_summary(thread_id)
-    if row is None or not may_see(principal(request), row):
-        raise ApiError(404, f"no thread {thread_id!r}", "not_found")
-    return row
+    return await access.visible_thread(runner_of(request).store, principal(request), thread_id)
 
 
 def _limit(raw: str | None) -> int:
@@ -106,10 +100,7 @@ async def get_thread_messages(request: Request,
 @router.delete("/threads/{thread_id}", status_code=204)
 async def remove_thread(request: Request, thread: dict[str, Any] = Depends(visible_thread)
                         ) -> Response:
-    try:
-        deleted = await delete_thread(runner_of(request), thread["id"])
-    except RunStateError as exc:
-        raise ApiError(409, str(exc), "run_live") from None
+    deleted = await delete_thread(runner_of(request), thread["id"])  # RunStateError: 409
     if not deleted:  # deleted by another request in between
         raise ApiError(404, f"no thread {thread['id']!r}", "not_found")
     return Response(status_code=204)

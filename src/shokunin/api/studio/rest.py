@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
 
-from shokunin.agents.studio import Studio, StudioConflict, StudioNotFound
+from shokunin.agents.studio import Studio
 from shokunin.agents.studio.contracts import (
     Agent,
     AgentLogEntry,
@@ -42,8 +42,9 @@ from shokunin.agents.studio.contracts import (
     UpdateProjectInput,
 )
 from shokunin.agents.studio.metrics import agent_metrics, project_metrics
-from shokunin.api.access import owner_scope, principal
 from shokunin.api.errors import ApiError
+from shokunin.auth import principal
+from shokunin.runs.access import owner_scope
 from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 
 router = APIRouter(prefix="/api", tags=["studio"])
@@ -65,18 +66,9 @@ def dump(model: Any, many: bool = False) -> Any:
     return model.model_dump(mode="json", by_alias=True)
 
 
-async def _call(coro: Any) -> Any:
-    try:
-        return await coro
-    except StudioNotFound as exc:
-        raise ApiError(404, str(exc), "not_found") from None
-    except StudioConflict as exc:
-        raise ApiError(409, str(exc), "conflict") from None
-
-
 async def visible_project(request: Request, project_id: str) -> dict[str, Any]:
     """The project, or 404 if there is none or the caller may not see it."""
-    return await _call(studio(request).project(project_id, owner_scope(principal(request))))
+    return await studio(request).project(project_id, owner_scope(principal(request)))
 
 
 async def _visible(request: Request, row: dict[str, Any]) -> dict[str, Any]:
@@ -105,13 +97,13 @@ async def get_project(request: Request, project_id: str) -> dict[str, Any]:
 async def update_project(request: Request, project_id: str, body: UpdateProjectInput
                          ) -> dict[str, Any]:
     await visible_project(request, project_id)
-    return dump(Project.model_validate(await _call(studio(request).update(project_id, body))))
+    return dump(Project.model_validate(await studio(request).update(project_id, body)))
 
 
 @router.delete("/projects/{project_id}", status_code=204)
 async def delete_project(request: Request, project_id: str) -> Response:
     await visible_project(request, project_id)
-    await _call(studio(request).delete(project_id))
+    await studio(request).delete(project_id)
     return Response(status_code=204)
 
 
@@ -122,7 +114,7 @@ async def act_on_project(request: Request, project_id: str, action: str) -> dict
                        "not_found")
     await visible_project(request, project_id)
     service = studio(request)
-    return dump(Project.model_validate(await _call(getattr(service, action)(project_id))))
+    return dump(Project.model_validate(await getattr(service, action)(project_id)))
 
 
 @router.get("/projects/{project_id}/agents")
@@ -223,7 +215,7 @@ async def project_zip(request: Request, project_id: str) -> Response:
 
 # agents
 async def _agent(request: Request, agent_id: str) -> dict[str, Any]:
-    return await _visible(request, await _call(studio(request).agent(agent_id)))
+    return await _visible(request, await studio(request).agent(agent_id))
 
 
 @router.get("/agents/{agent_id}")
@@ -257,7 +249,7 @@ async def agent_metrics_(request: Request, agent_id: str) -> dict[str, Any]:
 # checkpoints
 @router.get("/checkpoints/{checkpoint_id}")
 async def get_checkpoint(request: Request, checkpoint_id: str) -> dict[str, Any]:
-    row = await _visible(request, await _call(studio(request).checkpoint(checkpoint_id)))
+    row = await _visible(request, await studio(request).checkpoint(checkpoint_id))
     return dump(Checkpoint.model_validate(row))
 
 
@@ -265,6 +257,6 @@ async def get_checkpoint(request: Request, checkpoint_id: str) -> dict[str, Any]
 async def resolve_checkpoint(request: Request, checkpoint_id: str,
                              body: ResolveCheckpointRequest) -> dict[str, Any]:
     service = studio(request)
-    await _visible(request, await _call(service.checkpoint(checkpoint_id)))
-    row = await _call(service.resolve(checkpoint_id, body.resolution, body.feedback))
+    await _visible(request, await service.checkpoint(checkpoint_id))
+    row = await service.resolve(checkpoint_id, body.resolution, body.feedback)
     return dump(Checkpoint.model_validate(row))

@@ -21,7 +21,7 @@ router = APIRouter(tags=["workbench"])
 def current_map(request_app: object) -> MapPackage | MapError:
     """The map package loaded at startup (or the error that stopped it loading), the same
     object the agent uses."""
-    return request_app.state.services.map_package  # type: ignore[attr-defined]
+    return request_app.state.engine.map_package  # type: ignore[attr-defined]
 
 
 @router.get("/api/map", response_model=None)

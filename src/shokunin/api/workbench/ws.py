@@ -30,19 +30,13 @@ from pydantic_core import to_json
 from starlette.websockets import WebSocketState
 
 from shokunin import events as ev
-from shokunin.api.access import may_see, owner_scope, principal
 from shokunin.api.workbench import map as workbench_map
 from shokunin.api.workbench.outputs import RunOutputs
 from shokunin.api.workbench.wire import run_end, to_wire
+from shokunin.auth import principal
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.maps import MapError
-from shokunin.runs import (
-    InvalidThreadId,
-    RunError,
-    Runner,
-    RunNotFound,
-    check_thread_id,
-    new_thread_id,
-)
+from shokunin.runs import InvalidThreadId, Runner, ThreadNotFound, may_use, new_thread_id
 from shokunin.runs.failure import new_error_id, redact_paths
 
 log = logging.getLogger(__name__)
@@ -70,6 +64,13 @@ class _Replay:
 
 def _error(message: str, code: str) -> ev.Error:
     return ev.Error(message=message, code=code)
+
+
+def error_event(exc: ShokuninError, prefix: str = "", suffix: str = "") -> ev.Error:
+    """A ``ShokuninError`` as this face's ``error`` message (``to_wire`` sends it as
+    ``{"type": "error", "content", "code"}``); ``prefix`` and ``suffix`` frame the message
+    in the face's own words."""
+    return ev.Error(message=f"{prefix}{exc.message}{suffix}", code=exc.code)
 
 
 def _is_text(value: object) -> bool:
@@ -223,7 +224,8 @@ class _Connection:
         """The client learns that something failed and the id to quote; the log has the rest."""
         with contextlib.suppress(Exception):
             await self.send_event(_error(
-                f"Error processing request: internal error (error {error_id})", "server_error"))
+                f"Error processing request: internal error (error {error_id})",
+                ErrorCode.INTERNAL))
 
     async def ask(self, ask: _Ask) -> None:
         cancels = self.cancels
@@ -233,9 +235,9 @@ class _Connection:
         try:
             run_id = await self.runner.start(AGENT, self.thread_id, {"message": ask.message},
                                              owner=self.principal)
-        except RunError as exc:
+        except ShokuninError as exc:
             await self.release_echoes()
-            await self.send_event(_error(f"Error processing request: {exc}", "run_error"))
+            await self.send_event(error_event(exc, "Error processing request: "))
             return
         self.current = run_id
         outputs = RunOutputs()
@@ -269,8 +271,8 @@ class _Connection:
             async for event in self.runner.stream(run_id, after):
                 await self.send(_with_outputs(to_wire(event), outputs))
                 ended = ev.is_terminal(event)
-        except RunNotFound:
-            await self.send_event(_error(f"no run {run_id!r}", "not_found"))
+        except ShokuninError as exc:  # RunNotFound: deleted meanwhile
+            await self.send_event(error_event(exc))
             return
         if not ended:
             await self.send(await self._end_of(run_id, outputs))
@@ -336,16 +338,10 @@ async def _check_thread(conn: _Connection, thread: str) -> None:
     """A thread the connection may not use (a bad id, or another principal's) is replaced
     by a new one, and the client is told why."""
     try:
-        check_thread_id(thread)
+        if await may_use(conn.runner.store, conn.principal, thread):
+            return
+        refused: ShokuninError = ThreadNotFound(f"no thread {thread!r}")
     except InvalidThreadId as exc:
-        conn.thread_id = new_thread_id()
-        await conn.send_event(_error(f"{exc}; using a new thread {conn.thread_id}",
-                                     "bad_thread"))
-        return
-    if owner_scope(conn.principal) is None:
-        return  # sees every thread: no query
-    row = await conn.runner.store.get_thread(thread)
-    if row is not None and not may_see(conn.principal, row):
-        conn.thread_id = new_thread_id()
-        await conn.send_event(_error(f"no thread {thread!r}; using a new thread "
-                                     f"{conn.thread_id}", "not_found"))
+        refused = exc
+    conn.thread_id = new_thread_id()  # the connection goes on, on a new thread
+    await conn.send_event(error_event(refused, suffix=f"; using a new thread {conn.thread_id}"))

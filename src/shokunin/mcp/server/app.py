@@ -7,7 +7,9 @@ process, with MCP JSON-RPC alone on stdout. server_http.py mounts the same at ``
 
 Errors: a name that is not a listed tool is a JSON-RPC error (invalid params); everything
 about a known tool (broken, wrong arguments, failed, aborted) is a result with
-``is_error``, which a model reads and can act on. Nothing ends the connection.
+``is_error``, which a model reads and can act on; a ``ShokuninError`` a tool's call raises
+is mapped to one in ``on_call_tool`` (``content.failure``: ``{"error", "code"}``).
+Nothing ends the connection.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from shokunin import __version__
-from shokunin.api.access import principal
+from shokunin.auth import principal
 from shokunin.config import Settings
 from shokunin.engine import Engine
+from shokunin.errors import ShokuninError
 from shokunin.mcp.server import content, faces_advisor, faces_analyst
 from shokunin.mcp.server import tools as server_tools
 from shokunin.mcp.server.faces import FaceTool
@@ -76,11 +79,14 @@ def build_server(engine_of: Callable[[], Engine], *, local: bool,
         caller = Caller(engine, who, local, ctx)
         args = dict(params.arguments or {})
         face = _faces(engine, local).get(params.name)
-        if face is None:
-            return await server_tools.call(caller, params.name, args)
-        if (problem := face.problem(args)) is not None:
-            return content.error(problem)
-        return await face.handler(caller, args)
+        try:
+            if face is None:
+                return await server_tools.call(caller, params.name, args)
+            if (problem := face.problem(args)) is not None:
+                return content.error(problem)
+            return await face.handler(caller, args)
+        except ShokuninError as exc:  # every engine error, as a tool error, here only
+            return content.failure(exc)
 
     def input_schema(name: str) -> dict[str, Any] | None:
         # For the 2026-07-28 HTTP header check, without a whole listing per call.

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import mcp_types as types
 
+from shokunin.errors import ShokuninError
 from shokunin.store.safe_files import read_resolved
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # per file sent inline; larger ones are named, not sent
@@ -35,6 +36,12 @@ def error(message: str, **structured: Any) -> types.CallToolResult:
     """A failed call: ``is_error`` with the reason, which a model can read and act on."""
     return types.CallToolResult(content=[text(message)], is_error=True,
                                 structured_content={"error": message, **structured})
+
+
+def failure(exc: ShokuninError, **structured: Any) -> types.CallToolResult:
+    """A ``ShokuninError`` as an MCP tool error: the message a model reads and, in the
+    structured content, the same ``{"error", "code"}`` as every other face."""
+    return error(exc.message, code=str(exc.code), **structured)
 
 
 def image(data_base64: str, format: str = "png") -> types.ImageContent:

@@ -46,17 +46,6 @@ class FaceTool:
             f"{error.message}"
 
 
-def answer(events: list[ev.BaseEvent]) -> str:
-    """The answer a run wrote: its streamed tokens, or its last whole text."""
-    said = ""
-    for event in events:
-        if isinstance(event, ev.TextDelta):
-            said += event.delta
-        elif isinstance(event, ev.Text):
-            said = event.text
-    return said
-
-
 def images(events: list[ev.BaseEvent]) -> list[types.ContentBlock]:
     return [content.image(e.data_base64, e.format) for e in events
             if isinstance(e, ev.Image)]

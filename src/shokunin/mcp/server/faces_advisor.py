@@ -11,12 +11,13 @@ from typing import Any
 import mcp_types as types
 
 from shokunin.agents.advisor import NAME as ADVISOR
+from shokunin.agents.advisor import sessions
 from shokunin.agents.advisor.agent import MAX_MESSAGE_CHARS
-from shokunin.api.access import may_see
 from shokunin.mcp.server import content
-from shokunin.mcp.server.faces import FaceTool, answer, failed, images, narrate
+from shokunin.mcp.server.faces import FaceTool, failed, images, narrate
 from shokunin.mcp.server.runs import Caller, follow
-from shokunin.runs import InvalidThreadId, check_thread_id, new_thread_id
+from shokunin.runs import ThreadNotFound
+from shokunin.runs.follow import answer_of
 
 TOOL = types.Tool(
     name="ask_advisor",
@@ -36,28 +37,20 @@ TOOL = types.Tool(
 
 async def ask_advisor(caller: Caller, args: dict[str, Any]) -> types.CallToolResult:
     question = args["question"].strip()
-    store = caller.engine.store
+    engine = caller.engine
     session_id = args.get("session_id")
     if session_id is None:
-        session_id = new_thread_id()
-        await store.ensure_thread(session_id, ADVISOR, title=question[:80], owner=caller.who)
-        await store.set_thread_meta(session_id, {"user_info": {}})
-    else:
-        try:
-            check_thread_id(session_id)
-        except InvalidThreadId as exc:
-            return content.error(str(exc))
-        thread = await store.thread_summary(session_id)
-        if thread is None or thread["agent"] != ADVISOR or not may_see(caller.who, thread):
-            return content.error(f"no Advisor session {session_id!r}; leave session_id out "
-                                 "to start one")
-    run_id = await caller.engine.runner.start(ADVISOR, session_id, {"message": question},
-                                                owner=caller.who)
+        session_id = await sessions.open_session(engine.store, caller.who, {}, question[:80])
+    try:
+        run_id = await sessions.ask(engine.runner, caller.who, session_id, question)
+    except ThreadNotFound:
+        return content.error(f"no Advisor session {session_id!r}; leave session_id out "
+                             "to start one")
     events = await follow(caller, run_id, narrate)
     ids = {"session_id": session_id, "run_id": run_id}
     if (error := failed(events[-1], **ids)) is not None:
         return error
-    said = answer(events)
+    said = answer_of(events)
     return types.CallToolResult(
         content=[content.text(said), *images(events),
                  content.text(f"(session_id: {session_id}; pass it to continue)")],

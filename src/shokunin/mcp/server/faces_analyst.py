@@ -15,16 +15,13 @@ from typing import Any
 import mcp_types as types
 
 from shokunin import events as ev
-from shokunin.agents.analyst import DatasetError, DatasetRecord, DatasetStorage
-from shokunin.agents.analyst.isolated import ParseLimits
-from shokunin.api.access import may_see, owner_scope
-from shokunin.api.analyst.datasets import AGENT as ANALYST
-from shokunin.api.analyst.runs import MAX_QUESTION_CHARS
+from shokunin.agents.analyst import NAME as ANALYST
+from shokunin.agents.analyst import DatasetError, UnknownDataset
+from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS
 from shokunin.mcp.server import content
-from shokunin.mcp.server.faces import FaceTool, answer, failed, images, narrate
+from shokunin.mcp.server.faces import FaceTool, failed, images, narrate
 from shokunin.mcp.server.runs import Caller, follow
-from shokunin.runs import new_thread_id
-from shokunin.runs.deletion import delete_thread
+from shokunin.runs.follow import answer_of
 
 LISTED_THREADS = 200  # newest Analyst threads whose datasets list_datasets shows
 
@@ -58,18 +55,8 @@ def ask_tool(local: bool) -> types.Tool:
         input_schema=schema)
 
 
-def _storage(caller: Caller) -> DatasetStorage:
-    settings = caller.engine.settings
-    return DatasetStorage(caller.engine.runner,
-                          int(settings.analyst_pandas_max_mb * 1024 * 1024),
-                          ParseLimits.from_settings(settings))
-
-
 async def list_datasets(caller: Caller, args: dict[str, Any]) -> types.CallToolResult:
-    storage = _storage(caller)
-    threads = await caller.engine.store.list_threads(
-        agent=ANALYST, owner=owner_scope(caller.who), limit=LISTED_THREADS)
-    found = [record for thread in threads for record in await storage.for_thread(thread["id"])]
+    found = await caller.engine.datasets.listed(caller.who, LISTED_THREADS)
     rows = [{"id": r.id, "name": r.original_name, "rows": r.profile.rows,
              "columns": [c.name for c in r.profile.columns],
              "created_at": r.created_at.isoformat()} for r in found]
@@ -81,17 +68,20 @@ async def ask_analyst(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
     question = args["question"].strip()
     if not question:
         return content.error("question must not be blank")
-    if "csv_path" in args:
-        if not caller.local:  # the schema over HTTP has no csv_path: never read server paths
-            return content.error("csv_path is only accepted over stdio")
-        record = await _upload(caller, Path(args["csv_path"]).expanduser())
-    else:
-        record = await _visible(caller, args["dataset_id"])
-    if isinstance(record, types.CallToolResult):
-        return record
-    run_id = await caller.engine.runner.start(
-        ANALYST, record.thread_id, {"dataset_id": record.id, "question": question},
-        owner=caller.who)
+    if "csv_path" in args and not caller.local:  # over HTTP: never read server paths
+        return content.error("csv_path is only accepted over stdio")
+    datasets = caller.engine.datasets
+    try:
+        if "csv_path" in args:
+            path = Path(args["csv_path"]).expanduser()
+            dataset_id = (await datasets.upload_file(caller.who, path)).id
+        else:
+            dataset_id = args["dataset_id"]
+        record, run_id = await datasets.ask(caller.who, dataset_id, question)
+    except UnknownDataset as exc:
+        return content.error(f"{exc}; list_datasets shows the ids")
+    except DatasetError as exc:
+        return content.error(f"{args['csv_path']}: {exc}")
     events = await follow(caller, run_id, narrate)
     ids = {"dataset_id": record.id, "run_id": run_id}
     end = events[-1]
@@ -104,36 +94,9 @@ async def ask_analyst(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
                 f"Analyst view, run {run_id}).")
         return types.CallToolResult(content=[content.text(said)], structured_content={
             "answer": said, "clarification": asked, **ids})
-    report = answer(events)
+    report = answer_of(events)
     return types.CallToolResult(content=[content.text(report), *images(events)],
                                 structured_content={"answer": report, **ids})
-
-
-async def _visible(caller: Caller, dataset_id: str) -> DatasetRecord | types.CallToolResult:
-    record = await _storage(caller).get(dataset_id)
-    if record is not None:
-        thread = await caller.engine.store.thread_summary(record.thread_id)
-        if thread is not None and may_see(caller.who, thread):
-            return record
-    return content.error(f"no dataset {dataset_id[:100]!r}; list_datasets shows the ids")
-
-
-async def _upload(caller: Caller, path: Path) -> DatasetRecord | types.CallToolResult:
-    limit = int(caller.engine.settings.analyst_max_upload_mb * 1024 * 1024)
-    if not path.is_file():
-        return content.error(f"no file {str(path)!r}")
-    if path.stat().st_size > limit:
-        return content.error(f"{path.name} is larger than {limit} bytes "
-                             "(SHOKUNIN_ANALYST_MAX_UPLOAD_MB)")
-    thread_id = new_thread_id()
-    await caller.engine.store.ensure_thread(thread_id, ANALYST, title=path.name,
-                                              owner=caller.who)
-    try:
-        with path.open("rb") as upload:
-            return await _storage(caller).add(thread_id, path.name, upload)
-    except DatasetError as exc:
-        await delete_thread(caller.engine.runner, thread_id)  # no empty thread left
-        return content.error(f"{path.name}: {exc}")
 
 
 LIST_FACE = FaceTool(LIST_TOOL, ANALYST, list_datasets)

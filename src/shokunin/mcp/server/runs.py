@@ -12,13 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from shokunin import events as ev
 from shokunin.engine import Engine
+from shokunin.runs.follow import follow_to_end
 
 Narrate = Callable[[ev.BaseEvent], str | None]
 """An event's progress message, or None when the event says nothing worth a notification."""
@@ -36,27 +36,18 @@ class Caller:
 
 
 async def follow(caller: Caller, run_id: str, narrate: Narrate) -> list[ev.BaseEvent]:
-    """The run's events up to and including its terminal one.
-
-    Each message ``narrate`` returns becomes a progress notification (a no-op when the
-    client sent no progress token). If the request is cancelled first, the run is
-    cancelled, which sets a tool's abort_event, before the cancellation goes on.
-    """
-    runner = caller.engine.runner
-    seen: list[ev.BaseEvent] = []
+    """The run's events up to and including its terminal one (``runs.follow_to_end``: a
+    cancelled request cancels the run). Each message ``narrate`` returns becomes a progress
+    notification (a no-op when the client sent no progress token)."""
     reported = 0
-    try:
-        async for event in runner.stream(run_id):
-            seen.append(event)
-            if ev.is_terminal(event):
-                return seen
-            message = narrate(event)
-            if message:
-                reported += 1  # progress must grow; a count always does
-                await caller.ctx.session.report_progress(reported, None, message)
-    finally:
-        if not (seen and ev.is_terminal(seen[-1])) and runner.is_live(run_id):
-            # Shielded: this scope is being cancelled, and the tool must hear its abort.
-            with anyio.CancelScope(shield=True):
-                await runner.cancel(run_id)
-    raise MCPError(types.INTERNAL_ERROR, f"run {run_id} ended without an outcome")
+
+    async def report(event: ev.BaseEvent) -> None:
+        nonlocal reported
+        if not ev.is_terminal(event) and (message := narrate(event)):
+            reported += 1  # progress must grow; a count always does
+            await caller.ctx.session.report_progress(reported, None, message)
+
+    events = await follow_to_end(caller.engine.runner, run_id, report)
+    if not events or not ev.is_terminal(events[-1]):
+        raise MCPError(types.INTERNAL_ERROR, f"run {run_id} ended without an outcome")
+    return events

@@ -17,10 +17,9 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from shokunin import events as ev
-from shokunin.agents.tool_run import NAME as TOOL_AGENT
+from shokunin.agents import tool_run
 from shokunin.mcp.server import content
 from shokunin.mcp.server.runs import Caller, follow
-from shokunin.runs import new_thread_id
 from shokunin.tools import InvalidArguments, ToolInfo, ToolNotFound, ToolRegistry
 
 EXPOSED_SOURCES = ("builtin", "user")
@@ -73,45 +72,28 @@ async def call(caller: Caller, name: str, args: dict[str, Any]) -> types.CallToo
     if not info.ok:
         return content.error(f"tool {name!r} is unavailable: {info.error}")
     try:
-        registry.validate_args(info.name, args)
+        run_id = await tool_run.start(caller.engine.runner, registry, caller.who, info.name,
+                                      args)
     except InvalidArguments as exc:
         # The spec asks for input validation errors as tool errors: a model can fix them.
         return content.error(f"invalid arguments for {name!r}: {exc}")
-    run_id = await caller.engine.runner.start(
-        TOOL_AGENT, new_thread_id(), {"tool": info.name, "args": args, "timeout": None},
-        owner=caller.who)
     events = await follow(caller, run_id, _progress)
-    return await _result(_outcome(events), run_id)
+    outcome = tool_run.Outcome(run_id)
+    return await _result(next(filter(None, map(outcome.see, events))), run_id)
 
 
 def _progress(event: ev.BaseEvent) -> str | None:
     return event.message if isinstance(event, ev.Progress) else None
 
 
-def _outcome(events: list[ev.BaseEvent]) -> dict[str, Any]:
-    """The seed 003 result: the completed run's output, else what its ``tool_result`` or
-    its end said."""
-    end = events[-1]
-    if isinstance(end, ev.RunCompleted) and end.output:
-        return end.output
-    said = next((e for e in reversed(events) if isinstance(e, ev.ToolResult)), None)
-    if said is not None:
-        return {"success": said.success, "result": said.result, "error": said.error,
-                "files": [], "aborted": said.aborted}
-    error = end.error if isinstance(end, ev.RunFailed) else "the run ended without a result"
-    return {"success": False, "result": None, "error": error, "files": [],
-            "aborted": isinstance(end, ev.RunCancelled)}
-
-
-async def _result(outcome: dict[str, Any], run_id: str) -> types.CallToolResult:
-    files = await anyio.to_thread.run_sync(content.file_blocks, outcome.get("files") or [],
-                                           run_id)
-    if not outcome["success"]:
-        result = content.error(outcome.get("error") or "the tool failed", run_id=run_id,
-                               aborted=bool(outcome.get("aborted")))
+async def _result(outcome: tool_run.ToolOutcome, run_id: str) -> types.CallToolResult:
+    files = await anyio.to_thread.run_sync(content.file_blocks, outcome.files, run_id)
+    if not outcome.success:
+        result = content.error(outcome.error or "the tool failed", run_id=run_id,
+                               aborted=outcome.aborted)
         result.content += files
         return result
-    value = outcome.get("result")
+    value = outcome.result
     said = [] if value is None else [content.text(content.as_text(value))]
     return types.CallToolResult(content=[*said, *files],
                                 structured_content={"result": value, "run_id": run_id})

@@ -57,7 +57,7 @@ class Toolbox:
     def _plugins(registry: Any, exclude: set[str]) -> list[BaseTool]:
         if registry is None:
             return []
-        from shokunin.tools import as_langchain_tools
+        from shokunin.agents.tool_adapter import as_langchain_tools
 
         return list(as_langchain_tools(registry, _calling_run, exclude=exclude))
 

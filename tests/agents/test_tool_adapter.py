@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from shokunin.agents.tool_adapter import as_langchain_tools, function_schemas
 from shokunin.events import BaseEvent
 from shokunin.runs import RunContext
-from shokunin.tools import ToolRegistry, as_langchain_tools, function_schemas
+from shokunin.tools import ToolRegistry
 
 
 class Recorder:

@@ -1,0 +1,91 @@
+"""The Analyst's datasets, the use cases every face calls (REST, MCP's ``ask_analyst``,
+``shokunin analyze``): upload a table into a thread, find a dataset the caller may see,
+ask a question about it, preview it, delete it.
+
+An upload that is refused (a file that is not a table, too large, or a caller that left)
+leaves nothing behind: a thread the upload made for it is deleted again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import BinaryIO
+
+from shokunin.agents.analyst.agent import NAME, UnknownDataset
+from shokunin.agents.analyst.dataset import ReadOptions
+from shokunin.agents.analyst.errors import DatasetError
+from shokunin.agents.analyst.isolated import ParseLimits
+from shokunin.agents.analyst.storage import DatasetRecord, DatasetStorage, Preview
+from shokunin.config import Settings
+from shokunin.errors import ErrorCode
+from shokunin.runs import Runner, access
+from shokunin.runs.deletion import delete_thread
+
+
+class Datasets:
+    """The datasets of one engine, as a caller (``who``, a principal) may use them."""
+
+    def __init__(self, runner: Runner, settings: Settings) -> None:
+        self.runner = runner
+        self.max_upload_bytes = int(settings.analyst_max_upload_mb * 1024 * 1024)
+        self.storage = DatasetStorage(runner, int(settings.analyst_pandas_max_mb * 1024 * 1024),
+                                      ParseLimits.from_settings(settings))
+
+    async def upload(self, who: str | None, thread_id: str | None, name: str,
+                     upload: BinaryIO, options: ReadOptions | None = None) -> DatasetRecord:
+        """Keep the table in the Analyst thread ``thread_id`` (which ``who`` must see), or in
+        a new thread titled ``name``. ``DatasetError`` for a file that is not a usable table."""
+        thread_id, created = await access.thread_for(self.runner.store, who, thread_id,
+                                                     agent=NAME, title=name)
+        try:
+            return await self.storage.add(thread_id, name, upload, options or ReadOptions())
+        except BaseException:
+            if created:  # shielded: a caller that left must still leave no empty thread
+                await asyncio.shield(delete_thread(self.runner, thread_id))
+            raise
+
+    async def upload_file(self, who: str | None, path: Path) -> DatasetRecord:
+        """``upload`` of a local file (the CLI, MCP over stdio) into a new thread, within the
+        same size limit as an upload over HTTP. Its errors do not repeat the file's name: a
+        face says it first."""
+        if not path.is_file():
+            raise DatasetError("no such file", code=ErrorCode.NOT_FOUND, status=404)
+        if path.stat().st_size > self.max_upload_bytes:
+            raise DatasetError(f"larger than {self.max_upload_bytes} bytes "
+                               "(SHOKUNIN_ANALYST_MAX_UPLOAD_MB)", code=ErrorCode.TOO_LARGE,
+                               status=413)
+        with path.open("rb") as upload:
+            return await self.upload(who, None, path.name, upload)
+
+    async def visible(self, who: str | None, dataset_id: str) -> DatasetRecord:
+        """The dataset if ``who`` may see its thread; ``UnknownDataset`` otherwise."""
+        record = await self.storage.get(dataset_id)
+        if record is not None:
+            thread = await self.runner.store.thread_summary(record.thread_id)
+            if thread is not None and access.may_see(who, thread):
+                return record
+        raise UnknownDataset(f"no dataset {dataset_id[:100]!r}")
+
+    async def ask(self, who: str | None, dataset_id: str, question: str
+                  ) -> tuple[DatasetRecord, str]:
+        """Start the Analyst on ``question`` about the dataset; the dataset and the run id."""
+        record = await self.visible(who, dataset_id)
+        run_id = await self.runner.start(NAME, record.thread_id,
+                                         {"dataset_id": record.id, "question": question},
+                                         owner=who)
+        return record, run_id
+
+    async def listed(self, who: str | None, threads: int) -> list[DatasetRecord]:
+        """The datasets of the newest ``threads`` Analyst threads ``who`` may see."""
+        rows = await self.runner.store.list_threads(agent=NAME, owner=access.owner_scope(who),
+                                                    limit=threads)
+        return [record for row in rows for record in await self.storage.for_thread(row["id"])]
+
+    async def preview(self, who: str | None, dataset_id: str, rows: int) -> Preview:
+        return await self.storage.preview(await self.visible(who, dataset_id), rows)
+
+    async def delete(self, who: str | None, dataset_id: str) -> None:
+        record = await self.visible(who, dataset_id)
+        if not await self.storage.delete(record):
+            raise UnknownDataset(f"no dataset {dataset_id[:100]!r}")
