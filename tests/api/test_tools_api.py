@@ -211,7 +211,8 @@ def test_execute_bad_body_starts_no_run(client: TestClient, body: bytes, code: s
                                         word: str) -> None:
     response = client.post("/api/tools/probe/execute", content=body,
                            headers={"content-type": "application/json"})
-    status = 400 if code == "too_deep" else 422  # deep nesting: 400 on every route
+    # deep nesting and a malformed thread id: 400 on every route
+    status = 400 if code in ("too_deep", "bad_thread_id") else 422
     assert response.status_code == status and response.json()["code"] == code
     assert word in response.json()["error"]
     assert client.get("/api/threads", params={"agent": "tool"}).json() == {"threads": []}

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from shokunin.config import Settings
 
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
 
@@ -41,3 +46,15 @@ def test_a_file_that_is_not_a_table_exits_2(tmp_path: Path) -> None:
     done = _analyze(tmp_path, str(junk), "overview")
     assert done.returncode == 2
     assert "notes.csv" in done.stderr
+
+
+def test_a_refused_file_leaves_no_empty_analyst_thread(tmp_path: Path) -> None:
+    """The REST and MCP uploads delete a thread they made for a refused file; the CLI used to
+    leave it behind (an empty Analyst thread listed in the web view). One use case now."""
+    junk = tmp_path / "notes.csv"
+    junk.write_bytes(b"\x00\x01\x02 binary junk \xff" * 50)
+    assert _analyze(tmp_path, str(junk), "overview").returncode == 2
+    database = Settings(data_dir=tmp_path / "data").resolved_database_url
+    with sqlite3.connect(make_url(database).database) as db:
+        threads = db.execute("SELECT id, agent FROM threads").fetchall()
+    assert threads == []

@@ -2,9 +2,11 @@
 face shares: who may see a thread (``access``), following a run (``follow``)."""
 
 from shokunin.runs.access import (
+    listed_threads,
     may_see,
     may_use,
     owner_scope,
+    sees,
     thread_for,
     visible_run,
     visible_thread,
@@ -28,8 +30,9 @@ from shokunin.runs.thread_feed import ThreadFeed
 
 __all__ = [
     "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
-    "MemoryBus", "RunContext", "RunError", "RunNotFound", "RunServices", "RunStateError",
-    "Runner", "ThreadNotFound", "ThreadOfAnotherFace", "UnknownAgent", "check_thread_id",
-    "may_see", "may_use", "new_thread_id", "owner_scope", "thread_for", "visible_run",
-    "visible_thread", "Recovers", "Recovery", "ThreadFeed", "ThreadPosition",
+    "MemoryBus", "Recovers", "Recovery", "RunContext", "RunError", "RunNotFound", "RunServices",
+    "RunStateError", "Runner", "ThreadFeed", "ThreadNotFound", "ThreadOfAnotherFace",
+    "ThreadPosition", "UnknownAgent", "check_thread_id", "listed_threads", "may_see",
+    "may_use", "new_thread_id", "owner_scope", "sees", "thread_for", "visible_run",
+    "visible_thread",
 ]

@@ -72,10 +72,23 @@ async def thread_for(store: Store, who: str | None, thread_id: str | None, *, ag
     return thread_id, True
 
 
+async def sees(store: Store, who: str | None, thread_id: str) -> bool:
+    """Whether the thread exists and ``who`` may see it (for what a thread holds: a run, a
+    dataset)."""
+    if owner_scope(who) is None:
+        return True
+    thread = await store.thread_summary(thread_id)
+    return thread is not None and may_see(who, thread)
+
+
 async def visible_run(store: Store, who: str | None, run_id: str) -> dict[str, Any] | None:
     """The run's row if it exists and ``who`` may see its thread; None otherwise."""
     run = await store.get_run(run_id)
-    if run is None or owner_scope(who) is None:
-        return run
-    thread = await store.thread_summary(run["thread_id"])
-    return run if thread is not None and may_see(who, thread) else None
+    return run if run is not None and await sees(store, who, run["thread_id"]) else None
+
+
+async def listed_threads(store: Store, who: str | None, *, agent: str | None, limit: int,
+                         before: Any = None) -> list[dict[str, Any]]:
+    """The threads ``who`` may see (of ``agent``, or every face's), newest first."""
+    return await store.list_threads(agent=agent, owner=owner_scope(who), limit=limit,
+                                    before=before)

@@ -60,4 +60,4 @@ async def delete(runner: Runner, who: str | None, session_id: str) -> None:
 
 async def session_ids(store: Store, who: str | None, limit: int) -> list[dict[str, Any]]:
     """The sessions ``who`` may see, newest first."""
-    return await store.list_threads(agent=NAME, owner=access.owner_scope(who), limit=limit)
+    return await access.listed_threads(store, who, agent=NAME, limit=limit)

@@ -61,10 +61,8 @@ class Datasets:
     async def visible(self, who: str | None, dataset_id: str) -> DatasetRecord:
         """The dataset if ``who`` may see its thread; ``UnknownDataset`` otherwise."""
         record = await self.storage.get(dataset_id)
-        if record is not None:
-            thread = await self.runner.store.thread_summary(record.thread_id)
-            if thread is not None and access.may_see(who, thread):
-                return record
+        if record is not None and await access.sees(self.runner.store, who, record.thread_id):
+            return record
         raise UnknownDataset(f"no dataset {dataset_id[:100]!r}")
 
     async def ask(self, who: str | None, dataset_id: str, question: str
@@ -78,8 +76,7 @@ class Datasets:
 
     async def listed(self, who: str | None, threads: int) -> list[DatasetRecord]:
         """The datasets of the newest ``threads`` Analyst threads ``who`` may see."""
-        rows = await self.runner.store.list_threads(agent=NAME, owner=access.owner_scope(who),
-                                                    limit=threads)
+        rows = await access.listed_threads(self.runner.store, who, agent=NAME, limit=threads)
         return [record for row in rows for record in await self.storage.for_thread(row["id"])]
 
     async def preview(self, who: str | None, dataset_id: str, rows: int) -> Preview:

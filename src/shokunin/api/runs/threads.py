@@ -14,7 +14,6 @@ from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse
 from shokunin.auth import principal
 from shokunin.runs import Runner, access
-from shokunin.runs.access import owner_scope
 from shokunin.runs.deletion import delete_thread
 from shokunin.runs.history import iso, thread_messages
 
@@ -69,9 +68,8 @@ def _before(raw: str | None) -> datetime | None:
 @router.get("/threads")
 async def list_threads(request: Request, agent: str | None = None, limit: str | None = None,
                        before: str | None = None) -> dict[str, Any]:
-    rows = await runner_of(request).store.list_threads(
-        agent=agent, owner=owner_scope(principal(request)), limit=_limit(limit),
-        before=_before(before))
+    rows = await access.listed_threads(runner_of(request).store, principal(request),
+                                       agent=agent, limit=_limit(limit), before=_before(before))
     return {"threads": [thread_view(row) for row in rows]}
 
 

@@ -24,10 +24,10 @@ from shokunin.agents import tool_run
 from shokunin.agents.tool_run import NAME as TOOL_AGENT
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs import sse
-from shokunin.auth import principal
+from shokunin.auth import ADMIN, principal
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.runs import Runner
-from shokunin.runs.access import owner_scope, visible_run
+from shokunin.runs.access import visible_run
 from shokunin.runs.follow import follow_to_end
 from shokunin.tools import SettingsInvalid, ToolRegistry
 
@@ -79,7 +79,7 @@ async def put_settings(request: Request, name: str) -> Response:
     """Only the admin (or anyone, with auth off) changes tool settings: they are global, and
     hold the admin's keys. The answer lists ``cleared_secrets`` when a URL setting moved to
     another host without its secrets given again."""
-    if owner_scope(principal(request)) is not None:
+    if principal(request) not in (None, ADMIN):  # auth off, or the admin token
         return JSONResponse({"error": "ツールの設定を変更できるのは管理者だけです / Only the "
                              "admin (SHOKUNIN_AUTH_TOKEN) may change tool settings; an API "
                              "key may read them", "code": "admin_only"}, status_code=403)
