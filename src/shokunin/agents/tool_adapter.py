@@ -18,9 +18,8 @@ from shokunin.events import Progress, ToolCall, ToolResult
 if TYPE_CHECKING:
     from collections.abc import Callable, Set
 
-    from shokunin.runs.context import RunContext
-    from shokunin.tools.info import ToolInfo
-    from shokunin.tools.registry import ToolRegistry
+    from shokunin.runs import RunContext
+    from shokunin.tools import ToolInfo, ToolRegistry
 
 
 def function_schemas(registry: ToolRegistry) -> list[dict[str, Any]]:

@@ -19,8 +19,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from shokunin import events as ev
 from shokunin.agents.analyst import DatasetError, report_files
 from shokunin.config import Settings
-from shokunin.runs import Runner
-from shokunin.runs.follow import answer_of, follow_to_end
+from shokunin.runs import Runner, answer_of, follow_to_end
 
 console = Console(stderr=True)
 

@@ -11,8 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from shokunin.config import Settings
-from shokunin.knowledge import EmbedderError, KnowledgeIndex
-from shokunin.knowledge.configured import open_index
+from shokunin.knowledge import EmbedderError, KnowledgeIndex, open_index
 
 app = typer.Typer(help="Knowledge base: ingest documents, search them.", no_args_is_help=True)
 

@@ -13,12 +13,12 @@ from typing import Any
 import typer
 import uvicorn
 
-from shokunin.api.perimeter.host import is_loopback_name
+from shokunin.api.perimeter import is_loopback_name
 from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
 from shokunin.cli.http_limits import protocol_class
 from shokunin.config import Settings
-from shokunin.tools.leak_guard import install_log_masking, remember
+from shokunin.tools import install_log_masking, remember
 
 REFUSAL = (
     "refusing to listen on {host}: it is reachable from other machines and auth is off, so "

@@ -13,6 +13,7 @@ from shokunin.runs.access import (
 )
 from shokunin.runs.bus import EventBus, MemoryBus
 from shokunin.runs.context import RunContext, RunServices
+from shokunin.runs.deletion import delete_thread
 from shokunin.runs.errors import (
     InvalidRunInput,
     InvalidThreadId,
@@ -23,16 +24,18 @@ from shokunin.runs.errors import (
     ThreadOfAnotherFace,
     UnknownAgent,
 )
+from shokunin.runs.failure import new_error_id, redact_paths
+from shokunin.runs.follow import AnswerSoFar, answer_of, follow, follow_to_end
+from shokunin.runs.history import iso, thread_messages
 from shokunin.runs.ids import THREAD_ID_RULE, check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
 from shokunin.runs.runner import Agent, Interrupted, Recovers, Recovery, Runner
 from shokunin.runs.thread_feed import ThreadFeed
 
-__all__ = [
-    "THREAD_ID_RULE", "Agent", "EventBus", "Interrupted", "InvalidRunInput", "InvalidThreadId",
-    "MemoryBus", "Recovers", "Recovery", "RunContext", "RunError", "RunNotFound", "RunServices",
-    "RunStateError", "Runner", "ThreadFeed", "ThreadNotFound", "ThreadOfAnotherFace",
-    "ThreadPosition", "UnknownAgent", "check_thread_id", "listed_threads", "may_see",
-    "may_use", "new_thread_id", "owner_scope", "sees", "thread_for", "visible_run",
-    "visible_thread",
-]
+__all__ = ["Agent", "AnswerSoFar", "EventBus", "Interrupted", "InvalidRunInput",
+    "InvalidThreadId", "MemoryBus", "Recovers", "Recovery", "RunContext", "RunError",
+    "RunNotFound", "RunServices", "RunStateError", "Runner", "THREAD_ID_RULE", "ThreadFeed",
+    "ThreadNotFound", "ThreadOfAnotherFace", "ThreadPosition", "UnknownAgent", "answer_of",
+    "check_thread_id", "delete_thread", "follow", "follow_to_end", "iso", "listed_threads",
+    "may_see", "may_use", "new_error_id", "new_thread_id", "owner_scope", "redact_paths", "sees",
+    "thread_for", "thread_messages", "visible_run", "visible_thread"]

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shokunin.events import BaseEvent
-from shokunin.models.usage import Usage
+from shokunin.models import Usage
 from shokunin.runs.bus import EventBus
 from shokunin.runs.holds import Holds
-from shokunin.store import Store
-from shokunin.store.event_writer import Write
+from shokunin.store import Store, Write
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver

@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from shokunin import events as ev
 from shokunin.errors import ErrorCode
-from shokunin.models.usage import Usage
+from shokunin.models import Usage
 from shokunin.runs.bus import EventBus
 from shokunin.runs.context import RunContext, RunServices
 from shokunin.runs.errors import (
@@ -28,8 +28,7 @@ from shokunin.runs.holds import Holds
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
 from shokunin.runs.thread_feed import ThreadFeed
-from shokunin.store import Store
-from shokunin.store.event_writer import Write
+from shokunin.store import Store, Write
 
 log = logging.getLogger(__name__)
 

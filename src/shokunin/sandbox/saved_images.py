@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from shokunin.store.safe_files import SafeTree, UnsafePath
+from shokunin.store import SafeTree, UnsafePath
 
 FORMATS = {".png": "png", ".jpg": "jpg", ".jpeg": "jpeg", ".gif": "gif", ".bmp": "bmp",
            ".svg": "svg"}

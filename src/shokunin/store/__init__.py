@@ -2,8 +2,11 @@
 
 from shokunin.store.checkpointer import close_checkpointer, open_checkpointer
 from shokunin.store.database import create_engine
+from shokunin.store.datasets import DatasetRecords
+from shokunin.store.event_writer import Write
 from shokunin.store.migrations import LATEST, migrate
+from shokunin.store.safe_files import SafeTree, UnsafePath, read_resolved
 from shokunin.store.store import Store
 
-__all__ = ["LATEST", "Store", "close_checkpointer", "create_engine", "migrate",
-           "open_checkpointer"]
+__all__ = ["DatasetRecords", "LATEST", "SafeTree", "Store", "UnsafePath", "Write",
+    "close_checkpointer", "create_engine", "migrate", "open_checkpointer", "read_resolved"]

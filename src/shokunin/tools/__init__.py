@@ -15,14 +15,17 @@ from shokunin.tools.errors import (
     WorkerDied,
 )
 from shokunin.tools.info import ToolInfo
-from shokunin.tools.masking import MASK
+from shokunin.tools.leak_guard import install_log_masking, remember
+from shokunin.tools.loader import LoadedTool, RemoteCall
+from shokunin.tools.masking import MASK, mask_text
 from shokunin.tools.registry import ToolRegistry
+from shokunin.tools.remote import CONNECT_WAIT_SEC, MAX_NAME, RemoteTools
 from shokunin.tools.runtime import Runtime, Workspace, WorkspacePathError
 from shokunin.tools.scaffold import scaffold
+from shokunin.tools.validation import ArgsValidator
 
-__all__ = [
-    "MASK", "InvalidArguments", "SettingsInvalid", "ToolError", "ToolInfo", "ToolLoadError",
-    "Runtime", "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError", "WorkerDied",
-    "Workspace", "WorkspacePathError",
-    "scaffold",
-]
+__all__ = ["ArgsValidator", "CONNECT_WAIT_SEC", "InvalidArguments", "LoadedTool", "MASK",
+    "MAX_NAME", "RemoteCall", "RemoteTools", "Runtime", "SettingsInvalid", "ToolError",
+    "ToolInfo", "ToolLoadError", "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError",
+    "WorkerDied", "Workspace", "WorkspacePathError", "install_log_masking", "mask_text",
+    "remember", "scaffold"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from shokunin.models.declarations import DeclarationError, check_function
+from shokunin.models import DeclarationError, check_function
 from shokunin.tools import venv
 from shokunin.tools.child import describe
 from shokunin.tools.discovery import Candidate

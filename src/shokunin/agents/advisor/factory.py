@@ -11,7 +11,7 @@ from shokunin.agents.advisor.agent import AdvisorAgent
 from shokunin.agents.advisor.brains import LLMBrain, OfflineBrain
 from shokunin.agents.advisor.playbook import load_playbook
 from shokunin.config import Settings
-from shokunin.knowledge.configured import open_index
+from shokunin.knowledge import open_index
 from shokunin.models import is_offline, model_from_settings
 
 log = logging.getLogger(__name__)

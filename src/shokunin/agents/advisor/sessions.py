@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from shokunin.agents.advisor.agent import NAME
-from shokunin.runs import Runner, access
-from shokunin.runs.deletion import delete_thread
+from shokunin.runs import Runner, access, delete_thread
 from shokunin.store import Store
 
 

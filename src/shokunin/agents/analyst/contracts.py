@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shokunin.sandbox.contracts import ExecResult
+from shokunin.sandbox import ExecResult
 
 ReasonAction = Literal["ask_clarification", "run_code", "report"]
 RouteAfterReasonOutput = Literal["run_code", "report", "__end__"]

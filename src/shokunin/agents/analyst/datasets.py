@@ -19,8 +19,7 @@ from shokunin.agents.analyst.isolated import ParseLimits
 from shokunin.agents.analyst.storage import DatasetRecord, DatasetStorage, Preview
 from shokunin.config import Settings
 from shokunin.errors import ErrorCode
-from shokunin.runs import Runner, access
-from shokunin.runs.deletion import delete_thread
+from shokunin.runs import Runner, access, delete_thread
 
 
 class Datasets:

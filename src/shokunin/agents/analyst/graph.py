@@ -39,7 +39,7 @@ from shokunin.agents.analyst.contracts import (
 )
 from shokunin.agents.analyst.storage import DatasetRecord
 from shokunin.runs import RunContext
-from shokunin.sandbox.contracts import ExecPythonInput
+from shokunin.sandbox import ExecPythonInput
 
 CELL_TIMEOUT_SEC = 120
 MAX_QUESTIONS = 5  # clarifications asked for one question before it is reported as unclear

@@ -31,8 +31,7 @@ from shokunin.agents.analyst.errors import UnsafeFile
 from shokunin.agents.analyst.isolated import ParseLimits
 from shokunin.agents.analyst.profile import DatasetProfile, Scalar
 from shokunin.runs import Runner
-from shokunin.store.datasets import DatasetRecords
-from shokunin.store.safe_files import SafeTree, UnsafePath
+from shokunin.store import DatasetRecords, SafeTree, UnsafePath
 
 FOLDER = "datasets"
 PARQUET_FILE = "data.parquet"

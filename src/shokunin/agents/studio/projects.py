@@ -33,8 +33,7 @@ from shokunin.agents.studio.errors import StudioConflict, StudioNotFound
 from shokunin.agents.studio.metrics import elapsed_seconds
 from shokunin.agents.studio.pipeline import Pipeline
 from shokunin.agents.studio.session import agent_id, checkpoint_record, derived_id
-from shokunin.runs import Runner, RunNotFound
-from shokunin.runs.deletion import delete_thread
+from shokunin.runs import Runner, RunNotFound, delete_thread
 from shokunin.store.studio_records import StudioRecords, now
 
 

@@ -23,7 +23,7 @@ from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.agents.studio.pipeline import AgentSpec, Pipeline
 from shokunin.errors import ShokuninError
 from shokunin.runs import RunContext
-from shokunin.store.event_writer import Write
+from shokunin.store import Write
 from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 from shokunin.store.studio_records import StudioRecords, now
 from shokunin.store.studio_records import agents as agents_table

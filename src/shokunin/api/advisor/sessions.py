@@ -33,7 +33,7 @@ from shokunin.agents.advisor import UNKNOWN, sessions
 from shokunin.api.errors import ApiError, json_object
 from shokunin.auth import principal
 from shokunin.engine import Engine
-from shokunin.store.safe_files import SafeTree, UnsafePath
+from shokunin.store import SafeTree, UnsafePath
 
 router = APIRouter(prefix="/api", tags=["advisor"])
 

@@ -27,9 +27,8 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from shokunin import events as ev
+from shokunin.agents.advisor import MAX_MESSAGE_CHARS, UNKNOWN, sessions
 from shokunin.agents.advisor import NAME as AGENT
-from shokunin.agents.advisor import UNKNOWN, sessions
-from shokunin.agents.advisor.agent import MAX_MESSAGE_CHARS
 from shokunin.api.advisor.sessions import DIAGRAMS, advisor
 from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse

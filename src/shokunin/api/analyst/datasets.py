@@ -14,10 +14,9 @@ from fastapi import APIRouter, Request, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from shokunin.agents.analyst import DatasetRecord, Datasets, ReadOptions
-from shokunin.agents.analyst.encoding import text_encoding
+from shokunin.agents.analyst import DatasetRecord, Datasets, ReadOptions, text_encoding
 from shokunin.api.errors import ApiError
-from shokunin.api.perimeter.client_gone import unless_client_leaves
+from shokunin.api.perimeter import unless_client_leaves
 from shokunin.api.perimeter.content_type import check as check_content_type
 from shokunin.api.perimeter.declared_body import MULTIPART
 from shokunin.auth import principal

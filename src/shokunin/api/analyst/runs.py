@@ -11,10 +11,8 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
+from shokunin.agents.analyst import MAX_QUESTION_CHARS, kernel_code, load_record, report_files
 from shokunin.agents.analyst import NAME as AGENT
-from shokunin.agents.analyst import kernel_code, report_files
-from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS
-from shokunin.agents.analyst.storage import load_record
 from shokunin.api.analyst.datasets import datasets_of
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs.runs import visible_run

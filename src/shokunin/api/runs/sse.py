@@ -18,8 +18,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from shokunin import events as ev
 from shokunin.api.errors import ApiError
 from shokunin.errors import ShokuninError
-from shokunin.runs import Runner
-from shokunin.runs.follow import follow
+from shokunin.runs import Runner, follow
 
 __all__ = ["EventSourceResponse", "ServerSentEvent", "error_message", "event_message",
            "resume_after", "run_messages", "thread_event_message", "thread_resume_after"]

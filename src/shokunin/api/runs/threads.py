@@ -13,9 +13,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse
 from shokunin.auth import principal
-from shokunin.runs import Runner, access
-from shokunin.runs.deletion import delete_thread
-from shokunin.runs.history import iso, thread_messages
+from shokunin.runs import Runner, access, delete_thread, iso, thread_messages
 
 router = APIRouter(prefix="/api", tags=["threads"])
 

@@ -44,7 +44,7 @@ from shokunin.agents.studio.contracts import (
 from shokunin.agents.studio.metrics import agent_metrics, project_metrics
 from shokunin.api.errors import ApiError
 from shokunin.auth import principal
-from shokunin.runs.access import owner_scope
+from shokunin.runs import owner_scope
 from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 
 router = APIRouter(prefix="/api", tags=["studio"])

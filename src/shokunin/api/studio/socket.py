@@ -49,11 +49,10 @@ from shokunin.agents.studio.contracts import (
     SocketResolution,
 )
 from shokunin.agents.studio.metrics import project_metrics
-from shokunin.api.perimeter.live import REVOKED_MESSAGE, Lease, LiveConnections, TooManyStreams
+from shokunin.api.perimeter import REVOKED_MESSAGE, Lease, LiveConnections, TooManyStreams
 from shokunin.api.studio.wire import DIALECTS, Dialect, to_wire
 from shokunin.errors import ShokuninError
-from shokunin.runs import ThreadFeed
-from shokunin.runs.access import owner_scope
+from shokunin.runs import ThreadFeed, owner_scope
 
 log = logging.getLogger(__name__)
 SYNC_LOGS = 200  # log entries a client-dialect state sync carries

@@ -26,9 +26,7 @@ from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs import sse
 from shokunin.auth import ADMIN, principal
 from shokunin.errors import ErrorCode, ShokuninError
-from shokunin.runs import Runner
-from shokunin.runs.access import visible_run
-from shokunin.runs.follow import follow_to_end
+from shokunin.runs import Runner, follow_to_end, visible_run
 from shokunin.tools import SettingsInvalid, ToolRegistry
 
 router = APIRouter(prefix="/api/tools", tags=["tools"])

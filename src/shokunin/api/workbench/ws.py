@@ -36,8 +36,15 @@ from shokunin.api.workbench.wire import run_end, to_wire
 from shokunin.auth import principal
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.maps import MapError
-from shokunin.runs import InvalidThreadId, Runner, ThreadNotFound, may_use, new_thread_id
-from shokunin.runs.failure import new_error_id, redact_paths
+from shokunin.runs import (
+    InvalidThreadId,
+    Runner,
+    ThreadNotFound,
+    may_use,
+    new_error_id,
+    new_thread_id,
+    redact_paths,
+)
 
 log = logging.getLogger(__name__)
 

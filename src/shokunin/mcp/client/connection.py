@@ -28,7 +28,7 @@ from mcp_types import CONNECTION_CLOSED
 from shokunin import __version__
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.mcp.client.servers import HttpServer, StdioServer
-from shokunin.tools.masking import mask_text
+from shokunin.tools import mask_text
 
 log = logging.getLogger(__name__)
 

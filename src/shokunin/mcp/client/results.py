@@ -23,7 +23,7 @@ from typing import Any
 
 import mcp_types as types
 
-from shokunin.store.safe_files import SafeTree
+from shokunin.store import SafeTree
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 

@@ -22,10 +22,14 @@ from shokunin.config import Settings
 from shokunin.mcp.client.connection import McpConnection, McpUnavailable
 from shokunin.mcp.client.results import DEFAULT_MAX_BYTES, seed_result
 from shokunin.mcp.client.servers import ConfiguredServer, read_servers
-from shokunin.tools.info import ToolInfo
-from shokunin.tools.loader import LoadedTool, RemoteCall
-from shokunin.tools.remote import CONNECT_WAIT_SEC, MAX_NAME
-from shokunin.tools.validation import ArgsValidator
+from shokunin.tools import (
+    CONNECT_WAIT_SEC,
+    MAX_NAME,
+    ArgsValidator,
+    LoadedTool,
+    RemoteCall,
+    ToolInfo,
+)
 
 
 class McpTools:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import mcp_types as types
 
 from shokunin.errors import ShokuninError
-from shokunin.store.safe_files import read_resolved
+from shokunin.store import read_resolved
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # per file sent inline; larger ones are named, not sent
 

@@ -10,14 +10,12 @@ from typing import Any
 
 import mcp_types as types
 
+from shokunin.agents.advisor import MAX_MESSAGE_CHARS, sessions
 from shokunin.agents.advisor import NAME as ADVISOR
-from shokunin.agents.advisor import sessions
-from shokunin.agents.advisor.agent import MAX_MESSAGE_CHARS
 from shokunin.mcp.server import content
 from shokunin.mcp.server.faces import FaceTool, failed, images, narrate
 from shokunin.mcp.server.runs import Caller, follow
-from shokunin.runs import ThreadNotFound
-from shokunin.runs.follow import answer_of
+from shokunin.runs import ThreadNotFound, answer_of
 
 TOOL = types.Tool(
     name="ask_advisor",

@@ -15,13 +15,12 @@ from typing import Any
 import mcp_types as types
 
 from shokunin import events as ev
+from shokunin.agents.analyst import MAX_QUESTION_CHARS, DatasetError, UnknownDataset
 from shokunin.agents.analyst import NAME as ANALYST
-from shokunin.agents.analyst import DatasetError, UnknownDataset
-from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS
 from shokunin.mcp.server import content
 from shokunin.mcp.server.faces import FaceTool, failed, images, narrate
 from shokunin.mcp.server.runs import Caller, follow
-from shokunin.runs.follow import answer_of
+from shokunin.runs import answer_of
 
 LISTED_THREADS = 200  # newest Analyst threads whose datasets list_datasets shows
 

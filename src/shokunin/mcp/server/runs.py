@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from shokunin import events as ev
 from shokunin.engine import Engine
-from shokunin.runs.follow import follow_to_end
+from shokunin.runs import follow_to_end
 
 Narrate = Callable[[ev.BaseEvent], str | None]
 """An event's progress message, or None when the event says nothing worth a notification."""

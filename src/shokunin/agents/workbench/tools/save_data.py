@@ -13,7 +13,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from shokunin.agents.workbench.tools.run_of_call import run_deps
 from shokunin.agents.workbench.tools.schemas import SaveDataArgs
-from shokunin.store.safe_files import SafeTree, UnsafePath
+from shokunin.store import SafeTree, UnsafePath
 
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\- ]{0,99}")
 
