@@ -27,6 +27,7 @@ from shokunin.api.studio import StudioSocket
 from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.engine import Engine
+from shokunin.mcp.server import MCP_PATH, McpEndpoint
 
 
 def middleware(app: FastAPI, settings: Settings, authenticator: Authenticator,
@@ -59,10 +60,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     authenticator = Authenticator(token)
     socket = StudioSocket(settings.studio_socket_dialect)
-    # Imported here: the MCP face reads api/ helpers, and api/ imports this module first.
-    from shokunin.mcp.server.http import PATH as MCP_PATH
-    from shokunin.mcp.server.http import McpEndpoint
-
     mcp = McpEndpoint(lambda: app.state.engine, max_body_bytes=settings.max_body_bytes)
 
     @asynccontextmanager

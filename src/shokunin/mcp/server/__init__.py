@@ -2,6 +2,7 @@
 ``/mcp`` (streamable HTTP)."""
 
 from shokunin.mcp.server.app import build_server, serve_stdio
+from shokunin.mcp.server.http import PATH as MCP_PATH
 from shokunin.mcp.server.http import McpEndpoint
 
-__all__ = ["McpEndpoint", "build_server", "serve_stdio"]
+__all__ = ["MCP_PATH", "McpEndpoint", "build_server", "serve_stdio"]
