@@ -36,6 +36,16 @@ log = logging.getLogger(__name__)
 MCP_STARTUP_WAIT_SEC = 3.0  # how long start-up waits for MCP servers' first answers
 
 
+def tool_registry(settings: Settings, *, mcp_clients: bool = True,
+                  log_unavailable: bool = True) -> ToolRegistry:
+    """The tools of the builtin and configured folders and, with ``mcp_clients``, of the
+    configured MCP servers (once ``connect()`` is awaited): the engine's, or the tools CLI's
+    own when it needs no more of the engine."""
+    return ToolRegistry.from_settings(
+        settings, log_unavailable=log_unavailable,
+        mcp=McpTools.from_settings(settings) if mcp_clients else None)
+
+
 @dataclass
 class Engine:
     """The parts one process holds. Faces reach them through the use cases (``runs.access``,
@@ -65,8 +75,7 @@ class Engine:
             undo.push_async_callback(store.close)
             checkpointer = await open_checkpointer(store)
             undo.push_async_callback(close_checkpointer, checkpointer)
-            tools = ToolRegistry.from_settings(
-                settings, mcp=McpTools.from_settings(settings) if mcp_clients else None)
+            tools = tool_registry(settings, mcp_clients=mcp_clients)
             undo.push_async_callback(tools.close)
             # The configured MCP servers' tools join the list; a slow server joins later.
             await tools.connect(wait=MCP_STARTUP_WAIT_SEC)

@@ -28,7 +28,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from shokunin.config import Settings
-from shokunin.mcp.client import McpTools
+from shokunin.engine import tool_registry
 from shokunin.tools import SettingsInvalid, ToolError, ToolInfo, ToolRegistry, scaffold
 
 app = typer.Typer(help="Tools (seed 003): list, show, run, new, settings.", no_args_is_help=True)
@@ -39,9 +39,7 @@ JSON_HELP = "Print one JSON document on stdout (stable keys, secrets masked)."
 
 
 def _registry() -> ToolRegistry:
-    settings = Settings()
-    return ToolRegistry.from_settings(settings, log_unavailable=False,
-                                      mcp=McpTools.from_settings(settings))
+    return tool_registry(Settings(), log_unavailable=False)
 
 
 def _connected_list(registry: ToolRegistry) -> list[ToolInfo]:
