@@ -18,7 +18,7 @@ lower in the tree only says what went wrong; no face decides that again.
     │   ├── RunNotFound                 404 not_found
     │   ├── ThreadNotFound              404 not_found (or one the caller may not see)
     │   ├── UnknownAgent                409 run_error
-    │   ├── InvalidThreadId             400 bad_thread_id (a thread, session or dataset id)
+    │   ├── InvalidThreadId             400 bad_thread_id (any thread id: a session's too)
     │   ├── InvalidRunInput             400 bad_request
     │   ├── RunStateError               409 run_error (run_live, not_waiting)
     │   └── ThreadOfAnotherFace         409 thread_belongs_to_other_face
