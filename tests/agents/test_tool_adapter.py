@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from shokunin.agents.tool_adapter import as_langchain_tools, function_schemas
 from shokunin.events import BaseEvent
 from shokunin.runs import RunContext
 from shokunin.tools import ToolRegistry
+from tests.tools.conftest import PROBE, make_tool, registry_for
+
+
+@pytest.fixture
+async def registry(tmp_path: Path) -> AsyncIterator[ToolRegistry]:
+    """The tools tests' probe tool, in a registry of its own."""
+    make_tool(tmp_path / "tool", "probe", PROBE)
+    reg = registry_for(tmp_path, tmp_path / "tool")
+    yield reg
+    await reg.close()
 
 
 class Recorder:
