@@ -45,14 +45,14 @@ async def test_the_process_that_owns_the_runs_fails_what_a_previous_one_left(
         tmp_path: Path) -> None:
     run_id = await a_run_left_running(tmp_path)
     async with await Engine.open(settings(tmp_path)) as engine:
-        assert (await engine.store.get_run(run_id))["status"] == "failed"
+        assert (await engine.store.get_run(run_id)).status == "failed"
 
 
 async def test_a_process_beside_a_server_leaves_its_runs_alone(tmp_path: Path) -> None:
     """``mcp serve`` and ``analyze`` may share the database with a live server."""
     run_id = await a_run_left_running(tmp_path)
     async with await Engine.open(settings(tmp_path), recover=False, mcp_clients=False) as engine:
-        assert (await engine.store.get_run(run_id))["status"] == "running"
+        assert (await engine.store.get_run(run_id)).status == "running"
 
 
 async def test_a_face_that_cannot_load_is_unavailable_with_its_reason(tmp_path: Path) -> None:

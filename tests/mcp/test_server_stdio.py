@@ -162,7 +162,7 @@ async def test_starting_the_stdio_server_leaves_a_running_web_servers_runs_alone
         run = await store.get_run("r-live")
     finally:
         await store.close()
-    assert run is not None and run["status"] == "running"
+    assert run is not None and run.status == "running"
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

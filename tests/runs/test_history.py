@@ -7,15 +7,16 @@ from typing import Any
 
 from shokunin import events as ev
 from shokunin.runs.history import iso, thread_messages
+from shokunin.store import RunRow, RunStatus
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-def _run(run_id: str, status: str = "completed", message: str = "hi",
-         error: str | None = None) -> dict[str, Any]:
-    return {"id": run_id, "thread_id": "t", "agent": "a", "status": status,
-            "input": {"message": message}, "error": error, "created_at": T0,
-            "finished_at": T0}
+def _run(run_id: str, status: RunStatus = RunStatus.COMPLETED, message: str = "hi",
+         error: str | None = None) -> RunRow:
+    return RunRow(id=run_id, thread_id="t", agent="a", status=status,
+                  input={"message": message}, error=error, usage={}, created_at=T0,
+                  finished_at=T0)
 
 
 def _events(run_id: str, *events: ev.BaseEvent) -> list[ev.BaseEvent]:
@@ -78,7 +79,7 @@ def test_failed_and_cancelled_runs_end_with_an_error_message() -> None:
     failed = _events("r1", ev.Text(text="trying"), ev.RunFailed(error="ValueError: boom"))
     cancelled = _events("r2", ev.Text(text="slow"), ev.RunCancelled())
     messages = thread_messages(
-        [_run("r1", "failed", error="ValueError: boom"), _run("r2", "cancelled")],
+        [_run("r1", RunStatus.FAILED, error="ValueError: boom"), _run("r2", RunStatus.CANCELLED)],
         failed + cancelled)
     assert _shape(messages) == [
         ("r1", 0, "user", "user_message"), ("r1", 1, "assistant", "text"),
@@ -91,7 +92,7 @@ def test_failed_and_cancelled_runs_end_with_an_error_message() -> None:
 
 def test_a_run_that_reported_its_error_gets_no_second_one() -> None:
     events = _events("r1", ev.Error(message="no model", code="model"), ev.RunFailed(error="x"))
-    messages = thread_messages([_run("r1", "failed")], events)
+    messages = thread_messages([_run("r1", RunStatus.FAILED)], events)
     assert [(m["type"], m["data"]) for m in messages[1:]] == [
         ("error", {"message": "no model", "code": "model"}), ("run_failed", {"error": "x"})]
 
@@ -99,7 +100,7 @@ def test_a_run_that_reported_its_error_gets_no_second_one() -> None:
 def test_interrupted_run_shows_its_question_and_runs_keep_their_order() -> None:
     first = _events("r1", ev.RunInterrupted(payload={"question": "go?"}))
     second = _events("r2", ev.Text(text="later"))
-    messages = thread_messages([_run("r1", "interrupted"), _run("r2", message="next")],
+    messages = thread_messages([_run("r1", RunStatus.INTERRUPTED), _run("r2", message="next")],
                                list(reversed(second + first)))
     assert _shape(messages) == [
         ("r1", 0, "user", "user_message"), ("r1", 1, "assistant", "run_interrupted"),

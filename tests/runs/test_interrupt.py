@@ -115,7 +115,7 @@ async def test_interrupt_waits_with_its_payload_and_resume_uses_the_answer(
     payload = asked[-1].payload  # type: ignore[attr-defined]
     assert payload["value"] == {"question": "buy tea?"}
     assert [i["value"] for i in payload["interrupts"]] == [{"question": "buy tea?"}]
-    assert (await services.store.get_run(run_id))["status"] == "interrupted"
+    assert (await services.store.get_run(run_id)).status == "interrupted"
 
     await runner.resume(run_id, "yes")
     rest = await collect(runner, run_id, after=asked[-1].seq)
@@ -124,7 +124,7 @@ async def test_interrupt_waits_with_its_payload_and_resume_uses_the_answer(
     assert rest[1].text == "tea: yes"  # type: ignore[attr-defined]
     assert rest[-1].output == {"answer": "tea: yes"}  # type: ignore[attr-defined]
     run = await services.store.get_run(run_id)
-    assert run["status"] == "completed" and run["finished_at"] is not None
+    assert run.status == "completed" and run.finished_at is not None
 
 
 async def test_replay_from_zero_after_resume_shows_the_whole_run(open_server: OpenServer) -> None:
@@ -170,7 +170,7 @@ async def test_a_restart_while_waiting_then_resume_on_the_new_server(
     await close(first)
 
     second = await open_server()  # Engine.open fails the unfinished runs
-    assert (await second.store.get_run(run_id))["status"] == "interrupted"
+    assert (await second.store.get_run(run_id)).status == "interrupted"
     await second.runner.resume(run_id, "yes")
     rest = await collect(second.runner, run_id, asked[-1].seq)
     assert kinds(rest) == ["progress", "text", "run_completed"]
@@ -200,7 +200,7 @@ async def test_resume_refuses_null_and_unstorable_answers(open_server: OpenServe
     for bad in (None, {"text": "\ud800"}):
         with pytest.raises(InvalidRunInput):
             await services.runner.resume(run_id, bad)
-    assert (await services.store.get_run(run_id))["status"] == "interrupted"  # still waiting
+    assert (await services.store.get_run(run_id)).status == "interrupted"  # still waiting
 
 
 async def test_cancel_of_a_waiting_run_closes_it(open_server: OpenServer) -> None:
@@ -211,7 +211,7 @@ async def test_cancel_of_a_waiting_run_closes_it(open_server: OpenServer) -> Non
     assert await runner.cancel(run_id) is True
     assert await runner.cancel(run_id) is False  # already over
     run = await services.store.get_run(run_id)
-    assert run["status"] == "cancelled" and run["finished_at"] is not None
+    assert run.status == "cancelled" and run.finished_at is not None
     whole = await collect(runner, run_id)
     assert kinds(whole) == ["run_started", "progress", "run_interrupted", "run_cancelled"]
     assert whole[-1].seq == asked[-1].seq + 1

@@ -28,7 +28,7 @@ async def test_stream_yields_gap_free_seq_and_terminal_event(runner: Runner) -> 
     assert [e.kind for e in events] == ["run_started"] + ["text"] * 4 + ["run_completed"]
     assert events[-1].output == {"count": 4}
     assert {e.run_id for e in events} == {run_id} and {e.thread_id for e in events} == {"t1"}
-    assert (await runner.store.get_run(run_id))["status"] == "completed"
+    assert (await runner.store.get_run(run_id)).status == "completed"
 
 
 async def test_late_subscriber_replays_then_follows_live(runner: Runner) -> None:
@@ -60,7 +60,7 @@ async def test_cancel_stops_the_run_and_records_it(runner: Runner) -> None:
     assert events[-1].kind == "run_cancelled"
     assert len([e for e in events if e.kind == "text"]) < 1000
     run = await runner.store.get_run(run_id)
-    assert run["status"] == "cancelled" and run["finished_at"] is not None
+    assert run.status == "cancelled" and run.finished_at is not None
     assert await runner.cancel(run_id) is False  # already over
 
 
@@ -71,7 +71,7 @@ async def test_failure_is_recorded_not_raised(
     events = await collect(runner, run_id)
     assert [e.kind for e in events] == ["run_started", "text", "run_failed"]
     run = await runner.store.get_run(run_id)
-    assert run["status"] == "failed" and run["error"] == events[-1].error
+    assert run.status == "failed" and run.error == events[-1].error
     # The client reads the message and an id; the traceback is in the log under that id.
     match = re.fullmatch(r"disk on fire \(error ([0-9a-f]{12})\)", events[-1].error)
     assert match, events[-1].error
@@ -83,7 +83,7 @@ async def test_interrupt_then_resume_continues_the_same_run(runner: Runner) -> N
     run_id = await runner.start("asker", "t1", {})
     first = await collect(runner, run_id)
     assert first[-1].kind == "run_interrupted" and first[-1].payload == {"question": "proceed?"}
-    assert (await runner.store.get_run(run_id))["status"] == "interrupted"
+    assert (await runner.store.get_run(run_id)).status == "interrupted"
     await runner.resume(run_id, "yes")
     rest = await collect(runner, run_id, after=first[-1].seq)
     assert [e.kind for e in rest] == ["text", "run_completed"]
@@ -134,7 +134,7 @@ async def test_cancel_before_the_first_step_is_recorded(
     run_id = await runner.start("counter", "t1", {"n": 3})
     events = await asyncio.wait_for(collect(runner, run_id), 5)
     assert [e.kind for e in events] == ["run_started", "run_cancelled"]
-    assert (await runner.store.get_run(run_id))["status"] == "cancelled"
+    assert (await runner.store.get_run(run_id)).status == "cancelled"
 
 
 async def test_cancel_right_after_start(runner: Runner) -> None:
@@ -193,7 +193,7 @@ async def test_a_run_whose_first_write_fails_leaves_no_run_behind(
     monkeypatch.undo()
     run_id = await runner.start("counter", "t1", {"n": 1})  # the thread still works
     await runner.wait(run_id)
-    assert (await runner.store.get_run(run_id))["status"] == "completed"
+    assert (await runner.store.get_run(run_id)).status == "completed"
 
 
 async def test_a_run_starts_with_its_row_and_first_event_in_one_write(runner: Runner) -> None:
@@ -216,7 +216,7 @@ async def test_start_validates_the_thread_id_and_records_the_owner(runner: Runne
     run_id = await runner.start("counter", "owned", {"n": 1}, owner="key:alice")
     await runner.start("counter", "owned", {"n": 1}, owner="key:bob")  # not the creator
     await runner.wait(run_id)
-    assert (await runner.store.get_thread("owned"))["owner"] == "key:alice"
+    assert (await runner.store.get_thread("owned")).owner == "key:alice"
 
 
 async def test_thread_subscription_sees_every_new_run_of_its_thread(runner: Runner) -> None:

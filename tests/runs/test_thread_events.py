@@ -161,9 +161,9 @@ class Recovering(Counter):
     name = "recovering"
 
     async def recover(self, runner: Runner) -> int:
-        runs = [r for r in await runner.store.unfinished_runs() if r["agent"] == self.name]
+        runs = [r for r in await runner.store.unfinished_runs() if r.agent == self.name]
         for run in runs[:1]:  # the second is left: the Runner fails it
-            await runner.revive(run["id"], {"n": 1})
+            await runner.revive(run.id, {"n": 1})
         return len(runs[:1])
 
 
@@ -184,14 +184,14 @@ async def test_recover_fails_the_runs_of_agents_without_recovery_and_revives_the
     assert (recovery.failed, recovery.revived) == (2, 1)
     await runner.wait("revived")
     events = await runner.store.events_after("revived")
-    assert (await runner.store.get_run("revived"))["status"] == "completed"
+    assert (await runner.store.get_run("revived")).status == "completed"
     assert [e.seq for e in events] == [1, 2, 3]  # the same run went on, its seq gap-free
     assert [e.kind for e in events] == ["run_started", "text", "run_completed"]
     for failed in ("counted", "left"):
-        assert (await runner.store.get_run(failed))["status"] == "failed"
+        assert (await runner.store.get_run(failed)).status == "failed"
         assert [e.kind for e in await runner.store.events_after(failed)] == [
             "run_started", "run_failed"]
-    assert (await runner.store.get_run(asked))["status"] == "interrupted"  # left to resume
+    assert (await runner.store.get_run(asked)).status == "interrupted"  # left to resume
     await close_runner(runner)
 
 

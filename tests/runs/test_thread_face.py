@@ -21,8 +21,8 @@ async def test_another_agent_is_refused_on_a_thread_and_nothing_is_written(
     assert isinstance(caught.value, RunError)
     assert caught.value.code == "thread_belongs_to_other_face"
     runs = await runner.store.thread_runs("t-face")
-    assert [run["agent"] for run in runs] == ["counter"]
-    assert (await runner.store.get_thread("t-face"))["agent"] == "counter"
+    assert [run.agent for run in runs] == ["counter"]
+    assert (await runner.store.get_thread("t-face")).agent == "counter"
     again = await runner.start("counter", "t-face", {"n": 1})  # its own face goes on
     await runner.wait(again)
 
@@ -48,4 +48,4 @@ async def test_a_deleted_thread_may_be_made_again_by_another_face(runner: Runner
     await delete_thread(runner, "t-again")
     run_id = await runner.start("asker", "t-again", {})
     await runner.wait(run_id)
-    assert (await runner.store.get_thread("t-again"))["agent"] == "asker"
+    assert (await runner.store.get_thread("t-again")).agent == "asker"

@@ -30,4 +30,4 @@ async def test_v3_database_gains_the_dataset_table_and_keeps_its_threads(db_url:
     store = await Store.open(db_url)
     thread = await store.get_thread("old")
     await store.close()
-    assert thread["agent"] == "analyst"
+    assert thread.agent == "analyst"

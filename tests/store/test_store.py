@@ -62,8 +62,8 @@ async def test_v1_database_gains_thread_owner_and_keeps_its_threads(db_url: str)
     await store.ensure_thread("new", "echo", "x", owner="key:alice")
     old, new = await store.get_thread("old"), await store.get_thread("new")
     await store.close()
-    assert old["title"] == "hi" and old["owner"] is None
-    assert new["owner"] == "key:alice"
+    assert old.title == "hi" and old.owner is None
+    assert new.owner == "key:alice"
 
 
 async def test_events_round_trip_in_order_and_after_seq(store: Store) -> None:
@@ -133,8 +133,8 @@ async def test_finish_and_stale_runs(store: Store) -> None:
     assert tail[-1].error == "restart"
     assert await store.events_after("done") == []
     done, stale = await store.get_run("done"), await store.get_run("stale")
-    assert (done["status"], done["usage"]["total_tokens"]) == ("completed", 7)
-    assert (stale["status"], stale["error"]) == ("failed", "restart")
+    assert (done.status, done.usage["total_tokens"]) == ("completed", 7)
+    assert (stale.status, stale.error) == ("failed", "restart")
     assert await store.get_run("nope") is None
 
 
@@ -154,7 +154,7 @@ async def test_bad_write_in_a_batch_fails_alone(store: Store) -> None:
 
 async def test_racing_thread_creation_is_safe(store: Store) -> None:
     await asyncio.gather(*(store.ensure_thread("same", "workbench") for _ in range(8)))
-    assert (await store.get_thread("same"))["agent"] == "workbench"
+    assert (await store.get_thread("same")).agent == "workbench"
 
 
 async def test_stop_commits_what_was_queued(db_url: str) -> None:

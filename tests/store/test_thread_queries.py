@@ -26,34 +26,34 @@ async def test_list_threads_newest_activity_first_with_counts(store: Store) -> N
     await _run(store, "r4", "c", agent="other")
     await store.ensure_thread("empty", "echo")
     rows = await store.list_threads(agent="echo")
-    assert [(r["id"], r["run_count"], r["last_status"]) for r in rows] == [
+    assert [(r.id, r.run_count, r.last_status) for r in rows] == [
         ("empty", 0, None), ("a", 2, "running"), ("b", 1, "failed")]
-    assert rows[1]["title"] == "title a"
-    assert [r["id"] for r in await store.list_threads(limit=2)] == ["empty", "c"]
+    assert rows[1].title == "title a"
+    assert [r.id for r in await store.list_threads(limit=2)] == ["empty", "c"]
 
 
 async def test_list_threads_before_pages_on_last_activity(store: Store) -> None:
     for name in ("a", "b", "c"):
         await _run(store, f"r{name}", name)
     rows = await store.list_threads()
-    cut = rows[1]["updated_at"]
+    cut = rows[1].updated_at
     cut = (cut if cut.tzinfo else cut.replace(tzinfo=UTC)).astimezone(UTC)
     older = await store.list_threads(before=cut)
-    assert [r["id"] for r in older] == ["a"]
+    assert [r.id for r in older] == ["a"]
     assert await store.list_threads(before=datetime(2000, 1, 1, tzinfo=UTC)) == []
     newer = await store.list_threads(before=datetime.now(UTC) + timedelta(days=1))
-    assert [r["id"] for r in newer] == ["c", "b", "a"]
+    assert [r.id for r in newer] == ["c", "b", "a"]
 
 
 async def test_thread_runs_and_events_in_order(store: Store) -> None:
     await _run(store, "r1", "t")
     await _run(store, "r2", "t")
     await _run(store, "r3", "u")
-    assert [r["id"] for r in await store.thread_runs("t")] == ["r1", "r2"]
+    assert [r.id for r in await store.thread_runs("t")] == ["r1", "r2"]
     assert [(e.run_id, e.seq) for e in await store.thread_events("t")] == [
         ("r1", 1), ("r1", 2), ("r2", 1), ("r2", 2)]
     summary = await store.thread_summary("t")
-    assert summary is not None and summary["run_count"] == 2
+    assert summary is not None and summary.run_count == 2
     assert await store.thread_summary("nope") is None
 
 

@@ -8,12 +8,11 @@ thread that does not exist (``ThreadNotFound``), so ids cannot be probed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from datetime import datetime
 
 from shokunin.runs.errors import ThreadNotFound, ThreadOfAnotherFace
 from shokunin.runs.ids import check_thread_id, new_thread_id
-from shokunin.store import Store
+from shokunin.store import RunRow, Store, ThreadSummary
 
 ADMIN = "admin"
 
@@ -23,19 +22,19 @@ def owner_scope(who: str | None) -> str | None:
     return None if who in (None, ADMIN) else who
 
 
-def may_see(who: str | None, thread: Mapping[str, Any]) -> bool:
+def may_see(who: str | None, thread: ThreadSummary) -> bool:
     scope = owner_scope(who)
-    return scope is None or "owner" not in thread or thread["owner"] == scope
+    return scope is None or thread.owner == scope
 
 
 async def visible_thread(store: Store, who: str | None, thread_id: str, *,
-                         agent: str | None = None, noun: str = "thread") -> dict[str, Any]:
+                         agent: str | None = None, noun: str = "thread") -> ThreadSummary:
     """The thread's summary row if the id is valid, the thread exists, ``who`` may see it
     and (with ``agent``) that agent made it. Raises ``InvalidThreadId`` or ``ThreadNotFound``
     ("no <noun> '<id>'": a face names its threads in its own words, a session, a project)."""
     check_thread_id(thread_id)
     row = await store.thread_summary(thread_id)
-    if row is None or not may_see(who, row) or (agent is not None and row["agent"] != agent):
+    if row is None or not may_see(who, row) or (agent is not None and row.agent != agent):
         raise ThreadNotFound(f"no {noun} {thread_id!r}")
     return row
 
@@ -62,9 +61,9 @@ async def thread_for(store: Store, who: str | None, thread_id: str | None, *, ag
         if row is not None:
             if not may_see(who, row):
                 raise ThreadNotFound(f"no thread {thread_id!r}")
-            if row["agent"] != agent:
+            if row.agent != agent:
                 raise ThreadOfAnotherFace(
-                    f"thread {thread_id!r} belongs to the {row['agent']} face, not the {agent}")
+                    f"thread {thread_id!r} belongs to the {row.agent} face, not the {agent}")
             return thread_id, False
     else:
         thread_id = new_thread_id()
@@ -81,14 +80,14 @@ async def sees(store: Store, who: str | None, thread_id: str) -> bool:
     return thread is not None and may_see(who, thread)
 
 
-async def visible_run(store: Store, who: str | None, run_id: str) -> dict[str, Any] | None:
+async def visible_run(store: Store, who: str | None, run_id: str) -> RunRow | None:
     """The run's row if it exists and ``who`` may see its thread; None otherwise."""
     run = await store.get_run(run_id)
-    return run if run is not None and await sees(store, who, run["thread_id"]) else None
+    return run if run is not None and await sees(store, who, run.thread_id) else None
 
 
 async def listed_threads(store: Store, who: str | None, *, agent: str | None, limit: int,
-                         before: Any = None) -> list[dict[str, Any]]:
+                         before: datetime | None = None) -> list[ThreadSummary]:
     """The threads ``who`` may see (of ``agent``, or every face's), newest first."""
     return await store.list_threads(agent=agent, owner=owner_scope(who), limit=limit,
                                     before=before)

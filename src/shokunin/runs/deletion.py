@@ -9,6 +9,7 @@ from shokunin.errors import ErrorCode
 from shokunin.runs.errors import RunStateError
 from shokunin.runs.ids import check_thread_id
 from shokunin.runs.runner import Runner
+from shokunin.store import RunStatus
 
 
 async def delete_thread(runner: Runner, thread_id: str) -> bool:
@@ -20,8 +21,8 @@ async def delete_thread(runner: Runner, thread_id: str) -> bool:
     """
     check_thread_id(thread_id)
     for run in await runner.store.thread_runs(thread_id):
-        if run["status"] == "running" or runner.is_live(run["id"]):
-            raise RunStateError(f"run {run['id']} on thread {thread_id} is still running; "
+        if run.status == RunStatus.RUNNING or runner.is_live(run.id):
+            raise RunStateError(f"run {run.id} on thread {thread_id} is still running; "
                                 "cancel it first", code=ErrorCode.RUN_LIVE)
     if not await runner.store.delete_thread(thread_id):
         return False

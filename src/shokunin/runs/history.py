@@ -11,11 +11,12 @@ message unless it already has one. Progress and logs are not messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from shokunin import events as ev
+from shokunin.store import RunRow, RunStatus
 
 CHAT_KINDS = frozenset({"text", "code", "code_result", "image", "table", "tool_call",
                         "tool_result", "error", "run_interrupted"})
@@ -24,7 +25,7 @@ SIDE_KINDS = frozenset({"debug", "map", "highlight_room", "arrow", "clear_arrows
                         "metrics", "run_completed", "run_failed", "run_cancelled"})
 SHOWN_KINDS = CHAT_KINDS | SIDE_KINDS
 _ENVELOPE = {"run_id", "thread_id", "seq", "ts", "kind"}
-_ENDING_CODES = {"failed": "run_failed", "cancelled": "run_cancelled"}
+_ENDING_CODES = {RunStatus.FAILED: "run_failed", RunStatus.CANCELLED: "run_cancelled"}
 
 
 def iso(value: datetime | None) -> str | None:
@@ -41,9 +42,9 @@ def _message(event: ev.BaseEvent, role: str, kind: str, data: dict[str, Any]) ->
             "type": kind, "data": data}
 
 
-def _run_messages(run: Mapping[str, Any], events: list[ev.BaseEvent]) -> list[dict[str, Any]]:
-    user = {"run_id": run["id"], "seq": 0, "ts": iso(run["created_at"]), "role": "user",
-            "type": "user_message", "data": {"text": str(run["input"].get("message", ""))}}
+def _run_messages(run: RunRow, events: list[ev.BaseEvent]) -> list[dict[str, Any]]:
+    user = {"run_id": run.id, "seq": 0, "ts": iso(run.created_at), "role": "user",
+            "type": "user_message", "data": {"text": str(run.input.get("message", ""))}}
     messages = [user]
     has_text = any(e.kind == "text" for e in events)  # type: ignore[attr-defined]
     deltas: list[ev.TextDelta] = []
@@ -68,17 +69,17 @@ def _run_messages(run: Mapping[str, Any], events: list[ev.BaseEvent]) -> list[di
         if ev.is_terminal(event):
             terminal = event
     flush()
-    code = _ENDING_CODES.get(run["status"])
+    code = _ENDING_CODES.get(run.status)
     if code is not None and not any(m["type"] == "error" for m in messages):
         if isinstance(terminal, ev.RunFailed):
             text = terminal.error
         elif isinstance(terminal, ev.RunCancelled):
             text = terminal.reason
         else:
-            text = run.get("error") or run["status"]
+            text = run.error or str(run.status)
         where = terminal or (events[-1] if events else None)
-        messages.append({"run_id": run["id"], "seq": where.seq if where else 0,
-                         "ts": iso(where.ts if where else run.get("finished_at")),
+        messages.append({"run_id": run.id, "seq": where.seq if where else 0,
+                         "ts": iso(where.ts if where else run.finished_at),
                          "role": "assistant", "type": "error",
                          "data": {"message": text, "code": code}})
     # Joined deltas keep their first seq; a failed run's error goes before its end, as live.
@@ -86,7 +87,7 @@ def _run_messages(run: Mapping[str, Any], events: list[ev.BaseEvent]) -> list[di
 
 
 def thread_messages(
-    runs: Iterable[Mapping[str, Any]], events: Iterable[ev.BaseEvent]
+    runs: Iterable[RunRow], events: Iterable[ev.BaseEvent]
 ) -> list[dict[str, Any]]:
     """The thread's messages, oldest first: ``runs`` (store rows, oldest first) and the
     thread's stored ``events`` (any order within a run)."""
@@ -95,5 +96,5 @@ def thread_messages(
         by_run.setdefault(event.run_id, []).append(event)
     messages: list[dict[str, Any]] = []
     for run in runs:
-        messages += _run_messages(run, sorted(by_run.get(run["id"], []), key=lambda e: e.seq))
+        messages += _run_messages(run, sorted(by_run.get(run.id, []), key=lambda e: e.seq))
     return messages

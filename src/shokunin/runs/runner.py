@@ -28,7 +28,7 @@ from shokunin.runs.holds import Holds
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
 from shokunin.runs.thread_feed import ThreadFeed
-from shokunin.store import Store, Write
+from shokunin.store import RunRow, RunStatus, Store, Write
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +183,7 @@ class Runner:
             message = public_message(exc, log, f"run {run_id} failed to start")
             with contextlib.suppress(Exception):
                 await ctx.emit(ev.RunFailed(error=message),
-                               status={"status": "failed", "error": message})
+                               status={"status": RunStatus.FAILED, "error": message})
             raise
 
     async def _thread_agent(self, thread_id: str, agent: str, input: dict[str, Any],
@@ -195,7 +195,7 @@ class Runner:
         await self.store.ensure_thread(thread_id, agent, title=str(input.get("message", "")),
                                        owner=owner)
         thread = await self.store.get_thread(thread_id)
-        maker = thread["agent"] if thread is not None else agent
+        maker = thread.agent if thread is not None else agent
         self._known_threads[thread_id] = maker
         return maker
 
@@ -208,23 +208,23 @@ class Runner:
         run = await self.store.get_run(run_id)
         if run is None:
             raise RunNotFound(run_id)
-        if run["status"] != "interrupted":
-            raise RunStateError(f"run {run_id} is {run['status']}, not waiting for an answer",
+        if run.status != RunStatus.INTERRUPTED:
+            raise RunStateError(f"run {run_id} is {run.status}, not waiting for an answer",
                                 code=ErrorCode.NOT_WAITING)
-        agent = self.agents.get(run["agent"])
+        agent = self.agents.get(run.agent)
         if isinstance(agent, ChecksResume):
             await agent.check_resume(value, await self.waiting_for(run_id))
         if not await self.store.claim_interrupted(run_id):  # atomic: one resume wins
             raise RunStateError(f"run {run_id} is no longer waiting for an answer",
                                 code=ErrorCode.NOT_WAITING)
-        thread = await self.store.get_thread(run["thread_id"])
-        ctx = self._context(run_id, run["thread_id"], run["agent"], resume_value=value,
-                            owner=thread.get("owner") if thread else None)
+        thread = await self.store.get_thread(run.thread_id)
+        ctx = self._context(run_id, run.thread_id, run.agent, resume_value=value,
+                            owner=thread.owner if thread else None)
         ctx._seq = await self.store.last_seq(run_id)
-        before = run["usage"] or {}  # one run: its usage goes on adding up
+        before = run.usage or {}  # one run: its usage goes on adding up
         ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
             "input_tokens", "output_tokens", "total_tokens", "calls")})
-        self._launch(ctx, run["input"])
+        self._launch(ctx, run.input)
 
     async def waiting_for(self, run_id: str) -> dict[str, Any]:
         """What a waiting run waits for: the payload of its last event when that is
@@ -251,13 +251,13 @@ class Runner:
             await ctx.closing
         return True
 
-    async def _cancel_waiting(self, run: dict[str, Any]) -> bool:
-        if run["status"] != "interrupted" or not await self.store.claim_interrupted(run["id"]):
+    async def _cancel_waiting(self, run: RunRow) -> bool:
+        if run.status != RunStatus.INTERRUPTED or not await self.store.claim_interrupted(run.id):
             return False
-        ctx = self._context(run["id"], run["thread_id"], run["agent"])
-        ctx._seq = await self.store.last_seq(run["id"])
+        ctx = self._context(run.id, run.thread_id, run.agent)
+        ctx._seq = await self.store.last_seq(run.id)
         try:
-            await self._finish(ctx, "cancelled", ev.RunCancelled(
+            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled(
                 reason="cancelled while waiting for an answer"))
         finally:
             self._forget(ctx)
@@ -298,7 +298,7 @@ class Runner:
                     break
                 # Waiting for an answer, or resumed since: the store says which.
                 run, stored = await self.store.run_with_events(run_id, last)
-                if not stored and run is not None and run["status"] == "interrupted":
+                if not stored and run is not None and run.status == RunStatus.INTERRUPTED:
                     return
             if not self.is_live(run_id) and not await self._running(run_id):
                 # It ended after the read above: its last events are in the store now.
@@ -417,15 +417,15 @@ class Runner:
         run = await self.store.get_run(run_id)
         if run is None:
             raise RunNotFound(run_id)
-        if run["status"] != "running" or self.is_live(run_id):
-            raise RunStateError(f"run {run_id} is {run['status']}"
+        if run.status != RunStatus.RUNNING or self.is_live(run_id):
+            raise RunStateError(f"run {run_id} is {run.status}"
                                 + (" here" if self.is_live(run_id) else "")
                                 + ": only a run a previous process left can be revived")
-        thread = await self.store.get_thread(run["thread_id"])
-        ctx = self._context(run_id, run["thread_id"], run["agent"],
-                            owner=thread.get("owner") if thread else None)
+        thread = await self.store.get_thread(run.thread_id)
+        ctx = self._context(run_id, run.thread_id, run.agent,
+                            owner=thread.owner if thread else None)
         ctx._seq = await self.store.last_seq(run_id)
-        before = run["usage"] or {}
+        before = run.usage or {}
         ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
             "input_tokens", "output_tokens", "total_tokens", "calls")})
         self._launch(ctx, input)
@@ -488,7 +488,7 @@ class Runner:
 
     async def _running(self, run_id: str) -> bool:
         run = await self.store.get_run(run_id)
-        return run is not None and run["status"] == "running"
+        return run is not None and run.status == RunStatus.RUNNING
 
     async def shutdown(self) -> None:
         for run_id in list(self._tasks):
@@ -514,7 +514,7 @@ class Runner:
         def done(task: asyncio.Task[None]) -> None:
             if task.cancelled() and ctx.closing is None:
                 # Cancelled before its first step, so _drive never ran: record it here.
-                self._close(ctx, "cancelled", ev.RunCancelled())
+                self._close(ctx, RunStatus.CANCELLED, ev.RunCancelled())
             if ctx.closing is not None and not ctx.closing.done():
                 ctx.closing.add_done_callback(lambda _f: self._forget(ctx))
             else:
@@ -536,24 +536,24 @@ class Runner:
             async with self._thread_lock(ctx.thread_id):
                 output = await agent.run(ctx, input)
         except asyncio.CancelledError:
-            await self._finish(ctx, "cancelled", ev.RunCancelled())
+            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled())
             raise
         except Interrupted as stop:
             await ctx.emit(ev.RunInterrupted(payload=stop.payload), status={
-                "status": "interrupted", "usage": ctx.usage.as_dict()})
+                "status": RunStatus.INTERRUPTED, "usage": ctx.usage.as_dict()})
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never raised
             message = public_message(exc, log, f"run {ctx.run_id} failed")
-            await self._finish(ctx, "failed", ev.RunFailed(error=message), error=message)
+            await self._finish(ctx, RunStatus.FAILED, ev.RunFailed(error=message), error=message)
         else:
-            await self._finish(ctx, "completed", ev.RunCompleted(output=output or {}))
+            await self._finish(ctx, RunStatus.COMPLETED, ev.RunCompleted(output=output or {}))
 
     async def _finish(
-        self, ctx: RunContext, status: str, final: ev.BaseEvent, error: str | None = None
+        self, ctx: RunContext, status: RunStatus, final: ev.BaseEvent, error: str | None = None
     ) -> None:
         await asyncio.shield(self._close(ctx, status, final, error))
 
     def _close(
-        self, ctx: RunContext, status: str, final: ev.BaseEvent, error: str | None = None
+        self, ctx: RunContext, status: RunStatus, final: ev.BaseEvent, error: str | None = None
     ) -> asyncio.Future[None]:
         """Record the run's end once, however many paths ask for it: the final status and
         the terminal event in one transaction, in a task of its own so that a cancelled run

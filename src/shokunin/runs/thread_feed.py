@@ -81,7 +81,7 @@ class ThreadFeed:
         thread_seq = await self.store.last_thread_seq(self.thread_id)
         if not runs:
             return ThreadPosition(thread_seq)
-        last = runs[-1]["id"]
+        last = runs[-1].id
         return ThreadPosition(thread_seq, last, await self.store.last_seq(last))
 
     async def _missed(self, after: ThreadPosition) -> list[ev.BaseEvent]:
@@ -90,7 +90,7 @@ class ThreadFeed:
         own = await self.store.thread_events_after(self.thread_id, after.thread_seq)
         runs: list[ev.BaseEvent] = []
         if after.run_id is None:
-            run_ids = [run["id"] for run in await self.store.thread_runs(self.thread_id)]
+            run_ids = [run.id for run in await self.store.thread_runs(self.thread_id)]
         else:
             runs += await self.store.events_after(after.run_id, after.run_seq)
             run_ids = await self.store.runs_after(self.thread_id, after.run_id)

@@ -15,6 +15,7 @@ from shokunin.store import schema
 from shokunin.store.database import create_engine
 from shokunin.store.event_writer import INSERT_RUN, EventWriter, Write, event_row
 from shokunin.store.migrations import migrate
+from shokunin.store.rows import RunRow, RunStatus, ThreadRow, ThreadSummary
 
 
 def _now() -> datetime:
@@ -79,11 +80,11 @@ class Store:
                 schema.threads.c.id == thread_id).values(meta=meta))
             return result.rowcount == 1
 
-    async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
+    async def get_thread(self, thread_id: str) -> ThreadRow | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(
                 select(schema.threads).where(schema.threads.c.id == thread_id))).mappings().first()
-            return dict(row) if row else None
+            return ThreadRow.of(row) if row else None
 
     # runs
     async def create_run(
@@ -93,7 +94,7 @@ class Store:
         """Record a new running run; with ``first`` (its ``run_started``) in the same
         transaction, so the run is never seen without its first event."""
         write = (INSERT_RUN, {
-            "id": run_id, "thread_id": thread_id, "agent": agent, "status": "running",
+            "id": run_id, "thread_id": thread_id, "agent": agent, "status": RunStatus.RUNNING,
             "input": input, "usage": {}, "created_at": _now(), "error": None,
             "finished_at": None})
         if first is None:
@@ -102,7 +103,7 @@ class Store:
             await self._writer.append(first, write)
 
     async def finish_run(
-        self, run_id: str, status: str, error: str | None = None,
+        self, run_id: str, status: RunStatus, error: str | None = None,
         usage: dict[str, Any] | None = None, final: BaseEvent | None = None,
     ) -> None:
         """Record the run's end; with ``final`` (its terminal event) in the same transaction,
@@ -122,8 +123,9 @@ class Store:
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 update(schema.runs)
-                .where(schema.runs.c.id == run_id, schema.runs.c.status == "interrupted")
-                .values(status="running", finished_at=None))
+                .where(schema.runs.c.id == run_id,
+                       schema.runs.c.status == RunStatus.INTERRUPTED)
+                .values(status=RunStatus.RUNNING, finished_at=None))
             return result.rowcount == 1
 
     async def runs_after(self, thread_id: str, run_id: str) -> list[str]:
@@ -137,19 +139,19 @@ class Store:
                 .order_by(runs.c.created_at, runs.c.id))
             return [run for (run,) in rows]
 
-    async def get_run(self, run_id: str) -> dict[str, Any] | None:
+    async def get_run(self, run_id: str) -> RunRow | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(
                 select(schema.runs).where(schema.runs.c.id == run_id))).mappings().first()
-            return dict(row) if row else None
+            return RunRow.of(row) if row else None
 
-    async def unfinished_runs(self) -> list[dict[str, Any]]:
+    async def unfinished_runs(self) -> list[RunRow]:
         """Runs recorded 'running' (oldest first): at start-up, those a previous process
         left."""
         async with self.engine.connect() as conn:
             rows = await conn.execute(select(schema.runs).where(
-                schema.runs.c.status == "running").order_by(schema.runs.c.created_at))
-            return [dict(row) for row in rows.mappings()]
+                schema.runs.c.status == RunStatus.RUNNING).order_by(schema.runs.c.created_at))
+            return [RunRow.of(row) for row in rows.mappings()]
 
     async def fail_unfinished_runs(self, reason: str, *, keep_agents: Iterable[str] = (),
                                    keep_runs: Iterable[str] = ()) -> int:
@@ -158,7 +160,7 @@ class Store:
         Runs of ``keep_agents`` (agents that recover their runs) and ``keep_runs`` (live
         here) are left alone."""
         runs = schema.runs
-        conditions = [runs.c.status == "running"]
+        conditions = [runs.c.status == RunStatus.RUNNING]
         if keep := list(keep_agents):
             conditions.append(runs.c.agent.not_in(keep))
         if keep := list(keep_runs):
@@ -174,7 +176,7 @@ class Store:
                 return 0
             await conn.execute(
                 update(schema.runs).where(schema.runs.c.id.in_([r[0] for r in stale]))
-                .values(status="failed", error=reason, finished_at=_now()))
+                .values(status=RunStatus.FAILED, error=reason, finished_at=_now()))
             await conn.execute(schema.events.insert(), [
                 event_row(RunFailed(run_id=run_id, thread_id=thread_id, seq=last + 1,
                                     error=reason))
@@ -225,7 +227,7 @@ class Store:
 
     async def run_with_events(
         self, run_id: str, after_seq: int = 0
-    ) -> tuple[dict[str, Any] | None, list[Event]]:
+    ) -> tuple[RunRow | None, list[Event]]:
         """The run row and its events after ``after_seq``, read on one connection."""
         async with self.engine.connect() as conn:
             row = (await conn.execute(
@@ -236,7 +238,7 @@ class Store:
                 select(schema.events.c.body)
                 .where(schema.events.c.run_id == run_id, schema.events.c.seq > after_seq)
                 .order_by(schema.events.c.seq))
-            return dict(row), [parse_event(body) for (body,) in bodies]
+            return RunRow.of(row), [parse_event(body) for (body,) in bodies]
 
     async def last_seq(self, run_id: str) -> int:
         async with self.engine.connect() as conn:
@@ -246,7 +248,7 @@ class Store:
 
     # thread history (the threads API)
     def _thread_summaries(self) -> Any:
-        """threads joined with their run count, last run's start and status."""
+        """threads (with their owner) joined with their run count, last run's start and status."""
         runs, threads = schema.runs, schema.threads
         stats = (select(runs.c.thread_id, func.count().label("run_count"),
                         func.max(runs.c.created_at).label("last_run_at"))
@@ -257,21 +259,19 @@ class Store:
         query = (select(threads.c.id, threads.c.agent, threads.c.title, threads.c.created_at,
                         updated_at.label("updated_at"),
                         func.coalesce(stats.c.run_count, 0).label("run_count"),
-                        last_status.label("last_status"))
+                        last_status.label("last_status"), threads.c.owner)
                  .select_from(threads.outerjoin(stats, stats.c.thread_id == threads.c.id)))
         return query, updated_at
 
     @staticmethod
     def _owned_by(owner: str | None) -> list[ColumnElement[bool]]:
-        """The filter that keeps an owner's threads; none without an owner (or before the
-        schema has an owner column)."""
-        column = schema.threads.c.get("owner")
-        return [] if owner is None or column is None else [column == owner]
+        """The filter that keeps an owner's threads; none without an owner."""
+        return [] if owner is None else [schema.threads.c.owner == owner]
 
     async def list_threads(
         self, *, agent: str | None = None, owner: str | None = None, limit: int = 50,
         before: datetime | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[ThreadSummary]:
         """Threads, newest activity first (``updated_at``: the last run's start, else the
         thread's creation); ``before`` pages on ``updated_at``, ``owner`` scopes."""
         query, updated_at = self._thread_summaries()
@@ -283,27 +283,23 @@ class Store:
         query = query.where(*conditions).order_by(
             updated_at.desc(), schema.threads.c.id.desc()).limit(limit)
         async with self.engine.connect() as conn:
-            return [dict(row) for row in (await conn.execute(query)).mappings()]
+            return [ThreadSummary.of(row) for row in (await conn.execute(query)).mappings()]
 
-    async def thread_summary(self, thread_id: str) -> dict[str, Any] | None:
-        """One thread as ``list_threads`` shows it, with its ``owner`` when the schema has
-        one; None if there is no such thread."""
+    async def thread_summary(self, thread_id: str) -> ThreadSummary | None:
+        """One thread as ``list_threads`` shows it; None if there is no such thread."""
         query, _ = self._thread_summaries()
-        owner = schema.threads.c.get("owner")
-        if owner is not None:
-            query = query.add_columns(owner)
         async with self.engine.connect() as conn:
             row = (await conn.execute(
                 query.where(schema.threads.c.id == thread_id))).mappings().first()
-            return dict(row) if row else None
+            return ThreadSummary.of(row) if row else None
 
-    async def thread_runs(self, thread_id: str) -> list[dict[str, Any]]:
+    async def thread_runs(self, thread_id: str) -> list[RunRow]:
         """The thread's runs, oldest first."""
         async with self.engine.connect() as conn:
             rows = await conn.execute(
                 select(schema.runs).where(schema.runs.c.thread_id == thread_id)
                 .order_by(schema.runs.c.created_at, schema.runs.c.id))
-            return [dict(row) for row in rows.mappings()]
+            return [RunRow.of(row) for row in rows.mappings()]
 
     async def thread_events(self, thread_id: str) -> list[Event]:
         """Every event of the thread, run by run (oldest run first), each run in seq order."""

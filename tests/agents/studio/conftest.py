@@ -49,7 +49,7 @@ async def settle(services: Engine, project_id: str, timeout: float = 20.0) -> di
             await waiter
             continue
         run = await services.store.get_run(run_id)
-        if run["status"] != "running" and not services.runner.is_live(run_id):
+        if run.status != "running" and not services.runner.is_live(run_id):
             return await studio.project(project_id)
         await asyncio.sleep(0.01)
     raise TimeoutError("the project did not settle")

@@ -85,7 +85,7 @@ async def test_a_rejection_fails_the_project_and_blocks_what_depends_on_it(
     assert by_type["design"]["status"] == "blocked"
     assert by_type["reviewer"]["status"] == "blocked"
     run = await services.store.get_run(final["run_id"])
-    assert run["status"] == "completed"  # the run ended; the project failed
+    assert run.status == "completed"  # the run ended; the project failed
 
 
 async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
@@ -168,7 +168,7 @@ async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_
     await studio.resolve(three["scenario_review"]["id"], "rejected", "違う")
     final = await settle(services, project["id"])
     assert final["status"] == "failed"
-    assert (await services.store.get_run(final["run_id"]))["status"] == "completed"
+    assert (await services.store.get_run(final["run_id"])).status == "completed"
     assert await pending(services, project["id"]) == []
     agents = {a["type"]: a["status"] for a in await studio.records.agents(project["id"])}
     assert agents["scenario"] == "failed"
@@ -199,7 +199,7 @@ async def test_start_and_delete_at_once_never_leave_a_run_without_its_project(
             project["id"]), return_exceptions=True)
         assert all(r is None or isinstance(r, dict | StudioNotFound) for r in results), results
     await asyncio.sleep(0.2)
-    threads = [t for t in await services.store.list_threads() if t["agent"] == "studio"]
+    threads = [t for t in await services.store.list_threads() if t.agent == "studio"]
     assert threads == [] and await studio.records.projects() == []
 
 

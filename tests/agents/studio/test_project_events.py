@@ -131,7 +131,7 @@ async def test_a_run_cut_short_by_a_restart_goes_on_as_the_same_run(tmp_path: Pa
         events = await engine.store.events_after(run_id)
         assert [e.seq for e in events] == list(range(1, len(events) + 1))
         assert "run_failed" not in [e.kind for e in events]
-        assert (await engine.store.get_run(run_id))["status"] == "interrupted"
+        assert (await engine.store.get_run(run_id)).status == "interrupted"
         assert [c["id"] for c in await pending(engine, pid)] == [concept["id"]]
         await engine.studio.resolve(concept["id"], "approved", None)  # and it goes on
         await settle(engine, pid)

@@ -44,7 +44,7 @@ class AdvisorAgent:
         else:
             raise InvalidRunInput("send a non-empty 'message' (or 'set_step')")
         thread = await ctx.store.get_thread(ctx.thread_id)
-        profile = dict(((thread or {}).get("meta") or {}).get("user_info") or {})
+        profile = dict(((thread.meta if thread else None) or {}).get("user_info") or {})
         config = {"configurable": {"thread_id": ctx.thread_id}}
         state = await drive(self.graph, ctx, fresh, config=config,
                             context=AdvisorDeps(ctx=ctx, profile=profile),

@@ -6,11 +6,9 @@ A session is an Advisor thread; its ``meta`` holds the user's profile (``user_in
 
 from __future__ import annotations
 
-from typing import Any
-
 from shokunin.agents.advisor.agent import NAME
-from shokunin.runs import Runner, access, delete_thread
-from shokunin.store import Store
+from shokunin.runs import Runner, ThreadNotFound, access, delete_thread
+from shokunin.store import Store, ThreadRow, ThreadSummary
 
 
 async def open_session(store: Store, who: str | None, profile: dict[str, str],
@@ -22,11 +20,14 @@ async def open_session(store: Store, who: str | None, profile: dict[str, str],
     return session_id
 
 
-async def session(store: Store, who: str | None, session_id: str) -> dict[str, Any]:
-    """The session's thread with its ``meta``, if it is an Advisor session ``who`` may see;
+async def session(store: Store, who: str | None, session_id: str) -> ThreadRow:
+    """The session's thread (its ``meta`` too), if it is an Advisor session ``who`` may see;
     else ``InvalidThreadId`` / ``ThreadNotFound`` ("no session ...")."""
-    thread = await access.visible_thread(store, who, session_id, agent=NAME, noun="session")
-    return {**thread, "meta": (await store.get_thread(session_id) or {}).get("meta") or {}}
+    await access.visible_thread(store, who, session_id, agent=NAME, noun="session")
+    thread = await store.get_thread(session_id)
+    if thread is None:  # deleted since
+        raise ThreadNotFound(f"no session {session_id!r}")
+    return thread
 
 
 async def ask(runner: Runner, who: str | None, session_id: str, message: str) -> str:
@@ -46,9 +47,8 @@ async def clear(runner: Runner, who: str | None, session_id: str) -> None:
     session's id, owner, title and profile stay. ``RunStateError`` while a run is live."""
     thread = await session(runner.store, who, session_id)
     await delete_thread(runner, session_id)
-    await runner.store.ensure_thread(session_id, NAME, title=thread["title"],
-                                     owner=thread.get("owner"))
-    await runner.store.set_thread_meta(session_id, thread["meta"])
+    await runner.store.ensure_thread(session_id, NAME, title=thread.title, owner=thread.owner)
+    await runner.store.set_thread_meta(session_id, thread.meta or {})
 
 
 async def delete(runner: Runner, who: str | None, session_id: str) -> None:
@@ -57,6 +57,6 @@ async def delete(runner: Runner, who: str | None, session_id: str) -> None:
     await delete_thread(runner, session_id)
 
 
-async def session_ids(store: Store, who: str | None, limit: int) -> list[dict[str, Any]]:
+async def session_ids(store: Store, who: str | None, limit: int) -> list[ThreadSummary]:
     """The sessions ``who`` may see, newest first."""
     return await access.listed_threads(store, who, agent=NAME, limit=limit)

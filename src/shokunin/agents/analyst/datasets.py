@@ -76,7 +76,7 @@ class Datasets:
     async def listed(self, who: str | None, threads: int) -> list[DatasetRecord]:
         """The datasets of the newest ``threads`` Analyst threads ``who`` may see."""
         rows = await access.listed_threads(self.runner.store, who, agent=NAME, limit=threads)
-        return [record for row in rows for record in await self.storage.for_thread(row["id"])]
+        return [record for row in rows for record in await self.storage.for_thread(row.id)]
 
     async def preview(self, who: str | None, dataset_id: str, rows: int) -> Preview:
         return await self.storage.preview(await self.visible(who, dataset_id), rows)

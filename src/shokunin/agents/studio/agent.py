@@ -29,6 +29,7 @@ from shokunin.agents.studio.metrics import elapsed_seconds
 from shokunin.agents.studio.pipeline import Pipeline
 from shokunin.agents.studio.session import ProjectSession, derived_id
 from shokunin.runs import Interrupted, InvalidRunInput, RunContext, Runner, RunStateError
+from shokunin.store import RunStatus
 from shokunin.store.studio_records import StudioRecords, now
 
 NAME = "studio"
@@ -148,7 +149,7 @@ async def answer(runner: Runner, records: StudioRecords, project_id: str) -> str
     if runner.is_live(run_id):
         return run_id
     run = await runner.store.get_run(run_id)
-    if run is None or run["status"] != "interrupted":
+    if run is None or run.status != RunStatus.INTERRUPTED:
         return None
     answers = await answers_from_records(records, await runner.waiting_for(run_id))
     if answers:
@@ -167,11 +168,11 @@ async def revive(runner: Runner, records: StudioRecords, project: dict[str, Any]
     run = await runner.store.get_run(run_id) if run_id else None
     if run_id and runner.is_live(run_id):
         return
-    if run is not None and run["status"] == "running":  # left by a previous process
+    if run is not None and run.status == RunStatus.RUNNING:  # left by a previous process
         await runner.revive(run_id, {"continue": True})
         log.info("project %s goes on from its last checkpoint (run %s)", project["id"], run_id)
         return
-    if run is not None and run["status"] == "interrupted":
+    if run is not None and run.status == RunStatus.INTERRUPTED:
         await answer(runner, records, project["id"])
         return
     if run is None and project["status"] == "draft":

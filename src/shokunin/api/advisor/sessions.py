@@ -33,7 +33,7 @@ from shokunin.agents.advisor import UNKNOWN, sessions
 from shokunin.api.errors import ApiError, json_object
 from shokunin.auth import principal
 from shokunin.engine import Engine
-from shokunin.store import SafeTree, UnsafePath
+from shokunin.store import SafeTree, ThreadRow, UnsafePath
 
 router = APIRouter(prefix="/api", tags=["advisor"])
 
@@ -83,7 +83,7 @@ def _profile(raw: Any) -> dict[str, str]:
     return profile
 
 
-async def advisor_session(request: Request, session_id: str) -> dict[str, Any]:
+async def advisor_session(request: Request, session_id: str) -> ThreadRow:
     """The session's thread, if it exists, is an Advisor session and the caller may see it."""
     advisor(request)
     return await sessions.session(_engine(request).store, principal(request), session_id)
@@ -104,8 +104,8 @@ async def create_session(request: Request) -> dict[str, Any]:
 async def list_sessions(request: Request, limit: int = 50) -> dict[str, Any]:
     threads = await sessions.session_ids(_engine(request).store, principal(request),
                                          max(1, min(limit, 200)))
-    return {"sessions": [{"session_id": t["id"], "title": t["title"],
-                          "created_at": t["created_at"], "updated_at": t.get("updated_at")}
+    return {"sessions": [{"session_id": t.id, "title": t.title,
+                          "created_at": t.created_at, "updated_at": t.updated_at}
                          for t in threads]}
 
 
@@ -131,14 +131,14 @@ async def conversation(store: Any, session_id: str
     knowledge sources), and the last step update (None: 未判定)."""
     messages: list[dict[str, Any]] = []
     step: dict[str, Any] | None = None
-    runs = {run["id"]: run for run in await store.thread_runs(session_id)}
+    runs = {run.id: run for run in await store.thread_runs(session_id)}
     tools: dict[str, list[dict[str, Any]]] = {}
     sources: dict[str, list[dict[str, Any]]] = {}
     for event in await store.thread_events(session_id):
         run = runs.get(event.run_id)
         if run is None:
             continue
-        message = (run["input"] or {}).get("message")
+        message = (run.input or {}).get("message")
         if isinstance(event, ev.RunStarted) and isinstance(message, str):
             messages.append({"role": "user", "content": message})
         elif isinstance(event, ev.ToolCall):
@@ -163,7 +163,7 @@ async def session_messages(request: Request, session_id: str) -> dict[str, Any]:
     messages, step = await conversation(_engine(request).store, session_id)
     current = None if step is None or step["step"] == UNKNOWN else step["step"]
     return {"messages": messages, "current_step": current, "step": step,
-            "user_info": thread["meta"].get("user_info") or {}}
+            "user_info": (thread.meta or {}).get("user_info") or {}}
 
 
 @router.post("/session/{session_id}/step")
@@ -214,7 +214,7 @@ async def _sessions_to_search(request: Request, session_id: str | None,
         await advisor_session(request, session_id)
         return [session_id]
     threads = await sessions.session_ids(_engine(request).store, principal(request), limit)
-    return [t["id"] for t in threads]
+    return [t.id for t in threads]
 
 
 @router.get("/diagrams/latest")

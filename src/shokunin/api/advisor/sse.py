@@ -35,6 +35,7 @@ from shokunin.api.runs import sse
 from shokunin.api.runs.runs import visible_run
 from shokunin.auth import principal
 from shokunin.errors import ErrorCode, ShokuninError
+from shokunin.store import RunRow
 
 router = APIRouter(prefix="/api", tags=["advisor"])
 
@@ -150,10 +151,10 @@ async def chat(request: Request, body: Any = Depends(_json_body)
 
 
 @router.get("/chat/runs/{run_id}/events", response_class=sse.EventSourceResponse)
-async def chat_events(request: Request, run: dict[str, Any] = Depends(visible_run),
+async def chat_events(request: Request, run: RunRow = Depends(visible_run),
                       after: int = Depends(sse.resume_after)
                       ) -> AsyncIterator[sse.ServerSentEvent]:
-    if run["agent"] != AGENT:
-        raise ApiError(404, f"run {run['id']!r} is not an Advisor run", "not_found")
-    async for item in _stream(request, run["id"], after):
+    if run.agent != AGENT:
+        raise ApiError(404, f"run {run.id!r} is not an Advisor run", "not_found")
+    async for item in _stream(request, run.id, after):
         yield item

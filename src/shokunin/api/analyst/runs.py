@@ -17,6 +17,7 @@ from shokunin.api.analyst.datasets import datasets_of
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs.runs import visible_run
 from shokunin.auth import principal
+from shokunin.store import RunRow
 
 router = APIRouter(prefix="/api/analyst", tags=["analyst"])
 
@@ -39,23 +40,23 @@ async def start_run(request: Request) -> dict[str, Any]:
 
 @router.get("/runs/{run_id}/report.{fmt}")
 async def download_report(request: Request, fmt: str,
-                          run: dict[str, Any] = Depends(visible_run)) -> Response:
+                          run: RunRow = Depends(visible_run)) -> Response:
     """The run's report as Markdown, one self-contained HTML page, or a notebook of its
     cells (``report.md`` / ``report.html`` / ``report.ipynb``)."""
     if fmt not in report_files.BUILDERS:
         raise ApiError(404, f"no report format {fmt[:20]!r}; use md, html or ipynb", "not_found")
-    if run["agent"] != AGENT:
-        raise ApiError(404, f"run {run['id']!r} is not an Analyst run", "not_found")
-    _row, events = await request.app.state.engine.store.run_with_events(run["id"])
+    if run.agent != AGENT:
+        raise ApiError(404, f"run {run.id!r} is not an Analyst run", "not_found")
+    _row, events = await request.app.state.engine.store.run_with_events(run.id)
     try:
         if fmt == "ipynb":
             record = await load_record(request.app.state.engine.store.engine,
-                                       run["input"].get("dataset_id", ""))
+                                       run.input.get("dataset_id", ""))
             body = report_files.notebook(
                 events, None if record is None else kernel_code.setup(record))
         else:
             body = report_files.BUILDERS[fmt](events)
     except report_files.NoReport as exc:
-        raise ApiError(409, f"{exc} (the run is {run['status']})", "no_report") from None
+        raise ApiError(409, f"{exc} (the run is {run.status})", "no_report") from None
     return Response(body, media_type=report_files.MEDIA[fmt], headers={
-        "content-disposition": f'attachment; filename="report-{run["id"][:8]}.{fmt}"'})
+        "content-disposition": f'attachment; filename="report-{run.id[:8]}.{fmt}"'})

@@ -96,4 +96,4 @@ async def run_messages(
     if end:
         run = await runner.store.get_run(run_id)
         yield ServerSentEvent(event="end", data={
-            "run_id": run_id, "status": run["status"] if run else "deleted"})
+            "run_id": run_id, "status": run.status if run else "deleted"})

@@ -4,7 +4,7 @@ user saw them, delete a thread. JSON; errors are ``{"error", "code"}`` (api/erro
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +14,7 @@ from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse
 from shokunin.auth import principal
 from shokunin.runs import Runner, access, delete_thread, iso, thread_messages
+from shokunin.store import RunRow, ThreadSummary
 
 router = APIRouter(prefix="/api", tags=["threads"])
 
@@ -24,20 +25,20 @@ def runner_of(request: Request) -> Runner:
     return request.app.state.engine.runner
 
 
-def thread_view(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "agent": row["agent"], "title": row["title"],
-            "created_at": iso(row["created_at"]), "updated_at": iso(row["updated_at"]),
-            "run_count": row["run_count"], "last_status": row["last_status"]}
+def thread_view(row: ThreadSummary) -> dict[str, Any]:
+    return {"id": row.id, "agent": row.agent, "title": row.title,
+            "created_at": iso(row.created_at), "updated_at": iso(row.updated_at),
+            "run_count": row.run_count, "last_status": row.last_status}
 
 
-def run_view(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "thread_id": row["thread_id"], "agent": row["agent"],
-            "status": row["status"], "input": row["input"], "error": row["error"],
-            "created_at": iso(row["created_at"]), "finished_at": iso(row["finished_at"]),
-            "usage": row["usage"]}
+def run_view(row: RunRow) -> dict[str, Any]:
+    return {"id": row.id, "thread_id": row.thread_id, "agent": row.agent,
+            "status": row.status, "input": row.input, "error": row.error,
+            "created_at": iso(row.created_at), "finished_at": iso(row.finished_at),
+            "usage": row.usage}
 
 
-async def visible_thread(request: Request, thread_id: str) -> dict[str, Any]:
+async def visible_thread(request: Request, thread_id: str) -> ThreadSummary:
     """Dependency: the thread's summary row, if the id is valid and the caller may see it."""
     return await access.visible_thread(runner_of(request).store, principal(request), thread_id)
 
@@ -72,50 +73,51 @@ async def list_threads(request: Request, agent: str | None = None, limit: str | 
 
 
 @router.get("/threads/{thread_id}")
-async def get_thread(thread: dict[str, Any] = Depends(visible_thread)) -> dict[str, Any]:
+async def get_thread(thread: ThreadSummary = Depends(visible_thread)) -> dict[str, Any]:
     return thread_view(thread)
 
 
 @router.get("/threads/{thread_id}/runs")
-async def get_thread_runs(request: Request, thread: dict[str, Any] = Depends(visible_thread)
+async def get_thread_runs(request: Request, thread: ThreadSummary = Depends(visible_thread)
                           ) -> dict[str, Any]:
-    runs = await runner_of(request).store.thread_runs(thread["id"])
+    runs = await runner_of(request).store.thread_runs(thread.id)
     return {"runs": [run_view(run) for run in runs]}
 
 
 @router.get("/threads/{thread_id}/messages")
 async def get_thread_messages(request: Request,
-                              thread: dict[str, Any] = Depends(visible_thread)
+                              thread: ThreadSummary = Depends(visible_thread)
                               ) -> dict[str, Any]:
     store = runner_of(request).store
-    runs = await store.thread_runs(thread["id"])
-    events = await store.thread_events(thread["id"])
-    return {"thread_id": thread["id"], "messages": thread_messages(runs, events)}
+    runs = await store.thread_runs(thread.id)
+    events = await store.thread_events(thread.id)
+    return {"thread_id": thread.id, "messages": thread_messages(runs, events)}
 
 
 @router.delete("/threads/{thread_id}", status_code=204)
-async def remove_thread(request: Request, thread: dict[str, Any] = Depends(visible_thread)
+async def remove_thread(request: Request, thread: ThreadSummary = Depends(visible_thread)
                         ) -> Response:
-    deleted = await delete_thread(runner_of(request), thread["id"])  # RunStateError: 409
+    deleted = await delete_thread(runner_of(request), thread.id)  # RunStateError: 409
     if not deleted:  # deleted by another request in between
-        raise ApiError(404, f"no thread {thread['id']!r}", "not_found")
+        raise ApiError(404, f"no thread {thread.id!r}", "not_found")
     return Response(status_code=204)
 
 
-async def thread_resume_point(request: Request, thread: dict[str, Any] = Depends(visible_thread),
+async def thread_resume_point(request: Request,
+                              thread: ThreadSummary = Depends(visible_thread),
                               resume: tuple[str, int] | None = Depends(sse.thread_resume_after)
                               ) -> tuple[str, int] | None:
     """Dependency: the resume point of a thread stream, whose run must be on that thread."""
     if resume is not None:
         run = await runner_of(request).store.get_run(resume[0])
-        if run is None or run["thread_id"] != thread["id"]:
+        if run is None or run.thread_id != thread.id:
             raise ApiError(400, f"bad event id: run {resume[0][:100]!r} is not on thread "
-                           f"{thread['id']!r}", "bad_event_id")
+                           f"{thread.id!r}", "bad_event_id")
     return resume
 
 
 @router.get("/threads/{thread_id}/events", response_class=sse.EventSourceResponse)
-async def thread_events(request: Request, thread: dict[str, Any] = Depends(visible_thread),
+async def thread_events(request: Request, thread: ThreadSummary = Depends(visible_thread),
                         resume: tuple[str, int] | None = Depends(thread_resume_point)
                         ) -> AsyncIterator[sse.ServerSentEvent]:
     """Every event of every run on the thread from now on (``id:`` ``<run_id>:<seq>``);
@@ -127,5 +129,5 @@ async def thread_events(request: Request, thread: dict[str, Any] = Depends(visib
         after_run, seq = resume
         async for event in runner.stream(after_run, seq):
             yield sse.thread_event_message(event)
-    async for event in runner.subscribe_thread(thread["id"], after_run=after_run):
+    async for event in runner.subscribe_thread(thread.id, after_run=after_run):
         yield sse.thread_event_message(event)

@@ -178,7 +178,7 @@ async def abort_execution(request: Request, execution_id: str) -> Response:
     ``cancelled`` and its stream ends with an aborted result."""
     runner = _runner(request)
     run = await visible_run(runner.store, principal(request), execution_id)
-    if run is not None and run["agent"] == TOOL_AGENT and await runner.cancel(execution_id):
+    if run is not None and run.agent == TOOL_AGENT and await runner.cancel(execution_id):
         return JSONResponse({"aborted": True, "run_id": execution_id})
     return JSONResponse({"error": f"no running execution {execution_id[:100]!r}",
                          "code": "not_found"}, status_code=404)

@@ -265,7 +265,7 @@ class _Connection:
         """Replay a run of this connection's thread; end with its closing ``debug`` even when
         nothing came after ``after``, so the client learns how the run ended."""
         run = await self.runner.store.get_run(run_id)
-        if run is None or run["thread_id"] != self.thread_id:  # others' runs do not exist
+        if run is None or run.thread_id != self.thread_id:  # others' runs do not exist
             await self.send_event(_error(f"no run {run_id!r}", "not_found"))
             return
         outputs = RunOutputs()
@@ -291,7 +291,7 @@ class _Connection:
         if final and ev.is_terminal(final[0]):
             return [outputs.close(m) for m in to_wire(final[0]) if m.get("done")]
         run = await store.get_run(run_id)
-        return [outputs.close(run_end(run_id, run["status"] if run else "unknown", last))]
+        return [outputs.close(run_end(run_id, run.status if run else "unknown", last))]
 
 
 def _with_outputs(messages: list[dict[str, Any]], outputs: RunOutputs
