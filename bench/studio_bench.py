@@ -101,7 +101,7 @@ async def _studio_pipeline(services: Engine, number: int) -> float:
         project = await studio.start(project_id)
         while True:
             event = await asyncio.wait_for(sub.get(), 120)
-            if event.kind == "checkpoint_created":  # type: ignore[attr-defined]
+            if event.kind == "checkpoint_created":
                 await studio.resolve(event.checkpoint_id, "approved", None)  # type: ignore[attr-defined]
                 approved += 1
             elif event.kind == "project_status" and event.new_status in (  # type: ignore[attr-defined]

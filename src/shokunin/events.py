@@ -32,6 +32,8 @@ class BaseEvent(BaseModel):
     thread_id: str = ""
     seq: int = 0
     ts: datetime = Field(default_factory=_now)
+    # The discriminator: each event class narrows it to its own ``Literal`` with that default.
+    kind: str
 
 
 class RunStarted(BaseEvent):
@@ -407,4 +409,4 @@ def parse_event(data: dict[str, Any] | str | bytes) -> Event:
 
 
 def is_terminal(event: BaseEvent) -> bool:
-    return event.kind in TERMINAL_KINDS  # type: ignore[attr-defined]
+    return event.kind in TERMINAL_KINDS

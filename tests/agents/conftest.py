@@ -46,4 +46,4 @@ async def ask(runner: Runner, message: str, thread: str = "t1") -> list[BaseEven
 
 
 def kinds(events: list[BaseEvent]) -> list[str]:
-    return [e.kind for e in events]  # type: ignore[attr-defined]
+    return [e.kind for e in events]

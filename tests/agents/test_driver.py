@@ -81,7 +81,7 @@ async def test_a_custom_write_that_is_not_an_event_fails_the_run_clearly(
         return {}
 
     events = await run(runner, GraphAgent("bad", one_node(node)))
-    assert events[-1].kind == "run_failed"  # type: ignore[attr-defined]
+    assert events[-1].kind == "run_failed"
     assert says in events[-1].error  # type: ignore[attr-defined]
 
 
@@ -96,7 +96,7 @@ async def test_an_interrupt_in_a_subgraph_is_reported_once(runner: Runner) -> No
     outer.add_edge("inner", END)
     graph = outer.compile(checkpointer=InMemorySaver())
     events = await run(runner, GraphAgent("nested", graph))
-    assert events[-1].kind == "run_interrupted"  # type: ignore[attr-defined]
+    assert events[-1].kind == "run_interrupted"
     payload = events[-1].payload  # type: ignore[attr-defined]
     assert payload["value"] == "inner?" and len(payload["interrupts"]) == 1
     await runner.resume(events[-1].run_id, "yes")

@@ -30,7 +30,7 @@ def script() -> Iterator[str]:
 async def test_scripted_model_drives_the_graph(make_runner: MakeRunner, script: str) -> None:
     runner = await make_runner(script)
     streamed = await ask(runner, "Kitchenに左矢印を表示して")
-    events = [e for e in streamed if e.kind != "text_delta"]  # type: ignore[attr-defined]
+    events = [e for e in streamed if e.kind != "text_delta"]
     assert kinds(events) == ["run_started", "debug", "code", "tool_call", "tool_call", "arrow",
                              "map", "tool_result", "tool_result", "debug", "text", "metrics",
                              "run_completed"]
@@ -46,7 +46,7 @@ async def test_scripted_model_drives_the_graph(make_runner: MakeRunner, script: 
     assert [(r.call_id, r.success) for r in results] == [  # type: ignore[attr-defined]
         (calls[0][0], True), (calls[1][0], True)]
     # The model streams its answer: the deltas make up the text, before the text event.
-    deltas = [e for e in streamed if e.kind == "text_delta"]  # type: ignore[attr-defined]
+    deltas = [e for e in streamed if e.kind == "text_delta"]
     assert len(deltas) == 3 and "".join(d.delta for d in deltas) == "Drew the arrow."
     assert all(d.seq < events[10].seq for d in deltas)
     assert events[10].text == "Drew the arrow."  # type: ignore[attr-defined]
@@ -54,7 +54,7 @@ async def test_scripted_model_drives_the_graph(make_runner: MakeRunner, script: 
 
     # Same thread: the model sees the earlier turn (checkpointer), and a tool error.
     events = [e for e in await ask(runner, "arrow in the attic")
-              if e.kind != "text_delta"]  # type: ignore[attr-defined]
+              if e.kind != "text_delta"]
     assert kinds(events) == ["run_started", "debug", "code", "tool_call", "debug",
                              "tool_result", "debug", "text", "metrics", "run_completed"]
     # The error is the debug pane's; the model's reply says it to the user.

@@ -58,7 +58,7 @@ async def test_tool_call_emits_events_and_returns_json(registry: ToolRegistry,
     text = await tool.ainvoke({"mode": "progress"})
     result: dict[str, Any] = json.loads(text)
     assert result["success"] and result["result"] == "done"
-    kinds = [e.kind for e in recorder.events]  # type: ignore[attr-defined]
+    kinds = [e.kind for e in recorder.events]
     assert kinds == ["tool_call", "progress", "progress", "progress", "tool_result"]
     assert recorder.events[1].source == "probe"  # type: ignore[attr-defined]
     assert [e.seq for e in recorder.events] == [1, 2, 3, 4, 5]

@@ -98,13 +98,13 @@ async def test_an_agent_run_calls_an_mcp_tool_chosen_by_the_model(
         runner_with_mcp: Runner) -> None:
     run_id = await runner_with_mcp.start("workbench", "t-mcp", {"message": "add 19 and 23"})
     events = [e async for e in runner_with_mcp.stream(run_id)]
-    calls = [e for e in events if e.kind == "tool_call"]  # type: ignore[attr-defined]
-    results = [e for e in events if e.kind == "tool_result"]  # type: ignore[attr-defined]
+    calls = [e for e in events if e.kind == "tool_call"]
+    results = [e for e in events if e.kind == "tool_result"]
     # The graph reports the model's call, and the tool adapter the execution under it.
     assert {(c.name, str(c.args)) for c in calls} == {("demo__add", "{'a': 19, 'b': 23}")}
     assert all(r.success for r in results)
     assert {"result": 42} in [r.result for r in results]
-    assert events[-1].kind == "run_completed"  # type: ignore[attr-defined]
+    assert events[-1].kind == "run_completed"
     text = [e.text for e in events if e.kind == "text"]  # type: ignore[attr-defined]
     assert text == ["19 + 23 = 42 (the demo server's add)."]
 

@@ -101,7 +101,7 @@ async def _collect(runner: Runner, run_id: str, after: int) -> list[ev.BaseEvent
 
 
 def kinds(events: list[ev.BaseEvent]) -> list[str]:
-    return [e.kind for e in events]  # type: ignore[attr-defined]
+    return [e.kind for e in events]
 
 
 async def test_interrupt_waits_with_its_payload_and_resume_uses_the_answer(

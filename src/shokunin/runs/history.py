@@ -46,7 +46,7 @@ def _run_messages(run: RunRow, events: list[ev.BaseEvent]) -> list[dict[str, Any
     user = {"run_id": run.id, "seq": 0, "ts": iso(run.created_at), "role": "user",
             "type": "user_message", "data": {"text": str(run.input.get("message", ""))}}
     messages = [user]
-    has_text = any(e.kind == "text" for e in events)  # type: ignore[attr-defined]
+    has_text = any(e.kind == "text" for e in events)
     deltas: list[ev.TextDelta] = []
 
     def flush() -> None:
@@ -57,7 +57,7 @@ def _run_messages(run: RunRow, events: list[ev.BaseEvent]) -> list[dict[str, Any
 
     terminal: ev.BaseEvent | None = None
     for event in events:
-        kind = event.kind  # type: ignore[attr-defined]
+        kind = event.kind
         if isinstance(event, ev.TextDelta):
             if not has_text:
                 deltas.append(event)

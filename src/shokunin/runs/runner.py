@@ -292,9 +292,9 @@ class Runner:
                 for event in stored:
                     last = event.seq
                     yield event
-                    if event.kind in _ENDS:  # type: ignore[attr-defined]
+                    if event.kind in _ENDS:
                         return
-                if stored[-1].kind != "run_interrupted":  # type: ignore[attr-defined]
+                if stored[-1].kind != "run_interrupted":
                     break
                 # Waiting for an answer, or resumed since: the store says which.
                 run, stored = await self.store.run_with_events(run_id, last)

@@ -59,7 +59,7 @@ def event_row(event: BaseEvent) -> dict[str, Any]:
         "run_id": event.run_id,
         "seq": event.seq,
         "thread_id": event.thread_id,
-        "kind": event.kind,  # type: ignore[attr-defined]
+        "kind": event.kind,
         "ts": event.ts,
         "body": event.model_dump_json(),
     }
@@ -70,7 +70,7 @@ def thread_event_row(event: BaseEvent) -> dict[str, Any]:
     return {
         "thread_id": event.thread_id,
         "seq": event.seq,
-        "kind": event.kind,  # type: ignore[attr-defined]
+        "kind": event.kind,
         "ts": event.ts,
         "body": event.model_dump_json(),
     }

@@ -36,13 +36,13 @@ def error_message(exc: ShokuninError) -> ServerSentEvent:
 
 def event_message(event: ev.BaseEvent) -> ServerSentEvent:
     """The event as it is: ``event:`` kind, ``id:`` seq, ``data:`` the event's JSON."""
-    return ServerSentEvent(event=event.kind, id=str(event.seq),  # type: ignore[attr-defined]
+    return ServerSentEvent(event=event.kind, id=str(event.seq),
                            raw_data=event.model_dump_json())
 
 
 def thread_event_message(event: ev.BaseEvent) -> ServerSentEvent:
     """As ``event_message``, for a stream of many runs: ``id:`` is ``<run_id>:<seq>``."""
-    return ServerSentEvent(event=event.kind,  # type: ignore[attr-defined]
+    return ServerSentEvent(event=event.kind,
                            id=f"{event.run_id}:{event.seq}", raw_data=event.model_dump_json())
 
 

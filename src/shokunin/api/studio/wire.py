@@ -64,7 +64,7 @@ def metrics_json(record: ev.StudioMetrics) -> dict[str, Any]:
 
 def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
     """The messages one event becomes (none for events the Studio does not show)."""
-    handler = _HANDLERS.get(event.kind)  # type: ignore[attr-defined]
+    handler = _HANDLERS.get(event.kind)
     return handler(event, dialect, _ts(event)) if handler else []
 
 
