@@ -20,6 +20,7 @@ from shokunin import events as ev
 from shokunin.agents.analyst import DatasetError, report_files
 from shokunin.config import Settings
 from shokunin.runs import Runner, answer_of, follow_to_end
+from shokunin.store import RunStatus
 
 console = Console(stderr=True)
 
@@ -36,13 +37,13 @@ def analyze(
     status, report, events = asyncio.run(_run(settings, file, question))
     if report:
         Console().print(Markdown(report))
-    if out is not None and status == "completed":
+    if out is not None and status == RunStatus.COMPLETED:
         html = out.suffix.lower() in (".html", ".htm")
         # The same files as the web face's report downloads (report_files).
         out.write_text(report_files.page(events) if html else report_files.markdown(events),
                        encoding="utf-8")
         console.print(f"report written to {out}")
-    if status != "completed":
+    if status != RunStatus.COMPLETED:
         raise typer.Exit(2 if status == "bad_file" else 1)
 
 
@@ -87,8 +88,8 @@ async def _follow(runner: Runner, run_id: str) -> tuple[str, str, list[ev.BaseEv
 
         events = await follow_to_end(runner, run_id, show)
         end = events[-1]
-        status = {ev.RunCompleted: "completed", ev.RunInterrupted: "interrupted"}.get(
-            type(end), "failed")
+        status = {ev.RunCompleted: RunStatus.COMPLETED,
+                  ev.RunInterrupted: RunStatus.INTERRUPTED}.get(type(end), RunStatus.FAILED)
         progress.update(step, description=f"done: {status}", total=1, completed=1)
     if isinstance(end, ev.RunInterrupted):
         return status, str(end.payload.get("value", {}).get("question", "")), events
