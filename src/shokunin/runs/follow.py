@@ -27,11 +27,12 @@ async def follow(runner: Runner, run_id: str, *, after_seq: int = 0,
     (``contextlib.aclosing``) so that happens at once, not when it is collected."""
     ended = False
     try:
+        # The Runner's stream knows where a run ends (a resumed run goes on past its
+        # run_interrupted); a caller that leaves right after an end cancels nothing.
         async for event in runner.stream(run_id, after_seq):
             ended = ev.is_terminal(event)
             yield event
-            if ended:
-                return
+        ended = True
     finally:
         if not ended and cancel_on_exit and runner.is_live(run_id):
             task = asyncio.ensure_future(runner.cancel(run_id))
