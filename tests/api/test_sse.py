@@ -19,7 +19,9 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
+from shokunin import events as ev
 from shokunin.api import create_app
+from shokunin.api.runs import sse
 from shokunin.config import Settings
 from tests.live_server import free_port
 from tests.tools.conftest import PROBE, make_tool
@@ -116,3 +118,13 @@ def test_thread_stream_pings_and_ends_its_subscription_when_the_client_leaves(
         assert ": ping" in lines  # nothing runs: the stream pings
         assert watchers() == 1
     _wait_for(lambda: watchers() == 0, "the thread subscription outlived its client")
+
+
+def test_a_threads_own_event_leaves_the_resume_id_at_the_last_run_event() -> None:
+    """A thread stream resumes after ``<run_id>:<seq>``; a thread's own event (a Studio
+    project's status: no run) labelled ``:<seq>`` made the browser's reconnect a 400."""
+    own = ev.ProjectStatus(project_id="p", old_status="draft", new_status="running",
+                           run_id="", thread_id="p", seq=4)
+    of_run = ev.Text(text="hi", run_id="r1", thread_id="p", seq=3)
+    assert sse.thread_event_message(own).id is None
+    assert sse.thread_event_message(of_run).id == "r1:3"

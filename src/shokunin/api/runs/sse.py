@@ -41,9 +41,12 @@ def event_message(event: ev.BaseEvent) -> ServerSentEvent:
 
 
 def thread_event_message(event: ev.BaseEvent) -> ServerSentEvent:
-    """As ``event_message``, for a stream of many runs: ``id:`` is ``<run_id>:<seq>``."""
+    """As ``event_message``, for a stream of many runs: ``id:`` is ``<run_id>:<seq>``. A
+    thread's own event (no run: a Studio project's status) carries no id, so the browser's
+    ``Last-Event-ID`` stays a run event's, which this stream can resume from."""
     return ServerSentEvent(event=event.kind,
-                           id=f"{event.run_id}:{event.seq}", raw_data=event.model_dump_json())
+                           id=f"{event.run_id}:{event.seq}" if event.run_id else None,
+                           raw_data=event.model_dump_json())
 
 
 def _last_event_id(request: Request, after: str | None) -> str | None:
