@@ -41,9 +41,9 @@ async def ask_advisor(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
         session_id = await sessions.open_session(engine.store, caller.who, {}, question[:80])
     try:
         run_id = await sessions.ask(engine.runner, caller.who, session_id, question)
-    except ThreadNotFound:
+    except ThreadNotFound as exc:
         return content.error(f"no Advisor session {session_id!r}; leave session_id out "
-                             "to start one")
+                             "to start one", code=str(exc.code))
     events = await follow(caller, run_id, narrate)
     ids = {"session_id": session_id, "run_id": run_id}
     if (error := failed(events[-1], **ids)) is not None:

@@ -78,9 +78,9 @@ async def ask_analyst(caller: Caller, args: dict[str, Any]) -> types.CallToolRes
             dataset_id = args["dataset_id"]
         record, run_id = await datasets.ask(caller.who, dataset_id, question)
     except UnknownDataset as exc:
-        return content.error(f"{exc}; list_datasets shows the ids")
+        return content.error(f"{exc}; list_datasets shows the ids", code=str(exc.code))
     except DatasetError as exc:
-        return content.error(f"{args['csv_path']}: {exc}")
+        return content.error(f"{args['csv_path']}: {exc}", code=str(exc.code))
     events = await follow(caller, run_id, narrate)
     ids = {"dataset_id": record.id, "run_id": run_id}
     end = events[-1]

@@ -76,7 +76,7 @@ async def call(caller: Caller, name: str, args: dict[str, Any]) -> types.CallToo
                                       args)
     except InvalidArguments as exc:
         # The spec asks for input validation errors as tool errors: a model can fix them.
-        return content.error(f"invalid arguments for {name!r}: {exc}")
+        return content.error(f"invalid arguments for {name!r}: {exc}", code=str(exc.code))
     events = await follow(caller, run_id, _progress)
     outcome = tool_run.Outcome(run_id)
     return await _result(next(filter(None, map(outcome.see, events))), run_id)
