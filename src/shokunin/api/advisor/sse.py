@@ -142,9 +142,10 @@ async def chat(request: Request, body: Any = Depends(_json_body)
         advisor(request)
         run_id = await sessions.ask(request.app.state.engine.runner, principal(request),
                                     session_id, message)
-    except ShokuninError as exc:
-        yield _error(exc, "; create a session with POST /api/session"
-                     if exc.code == ErrorCode.NOT_FOUND else "")
+    except ShokuninError as exc:  # the seed client's order: type, code, error
+        hint = "; create a session with POST /api/session" \
+            if exc.code == ErrorCode.NOT_FOUND else ""
+        yield _message({"type": "error", "code": exc.code, "error": exc.message + hint})
         return
     async for item in _stream(request, run_id):
         yield item
