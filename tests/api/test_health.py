@@ -48,7 +48,7 @@ def test_runs_left_running_by_a_dead_process_are_failed_on_start(tmp_path: Path)
             return [e async for e in runner.stream("r")]
 
         replayed = client.portal.call(replay)
-    assert run["status"] == "failed" and "restarted" in run["error"]
+    assert run.status == "failed" and "restarted" in (run.error or "")
     assert [e.kind for e in replayed] == ["run_failed"]  # a replay of it ends
 
 

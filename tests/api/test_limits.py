@@ -283,7 +283,7 @@ async def test_a_follower_waiting_on_a_quiet_run_holds_no_database_connection(
                 seen.append(item.kind)
 
         followers = [asyncio.create_task(follow(runner.stream(run_id))) for _ in range(50)]
-        followers += [asyncio.create_task(follow(runner.subscribe_thread(run["thread_id"])))
+        followers += [asyncio.create_task(follow(runner.subscribe_thread(run.thread_id)))
                       for _ in range(50)]
         while seen.count("text") < 50:  # every run follower has replayed the store
             await asyncio.sleep(0.05)

@@ -469,7 +469,7 @@ def test_a_key_sees_only_its_own_threads_and_runs(client: Any) -> None:
             assert until_done(ws)[-1]["content"]["run"] == "completed"
     store = client.app_state.engine.store
     thread = client.portal.call(store.get_thread, "alice-t")
-    assert thread["owner"] == "key:alice"
+    assert thread.owner == "key:alice"
 
 
 def test_a_server_failure_shows_an_id_not_the_exception(
