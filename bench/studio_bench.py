@@ -44,7 +44,6 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Command, Send, interrupt
 from rich.console import Console
 from rich.table import Table
-from shokunin.engine import Engine
 
 from shokunin.agents.studio.brains import schema_for
 from shokunin.agents.studio.contracts import CreateProjectInput
