@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.test_workbench_ws import ask, connect, types
+from tests.api.workbench.test_workbench_ws import ask, connect, types
 from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 

@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 
 from shokunin.agents.analyst.profile import MAX_TEXT
 from shokunin.api import create_app
-from tests.api.test_analyst_datasets import _error, _settings, _upload
+from tests.api.analyst.test_analyst_datasets import _error, _settings, _upload
 
 _SHEET_HEAD = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns='
                '"http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>')

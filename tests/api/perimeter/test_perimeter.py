@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from starlette.websockets import WebSocketDisconnect
 
 from shokunin.api import create_app
-from tests.api.test_auth import every_route, make_settings
+from tests.api.perimeter.test_auth import every_route, make_settings
 
 EVIL = "https://evil.example"
 SAME = "http://testserver"  # TestClient's Host

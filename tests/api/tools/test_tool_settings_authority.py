@@ -15,7 +15,7 @@ from shokunin.api import create_app
 from shokunin.cli.app import app as cli_app
 from shokunin.config import Settings
 from shokunin.tools import MASK
-from tests.api.test_auth import ADMIN_TOKEN, create_key, make_settings
+from tests.api.perimeter.test_auth import ADMIN_TOKEN, create_key, make_settings
 from tests.tools.conftest import PROBE, make_tool
 
 URL_PROBE = PROBE.replace(

@@ -28,7 +28,7 @@ from shokunin.api.studio.socket import JOIN_SEC
 from shokunin.config import Settings
 from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import Store
-from tests.api.test_auth import create_key, make_settings
+from tests.api.perimeter.test_auth import create_key, make_settings
 from tests.live_server import LiveServer
 
 ADMIN = "admin-token-0123456789abcdef"

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from shokunin.api import create_app
-from tests.api.test_analyst_datasets import _error, _settings, _upload
+from tests.api.analyst.test_analyst_datasets import _error, _settings, _upload
 
 SECRET = b"root:$6$secret-hash-nobody-may-read:19000:0:99999:7:::\n"
 

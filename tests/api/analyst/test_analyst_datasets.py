@@ -12,7 +12,7 @@ from starlette.middleware import Middleware
 
 from shokunin.api import create_app
 from shokunin.config import Settings
-from tests.api.test_threads_api import PrincipalFromHeader
+from tests.api.runs.test_threads_api import PrincipalFromHeader
 
 CP932_CSV = ("年月,店舗,売上\n2024-01,㈱髙島屋①号店,1200\n2024-02,大阪店,800\n"
              "2024-03,ﾃｽﾄ店,1000\n").encode("cp932")

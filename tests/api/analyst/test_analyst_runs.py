@@ -13,7 +13,7 @@ import pandas as pd
 
 from tests.live_server import LiveServer
 
-SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
+SAMPLES = Path(__file__).resolve().parents[3] / "src/shokunin/data/analyst"
 
 
 def _upload(server: LiveServer, name: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.api.test_studio_rest import CONCEPT, approve_all, wait_pending
+from tests.api.studio.test_studio_rest import CONCEPT, approve_all, wait_pending
 from tests.live_server import LiveServer
 
 CODE = "thread_belongs_to_other_face"

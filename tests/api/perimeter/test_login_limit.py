@@ -16,7 +16,7 @@ from limits import RateLimitItemPerSecond
 from shokunin.api import create_app
 from shokunin.api.perimeter.auth import COOKIE
 from shokunin.api.perimeter.login_limit import PER_CLIENT, LoginLimiter
-from tests.api.test_auth import ADMIN_TOKEN, make_settings
+from tests.api.perimeter.test_auth import ADMIN_TOKEN, make_settings
 from tests.live_server import LiveServer
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}

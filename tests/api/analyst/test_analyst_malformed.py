@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from starlette.middleware import Middleware
 
 from shokunin.api import create_app
-from tests.api.test_analyst_datasets import _settings, _upload
-from tests.api.test_threads_api import PrincipalFromHeader
+from tests.api.analyst.test_analyst_datasets import _settings, _upload
+from tests.api.runs.test_threads_api import PrincipalFromHeader
 
 JA = "名前,値\n東京,1\n大阪,2\n名古屋,3\n"
 CASES: dict[str, tuple[bytes, dict[str, str]]] = {

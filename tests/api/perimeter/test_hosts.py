@@ -16,7 +16,7 @@ from starlette.testclient import WebSocketDenialResponse
 
 from shokunin.api import create_app
 from shokunin.api.perimeter.host import host_allowed
-from tests.api.test_auth import make_settings
+from tests.api.perimeter.test_auth import make_settings
 from tests.live_server import LiveServer
 
 ATTACKER = "attacker.example"

@@ -13,7 +13,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from shokunin.config import Settings
-from tests.api.test_auth import create_key, revoke_key
+from tests.api.perimeter.test_auth import create_key, revoke_key
 from tests.live_server import LiveServer
 
 

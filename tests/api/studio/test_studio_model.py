@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.api.test_studio_socket import Watcher, ended
+from tests.api.studio.test_studio_socket import Watcher, ended
 from tests.fake_openai import API_KEY, FakeOpenAI, Hang, Status
 from tests.live_server import LiveServer
 

@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 
 from shokunin.api.perimeter.auth import COOKIE, encode_cookie
 from shokunin.config import Settings
-from tests.api.test_auth import create_key, revoke_key
+from tests.api.perimeter.test_auth import create_key, revoke_key
 from tests.live_server import LiveServer
 
 ADMIN = "admin-token-0123456789abcdef"

@@ -3,7 +3,7 @@ after the reply, unless the run already set the map (or the reply lists many roo
 
 from __future__ import annotations
 
-from tests.api.test_workbench_ws import ask, connect, types
+from tests.api.workbench.test_workbench_ws import ask, connect, types
 from tests.live_server import LiveServer
 
 
