@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import socketio
 
+from tests.api.studio.watcher import Watcher
 from tests.live_server import LiveServer
 
 TRANSCRIPT = Path(__file__).with_name("wire_transcript.json")
@@ -52,25 +52,6 @@ class Normaliser:
                 value = value.replace(raw, self.ids.setdefault(raw, f"<id {len(self.ids)}>"))
             return ISO.sub("<time>", value)
         return value
-
-
-class Watcher:
-    def __init__(self, url: str, dialect: str) -> None:
-        self.url = f"{url}?dialect={dialect}"
-        self.sio = socketio.AsyncClient(reconnection=False)
-        self.events: list[tuple[str, Any]] = []
-        self.sio.on("*", self._record)
-
-    async def _record(self, event: str, data: Any) -> None:
-        self.events.append((event, data))
-
-    def named(self, name: str) -> list[Any]:
-        return [data for event, data in self.events if event == name]
-
-    async def wait(self, predicate: Any, timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate():
-                await asyncio.sleep(0.02)
 
 
 async def _story(url: str) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.api.studio.test_studio_socket import Watcher, ended
+from tests.api.studio.test_studio_socket import ended
+from tests.api.studio.watcher import Watcher
 from tests.fake_openai import API_KEY, FakeOpenAI, Hang, Status
 from tests.live_server import LiveServer
 
@@ -35,7 +36,7 @@ async def test_a_rate_limit_is_retried_and_a_model_that_hangs_fails_the_agent(
             async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
                 pid = (await http.post("/api/projects", json={"name": "x", "concept": {
                     "description": "d", "platform": "web", "scope": "mvp"}})).json()["id"]
-                async with Watcher(server) as watcher:
+                async with Watcher(server.url) as watcher:
                     await watcher.sio.call("subscribe:project", pid, timeout=10)
                     await http.post(f"/api/projects/{pid}/start")
                     # the project fails first; its blocked dependents are told after

@@ -14,43 +14,11 @@ import httpx
 import pytest
 import socketio
 
+from tests.api.studio.watcher import Watcher
 from tests.live_server import LiveServer
 
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
-
-
-class Watcher:
-    """A socket that records every event it gets."""
-
-    def __init__(self, server: LiveServer, dialect: str | None = None,
-                 transport: str = "websocket") -> None:
-        self.url = server.url + (f"?dialect={dialect}" if dialect else "")
-        self.transport = transport
-        self.sio = socketio.AsyncClient(reconnection=False)
-        self.events: list[tuple[str, Any]] = []
-        self.sio.on("*", self._record)
-
-    async def _record(self, event: str, data: Any) -> None:
-        self.events.append((event, data))
-
-    async def __aenter__(self) -> Watcher:
-        await self.sio.connect(self.url, transports=[self.transport], wait_timeout=10)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self.transport == "polling":  # the client would wait out its pending long-poll
-            await self.sio.eio.disconnect(abort=True)
-        else:
-            await self.sio.disconnect()
-
-    def named(self, name: str) -> list[Any]:
-        return [data for event, data in self.events if event == name]
-
-    async def wait(self, predicate: Any, timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate():
-                await asyncio.sleep(0.02)
 
 
 @pytest.fixture
@@ -75,7 +43,7 @@ def ended(watcher: Watcher, status: str, dialect: str = "seed") -> bool:
 async def test_subscribing_sends_a_state_sync_of_the_project(
         live_server: LiveServer, http: httpx.AsyncClient, transport: str) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server, transport=transport) as watcher:
+    async with Watcher(live_server.url, transport=transport) as watcher:
         ack = await watcher.sio.call("subscribe:project", pid, timeout=10)
         assert ack == {"ok": True}
         await watcher.wait(lambda: watcher.named("connection:state_sync"))
@@ -92,7 +60,7 @@ async def test_subscribing_sends_a_state_sync_of_the_project(
 async def test_bad_subscriptions_and_resolutions_get_error_state_and_the_socket_goes_on(
         live_server: LiveServer, http: httpx.AsyncClient) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server) as watcher:
+    async with Watcher(live_server.url) as watcher:
         for bad in ("no-such-project", 42, None, {"x": 1}):
             ack = await watcher.sio.call("subscribe:project", bad, timeout=10)
             assert ack["ok"] is False
@@ -145,7 +113,7 @@ async def run_to_the_end(watcher: Watcher, http: httpx.AsyncClient, pid: str,
 async def test_a_whole_pipeline_streams_its_events_in_order(
         live_server: LiveServer, http: httpx.AsyncClient) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server) as watcher:
+    async with Watcher(live_server.url) as watcher:
         await watcher.sio.call("subscribe:project", pid, timeout=10)
         assert (await http.post(f"/api/projects/{pid}/start")).status_code == 200
         await run_to_the_end(watcher, http, pid)
@@ -186,7 +154,7 @@ async def test_a_whole_pipeline_streams_its_events_in_order(
 async def test_pause_and_resume_are_told_to_subscribers(
         live_server: LiveServer, http: httpx.AsyncClient) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server) as watcher:
+    async with Watcher(live_server.url) as watcher:
         await watcher.sio.call("subscribe:project", pid, timeout=10)
         await http.post(f"/api/projects/{pid}/start")
         await watcher.wait(lambda: watcher.named("checkpoint:created"))
@@ -212,7 +180,7 @@ async def test_pause_and_resume_are_told_to_subscribers(
 async def test_the_client_dialect_sends_the_react_clients_nested_payloads(
         live_server: LiveServer, http: httpx.AsyncClient) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server, "client") as watcher, Watcher(live_server) as seed:
+    async with Watcher(live_server.url, "client") as watcher, Watcher(live_server.url) as seed:
         await watcher.sio.call("subscribe:project", pid, timeout=10)
         await seed.sio.call("subscribe:project", pid, timeout=10)
         await http.post(f"/api/projects/{pid}/start")

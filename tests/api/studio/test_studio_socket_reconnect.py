@@ -5,33 +5,13 @@ positions gets the seed's messages unchanged (``test_studio_socket.py``)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import httpx
-import socketio
 
+from tests.api.studio.watcher import Watcher
 from tests.live_server import LiveServer
 
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
-
-
-class Watcher:
-    def __init__(self, server: LiveServer) -> None:
-        self.url = server.url
-        self.sio = socketio.AsyncClient(reconnection=False)
-        self.events: list[tuple[str, Any]] = []
-        self.sio.on("*", self._record)
-
-    async def _record(self, event: str, data: Any) -> None:
-        self.events.append((event, data))
-
-    def named(self, name: str) -> list[Any]:
-        return [data for event, data in self.events if event == name]
-
-    async def wait(self, predicate: Any, timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate():
-                await asyncio.sleep(0.02)
 
 
 async def test_a_socket_that_reconnects_with_its_last_position_gets_the_project_events_it_missed(
@@ -39,7 +19,7 @@ async def test_a_socket_that_reconnects_with_its_last_position_gets_the_project_
     async with httpx.AsyncClient(base_url=live_server.url, timeout=10) as http:
         pid = (await http.post("/api/projects", json={"name": "雨",
                                                       "concept": CONCEPT})).json()["id"]
-        away = Watcher(live_server)
+        away = Watcher(live_server.url)
         await away.sio.connect(away.url, transports=["websocket"], wait_timeout=10)
         ack = await away.sio.call("subscribe:project", {"projectId": pid, "after": None},
                                   timeout=10)
@@ -60,7 +40,7 @@ async def test_a_socket_that_reconnects_with_its_last_position_gets_the_project_
                         json={"resolution": "revision_requested", "feedback": "もっと暗く"})
         await http.post(f"/api/projects/{pid}/resume")
 
-        back = Watcher(live_server)
+        back = Watcher(live_server.url)
         await back.sio.connect(back.url, transports=["websocket"], wait_timeout=10)
         try:
             ack = await back.sio.call("subscribe:project", {"projectId": pid, "after": last},
