@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from shokunin.auth import ADMIN
 from shokunin.runs.errors import ThreadNotFound, ThreadOfAnotherFace
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.store import RunRow, Store, ThreadSummary
-
-ADMIN = "admin"
 
 
 def owner_scope(who: str | None) -> str | None:
