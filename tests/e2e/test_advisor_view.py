@@ -103,7 +103,7 @@ def test_the_view_speaks_english_and_clear_forgets_the_conversation(ui: Any) -> 
 def test_a_session_deleted_elsewhere_shows_the_servers_error_and_leaves_the_list(
         ui: Any) -> None:
     page = _start_session(ui, industry="食品製造業")
-    session_id = page.evaluate("localStorage.getItem('shokunin.agents.advisor.session')")
+    session_id = page.evaluate("localStorage.getItem('shokunin.advisor.session')")
     assert httpx.delete(f"{ui.server.url}/api/session/{session_id}").status_code == 200
     _ask(page, "こんにちは")
     expect(page.locator(".advisor-turn .advisor-error")).to_contain_text(session_id)

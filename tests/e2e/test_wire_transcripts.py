@@ -13,6 +13,7 @@ The Studio's wire has its own transcript (tests/agents/studio/test_wire_transcri
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import json
 from collections.abc import Iterator
@@ -109,7 +110,11 @@ def current(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     """The script recorded on a fresh server of the current code."""
     server = LiveServer(tmp_path_factory.mktemp("wire-server")).start()
     try:
-        yield record(server.url, server.data_dir)
+        # In a thread of its own: a browser test before may leave its event loop running in
+        # this one (Playwright's sync API), and the recorder runs one of its own.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            transcript = pool.submit(record, server.url, server.data_dir).result()
+        yield transcript
     finally:
         server.stop()
 
