@@ -2,6 +2,9 @@
 
     a model's tokens, as they arrive            -> TextDelta (and every model call's usage
                                                    -> the run's usage, its metrics event)
+        except an internal call's: structured output (``with_structured_output``: a
+        step detector's or a router's JSON) or a call tagged ``nostream``
+        (LangGraph's ``TAG_NOSTREAM``): their tokens are no answer text
     "updates"  AI tool calls, tool messages     -> ToolCall, ToolResult (once per call id)
     "updates"  __interrupt__ of the root graph  -> Interrupted (the run waits for a human)
     "custom"   get_stream_writer()(event)       -> that Event (an Event, or a dict with "kind")
@@ -18,12 +21,14 @@ from its start, so whatever a node does before ``interrupt()`` must be safe to r
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.constants import TAG_NOSTREAM
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Durability, Interrupt
 from pydantic import ValidationError
@@ -81,7 +86,8 @@ async def drive(
 
 
 class _Tokens(AsyncCallbackHandler):
-    """Emits a streaming model's text as TextDelta events, awaited inside the model call."""
+    """Emits a streaming model's text as TextDelta events, awaited inside the model call;
+    an internal call's tokens (structured output, or tagged ``nostream``) are not text."""
 
     ignore_chain = True
     ignore_agent = True
@@ -90,15 +96,33 @@ class _Tokens(AsyncCallbackHandler):
 
     def __init__(self, ctx: RunContext) -> None:
         self.ctx = ctx
+        self._internal: set[UUID] = set()  # internal calls in flight: no text
+
+    async def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *,
+        run_id: UUID, tags: list[str] | None = None, **kwargs: Any,
+    ) -> None:
+        options = kwargs.get("options") or {}
+        if TAG_NOSTREAM in (tags or ()) or options.get("ls_structured_output_format"):
+            self._internal.add(run_id)
 
     async def on_llm_new_token(
         self, token: str, *, chunk: GenerationChunk | ChatGenerationChunk | None = None,
-        **kwargs: Any,
+        run_id: UUID | None = None, **kwargs: Any,
     ) -> None:
+        if run_id in self._internal:
+            return
         message = getattr(chunk, "message", None)
         delta = _text(message.content) if isinstance(message, AIMessageChunk) else token
         if delta:
             await self.ctx.emit(ev.TextDelta(delta=delta))
+
+    async def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._internal.discard(run_id)
+
+    async def on_llm_error(self, error: BaseException, *, run_id: UUID,
+                           **kwargs: Any) -> None:
+        self._internal.discard(run_id)
 
 
 class _Translator:
