@@ -231,6 +231,7 @@ class StudioMetrics(Record):
     progress_percent: float
     current_phase: int
     phase_name: str
+    generation_counts: dict[str, dict[str, Any]] = {}  # kind -> {count, unit, calls}
 
 
 class CheckpointCreated(BaseEvent):

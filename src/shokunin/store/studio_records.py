@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Executable, Table, and_, bindparam, func, select, update
+from sqlalchemy import Executable, Table, and_, bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -123,7 +123,33 @@ class StudioRecords:
         return await self._update(projects, project_id, {**values, "updated_at": now()},
                                   and_(*conditions) if conditions else None)
 
+    async def reset_project(self, project_id: str, values: dict[str, Any],
+                            agent_rows: list[dict[str, Any]]) -> None:
+        """The project as new: its agents, checkpoints, outputs and logs forgotten, ``values``
+        set and ``agent_rows`` its agents, in one transaction."""
+        async with self.engine.begin() as conn:
+            for table in (logs, outputs, checkpoints, agents):
+                await conn.execute(delete(table).where(table.c.project_id == project_id))
+            await conn.execute(update(projects).where(projects.c.id == project_id)
+                               .values(**values, updated_at=now()))
+            if agent_rows:
+                await conn.execute(agents.insert(), agent_rows)
+
     # agents
+    async def update_agents(self, agent_ids: list[str], values: dict[str, Any]) -> None:
+        if agent_ids:
+            async with self.engine.begin() as conn:
+                await conn.execute(update(agents).where(agents.c.id.in_(agent_ids))
+                                   .values(**values))
+
+    async def agent_statuses(self, owner: str | None = None) -> dict[str, int]:
+        """How many agents of the projects ``owner`` may see (all if None) have each
+        status."""
+        query = _owned(select(agents.c.status, func.count()).join(
+            projects, projects.c.id == agents.c.project_id), owner).group_by(agents.c.status)
+        async with self.engine.connect() as conn:
+            return {status: n for status, n in await conn.execute(query)}
+
     async def agents(self, project_id: str) -> list[dict[str, Any]]:
         return await self._rows(select(agents).where(agents.c.project_id == project_id)
                                 .order_by(agents.c.created_at, agents.c.id))

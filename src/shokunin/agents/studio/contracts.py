@@ -3,12 +3,18 @@
 Enum values are the seed's. One spelling differs between the seed's two halves: a change
 request is ``changes_requested`` on the socket and ``revision_requested`` in REST; both
 are accepted everywhere (``parse_resolution``) and stored as ``revision_requested``.
+
+A project's ``concept`` and ``config`` keep the fields a client adds beyond the seed (the
+seed project's React client sends ``concept.references``, ``config.scale``,
+``config.assetGeneration``, ...): they are stored and given back as sent; the seed's own
+fields are still checked. An empty ``platform`` or ``scope`` (that client's form before a
+button is pressed) is the seed's first value, ``web`` / ``mvp``.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -89,15 +95,38 @@ class Optional_(Input):
         return {k: v for k, v in handler(self).items() if v is not None}
 
 
-class GameConcept(Optional_):
+PLATFORMS = ("web", "desktop", "mobile")  # the seed's GameConcept.platform, default first
+SCOPES = ("mvp", "full")  # the seed's GameConcept.scope, default first
+MAX_EXTRA_FIELDS = 50  # a client's own fields kept in a concept or a config
+
+
+def _chosen(default: str) -> Any:
+    """An empty choice (a form sent before a button was pressed) is the default."""
+    return AfterValidator(lambda value: value or default)
+
+
+class Open(Optional_):
+    """A seed record a client may extend: its unknown fields are kept as sent (stored and
+    given back), the seed's own are checked."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="after")
+    def _few_extras(self) -> Open:
+        if len(self.model_extra or {}) > MAX_EXTRA_FIELDS:
+            raise ValueError(f"at most {MAX_EXTRA_FIELDS} fields beyond the seed's")
+        return self
+
+
+class GameConcept(Open):
     description: str = Field(min_length=1, max_length=10_000)
-    platform: Literal["web", "desktop", "mobile"]
-    scope: Literal["mvp", "full"]
+    platform: Annotated[Literal["web", "desktop", "mobile", ""], _chosen(PLATFORMS[0])]
+    scope: Annotated[Literal["mvp", "full", ""], _chosen(SCOPES[0])]
     genre: str | None = Field(default=None, max_length=200)
     target_audience: str | None = Field(default=None, max_length=500)
 
 
-class ProjectConfig(Optional_):
+class ProjectConfig(Open):
     llm_provider: Literal["claude", "gpt4"] | None = None
     max_tokens_per_agent: int | None = Field(default=None, ge=1, le=10_000_000)
     enable_asset_generation: bool | None = None
@@ -118,12 +147,29 @@ class CreateProjectInput(Input):
 
 
 class UpdateProjectInput(Input):
-    """PATCH: the fields given replace the stored ones (concept only while a draft)."""
+    """PATCH: the fields given replace the stored ones (a changed concept only while a
+    draft). ``status: "draft"`` stops a running or paused project (the seed project's
+    client's stop button); other statuses change through start, pause and resume."""
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
     description: str | None = Field(default=None, max_length=10_000)
     concept: GameConcept | None = None
     config: ProjectConfig | None = None
+    status: Literal["draft"] | None = None
+
+
+class BrushupInput(Input):
+    """POST /api/projects/{id}/brushup, as the seed project's React client sends it: the
+    agent types to run again and what to tell them (per agent and for all)."""
+
+    selected_agents: list[str] = Field(default_factory=list, max_length=50)
+    agent_options: dict[str, list[Annotated[str, Field(max_length=200)]]] = Field(
+        default_factory=dict, max_length=50)
+    agent_instructions: dict[str, Annotated[str, Field(max_length=10_000)]] = Field(
+        default_factory=dict, max_length=50)
+    custom_instruction: str = Field(default="", max_length=10_000)
+    clear_assets: bool = False
+    reference_image_ids: list[str] = Field(default_factory=list, max_length=20)
 
 
 class ResolveCheckpointRequest(Input):
@@ -135,7 +181,24 @@ class SocketResolution(ResolveCheckpointRequest):
     checkpoint_id: str = Field(min_length=1, max_length=64)
 
 
-class Project(Wire):
+class Seed(Wire):
+    """A seed record whose ``field?`` (absent-or-value) fields are left out when unset, not
+    sent as null; a ``field: T | null`` stays null."""
+
+    absent_if_none: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _without_absent(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for name in self.absent_if_none:
+            for key in (name, to_camel(name)):
+                if key in data and data[key] is None:
+                    del data[key]
+        return data
+
+
+class Project(Seed):
+    absent_if_none = frozenset({"description", "concept", "state", "config"})
     id: str
     name: str
     description: str | None = None
@@ -164,7 +227,8 @@ class Agent(Wire):
     created_at: Timestamp
 
 
-class AgentLogEntry(Wire):
+class AgentLogEntry(Seed):
+    absent_if_none = frozenset({"progress", "metadata"})
     id: str
     timestamp: Timestamp
     level: Literal["debug", "info", "warn", "error"]
@@ -184,7 +248,9 @@ class AgentOutput(Wire):
     created_at: Timestamp
 
 
-class CheckpointOutput(Wire):
+class CheckpointOutput(Seed):
+    absent_if_none = frozenset({"document_type", "summary", "content", "tokens_used",
+                                "generation_time_ms", "preview_url"})
     document_type: str | None = None
     summary: str | None = None
     content: dict[str, Any] | None = None
@@ -224,6 +290,14 @@ class AgentMetrics(Wire):
     sub_agent_metrics: list[AgentMetrics]
 
 
+class GenerationCount(Wire):
+    """How much of one kind of output a project has (the seed project's client's tiles)."""
+
+    count: int
+    unit: str
+    calls: int
+
+
 class ProjectMetrics(Wire):
     project_id: str
     total_tokens_used: int
@@ -237,3 +311,6 @@ class ProjectMetrics(Wire):
     progress_percent: float
     current_phase: Literal[1, 2, 3]
     phase_name: str
+    # beyond the seed: the project's outputs by kind (``generation_counts``), what the seed
+    # project's client shows as its output tiles
+    generation_counts: dict[str, GenerationCount] = Field(default_factory=dict)

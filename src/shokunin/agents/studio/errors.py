@@ -1,5 +1,6 @@
-"""The Studio's errors: ``StudioNotFound`` (an unknown id, 404) and ``StudioConflict`` (a
-wrong state transition, 409). Raised by the use cases (``projects.py``)."""
+"""The Studio's errors: ``StudioNotFound`` (an unknown id, 404), ``StudioConflict`` (a
+wrong state transition, 409) and ``StudioInvalid`` (a request naming what the project does
+not have, 422). Raised by the use cases (``projects.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from shokunin.errors import ErrorCode, ShokuninError
 
 
 class StudioError(ShokuninError):
-    """Root of the Studio's errors: StudioNotFound (404), StudioConflict (409)."""
+    """Root of the Studio's errors: StudioNotFound (404), StudioConflict (409),
+    StudioInvalid (422)."""
     status = 409
     code = ErrorCode.CONFLICT
 
@@ -19,3 +21,8 @@ class StudioNotFound(StudioError):
 
 class StudioConflict(StudioError):
     pass
+
+
+class StudioInvalid(StudioError):
+    status = 422
+    code = ErrorCode.INVALID_REQUEST

@@ -114,8 +114,9 @@ Make = Callable[[int, str | None], Awaitable[list[dict[str, Any]]]]
 
 async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str, Any],
                        make: Make) -> dict[str, Any]:
-    """Write, ask, and write again until the output is approved or rejected."""
-    attempt, feedback = 0, None
+    """Write, ask, and write again until the output is approved or rejected (from the
+    attempt a brush-up asked for, if one did)."""
+    attempt, feedback = session.first_attempt(spec.type)
     while True:
         try:
             outputs = await make(attempt, feedback)

@@ -8,10 +8,14 @@ import statistics
 from datetime import datetime, timedelta
 from typing import Any
 
-from shokunin.agents.studio.contracts import AgentMetrics, ProjectMetrics
+from shokunin.agents.studio.contracts import AgentMetrics, GenerationCount, ProjectMetrics
 from shokunin.store.studio_records import StudioRecords, now
 
 SAMPLES = 20  # the rolling window: the latest finished agents of a type
+# Output types by the kind the seed project's client counts (key, unit); code counts lines.
+KINDS = {"scenario_doc": ("scenarios", "本"), "code": ("code", "行"),
+         "asset_image": ("images", "枚"), "asset_audio": ("audio", "件")}
+DOCUMENTS = ("documents", "件")  # every other output type: a document
 
 
 class Estimates:
@@ -42,6 +46,26 @@ def elapsed_seconds(project: dict[str, Any], at: datetime | None = None) -> floa
             since = since.replace(tzinfo=(at or now()).tzinfo)
         elapsed += max(0.0, ((at or now()) - since).total_seconds())
     return round(elapsed, 3)
+
+
+def generation_counts(outputs: list[dict[str, Any]]) -> dict[str, GenerationCount]:
+    """The project's outputs by kind: each agent's latest version counts (lines, for
+    code), ``calls`` counts every version written."""
+    latest: dict[str, dict[str, Any]] = {}
+    calls: dict[str, int] = {}
+    for row in outputs:  # oldest first: a later version replaces an earlier one
+        latest[row["agent_id"]] = row
+        kind = KINDS.get(row["output_type"], DOCUMENTS)[0]
+        calls[kind] = calls.get(kind, 0) + 1
+    counts: dict[str, int] = {}
+    units = dict([DOCUMENTS, *KINDS.values()])
+    for row in latest.values():
+        kind = KINDS.get(row["output_type"], DOCUMENTS)[0]
+        text = (row["content"] or {}).get("content") if kind == "code" else None
+        counts[kind] = counts.get(kind, 0) + (
+            len(text.splitlines()) if isinstance(text, str) else 1)
+    return {kind: GenerationCount(count=n, unit=units[kind], calls=calls[kind])
+            for kind, n in counts.items()}
 
 
 async def project_metrics(records: StudioRecords, project: dict[str, Any],
@@ -80,7 +104,8 @@ async def project_metrics(records: StudioRecords, project: dict[str, Any],
         else at + timedelta(seconds=remaining),
         completed_tasks=len(done), total_tasks=total,
         progress_percent=round(100 * len(done) / total, 1) if total else 0.0,
-        current_phase=project["current_phase"], phase_name=phase_name)
+        current_phase=project["current_phase"], phase_name=phase_name,
+        generation_counts=generation_counts(await records.outputs(project_id=project["id"])))
 
 
 async def agent_metrics(records: StudioRecords, agent: dict[str, Any],

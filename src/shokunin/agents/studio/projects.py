@@ -6,6 +6,11 @@ Project lifecycle (seed ProjectStatus)::
                      running --(all approved)--> completed
                      running --(rejected, or an agent gave up)--> failed
 
+    running/paused --stop--> draft       (what was written stays; a start goes on from it)
+    any --initialize--> draft              (agents, outputs, checkpoints, logs forgotten)
+    completed --brushup--> draft           (the chosen agents write again with the user's
+                                            instructions when it starts)
+
 A wrong transition raises ``StudioConflict`` (409), an unknown id ``StudioNotFound`` (404).
 A project is a thread and its pipeline one run on it: pause holds the thread (the run waits
 at its next node, ``Runner.hold``), recovery after a restart is the agent's
@@ -25,15 +30,17 @@ from typing import Any
 from shokunin import events as ev
 from shokunin.agents.studio.agent import NAME, answer, revive
 from shokunin.agents.studio.contracts import (
+    BrushupInput,
     CreateProjectInput,
     UpdateProjectInput,
     parse_resolution,
 )
-from shokunin.agents.studio.errors import StudioConflict, StudioNotFound
+from shokunin.agents.studio.errors import StudioConflict, StudioInvalid, StudioNotFound
 from shokunin.agents.studio.metrics import elapsed_seconds
 from shokunin.agents.studio.pipeline import Pipeline
 from shokunin.agents.studio.session import agent_id, checkpoint_record, derived_id
 from shokunin.runs import Runner, RunNotFound, delete_thread
+from shokunin.store.safe_files import SafeTree
 from shokunin.store.studio_records import StudioRecords, now
 
 
@@ -78,16 +85,23 @@ class Studio:
         return Pipeline.model_validate(project["pipeline"]).phase_name(project["current_phase"])
 
     # changing
+    @staticmethod
+    def _agent_rows(project_id: str, pipeline: Pipeline) -> list[dict[str, Any]]:
+        """A new project's agents: one pending agent per agent type of its pipeline."""
+        at = now()
+        return [{"id": agent_id(project_id, spec.type), "project_id": project_id,
+                 "type": spec.type, "status": "pending", "progress": 0, "tokens_used": 0,
+                 "parent_agent_id": None, "metadata": {
+                     "phase": spec.phase, "title": spec.title,
+                     "displayName": spec.title or spec.type},
+                 "created_at": at} for spec in pipeline.agents]
+
     async def create(self, body: CreateProjectInput, owner: str | None = None
                      ) -> dict[str, Any]:
         project_id = uuid.uuid4().hex
         await self.runner.store.ensure_thread(project_id, NAME, title=body.name, owner=owner)
         at = now()
-        agents = [{"id": agent_id(project_id, spec.type), "project_id": project_id,
-                   "type": spec.type, "status": "pending", "progress": 0, "tokens_used": 0,
-                   "parent_agent_id": None, "metadata": {"phase": spec.phase,
-                                                         "title": spec.title},
-                   "created_at": at} for spec in self.pipeline.agents]
+        agents = self._agent_rows(project_id, self.pipeline)
         await self.records.add_project({
             "id": project_id, "name": body.name, "description": body.description,
             "concept": body.concept.model_dump(by_alias=True, exclude_none=True),
@@ -110,13 +124,117 @@ class Studio:
             values["config"] = body.config.model_dump(by_alias=True, exclude_none=True) \
                 if body.config else None
         if "concept" in fields and body.concept is not None:
-            if project["status"] != "draft":
+            concept = body.concept.model_dump(by_alias=True, exclude_none=True)
+            # a form that sends the whole project back sends the concept unchanged too
+            if concept != project["concept"] and project["status"] != "draft":
                 raise StudioConflict("the concept can only change while the project is a "
                                      f"draft; it is {project['status']}")
-            values["concept"] = body.concept.model_dump(by_alias=True, exclude_none=True)
+            values["concept"] = concept
+        if body.status == "draft" and project["status"] != "draft":
+            await self.stop(project_id)
         if values:
             await self.records.update_project(project_id, values)
         return await self.project(project_id)
+
+    async def _halt(self, project: dict[str, Any]) -> None:
+        """End the project's run (held, running or waiting at a checkpoint) and forget its
+        graph's state: the next start begins the graph again, and finds what the records
+        keep (approved outputs are not made again: their ids are derived)."""
+        self.runner.release(project["id"])  # a held node would hold its run
+        waiter = self._waiters.pop(project["id"], None)
+        if waiter is not None:
+            waiter.cancel()
+        if project["run_id"]:
+            with contextlib.suppress(RunNotFound):
+                await self.runner.cancel(project["run_id"])
+        checkpointer = self.runner.services.checkpointer
+        if checkpointer is not None:
+            await checkpointer.adelete_thread(project["id"])
+
+    async def stop(self, project_id: str) -> dict[str, Any]:
+        """Running or paused -> draft: the run ends; agents that were working are pending
+        again, and what the project wrote stays for its next start."""
+        async with self._lock(project_id):
+            project = await self.project(project_id)
+            if project["status"] not in ("running", "paused"):
+                raise StudioConflict(f"only a running or paused project can be stopped; "
+                                     f"it is {project['status']}")
+            await self._halt(project)
+            working = [a["id"] for a in await self.records.agents(project_id)
+                       if a["status"] == "running"]
+            await self.records.update_agents(working, {"status": "pending",
+                                                       "current_task": None})
+            return await self._transition(project_id, "draft", ("running", "paused"),
+                                          {"run_id": None})
+
+    async def initialize(self, project_id: str) -> dict[str, Any]:
+        """Any status -> a draft as new: its run ends, its agents are pending again and its
+        outputs (records and the files under ``outputs/``), checkpoints and logs are
+        deleted; its name, concept, config and pipeline stay."""
+        async with self._lock(project_id):
+            project = await self.project(project_id)
+            await self._halt(project)
+            pipeline = Pipeline.model_validate(project["pipeline"])
+            tree = SafeTree(self.runner.workspace(project_id))  # a kernel's links: not followed
+            await asyncio.to_thread(tree.remove_tree, "outputs")
+            await self.records.reset_project(project_id, {
+                "status": "draft", "current_phase": min(p.number for p in pipeline.phases),
+                "state": {}, "run_id": None, "elapsed_seconds": 0.0, "running_since": None},
+                self._agent_rows(project_id, pipeline))
+            if project["status"] != "draft":
+                await self._tell(project_id, ev.ProjectStatus(
+                    project_id=project_id, old_status=project["status"], new_status="draft"))
+            return await self.project(project_id)
+
+    async def brushup(self, project_id: str, body: BrushupInput) -> dict[str, Any]:
+        """Completed -> draft, to make the chosen agents' work again: when it starts, each
+        chosen agent writes a new version (its next attempt) with the user's instructions
+        as the reviewer's feedback, and asks for approval again; the others keep theirs."""
+        async with self._lock(project_id):
+            project = await self.project(project_id)
+            if project["status"] != "completed":
+                raise StudioConflict("only a completed project can be brushed up; it is "
+                                     f"{project['status']}")
+            pipeline = Pipeline.model_validate(project["pipeline"])
+            chosen = body.selected_agents or [spec.type for spec in pipeline.agents]
+            unknown = sorted(set(chosen) - set(pipeline.by_type))
+            if unknown:
+                raise StudioInvalid(f"no agent type {', '.join(unknown)} in this project's "
+                                    f"pipeline: choose among {', '.join(pipeline.by_type)}")
+            agents = await self.records.agents(project_id)
+            attempts = await self._attempts(project_id, agents)
+            state = dict(project["state"] or {})
+            brushed = dict((state.get("brushup") or {}).get("agents") or {})
+            again: list[str] = []
+            for agent_type in chosen:
+                leader = agent_id(project_id, agent_type)
+                team = [a["id"] for a in agents
+                        if a["id"] == leader or a["parent_agent_id"] == leader]
+                brushed[agent_type] = {"attempt": max(attempts.get(a, 0) for a in team),
+                                       "feedback": _instructions(body, agent_type)}
+                again += team
+            await self._halt(project)  # a finished run's graph state: start afresh
+            await self.records.update_agents(again, {
+                "status": "pending", "progress": 0, "current_task": None, "error": None,
+                "started_at": None, "completed_at": None})
+            state["brushup"] = {"agents": brushed,
+                                "request": body.model_dump(mode="json", by_alias=True)}
+            return await self._transition(project_id, "draft", ("completed",), {
+                "state": state, "run_id": None,
+                "current_phase": min(pipeline.by_type[t].phase for t in chosen)})
+
+    async def _attempts(self, project_id: str, agents: list[dict[str, Any]]
+                        ) -> dict[str, int]:
+        """Per agent, how many versions it has written (outputs and checkpoints are one
+        per attempt): a brush-up's version is the next."""
+        counts: dict[str, int] = {}
+        by_agent: dict[str, set[str]] = {}
+        for row in await self.records.checkpoints(project_id):
+            counts[row["agent_id"]] = counts.get(row["agent_id"], 0) + 1
+        for row in await self.records.outputs(project_id=project_id):
+            by_agent.setdefault(row["agent_id"], set()).add(row["id"])
+        return {a["id"]: max(counts.get(a["id"], 0), len(by_agent.get(a["id"], ())))
+                for a in agents}
 
     async def delete(self, project_id: str) -> None:
         async with self._lock(project_id):  # not beside a start that has not begun its run
@@ -225,3 +343,11 @@ class Studio:
         for project in await self.records.projects_with_status("running"):
             await self.records.update_project(project["id"], {
                 "elapsed_seconds": elapsed_seconds(project), "running_since": now()})
+
+
+def _instructions(body: BrushupInput, agent_type: str) -> str:
+    """What the user asked of one agent in a brush-up, as a reviewer's feedback."""
+    parts = [body.agent_instructions.get(agent_type, "").strip(),
+             "、".join(body.agent_options.get(agent_type, [])),
+             body.custom_instruction.strip()]
+    return "\n".join(p for p in parts if p) or "ブラッシュアップ(追加の指示なし)"

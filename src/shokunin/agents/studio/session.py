@@ -70,6 +70,9 @@ class ProjectSession:
         self.project_id = ctx.thread_id
         self.name, self.concept = project["name"], project["concept"] or {}
         self.config: dict[str, Any] = project["config"] or {}
+        # agent type -> where a brush-up restarts its loop: {"attempt": n, "feedback": ...}
+        self.brushed: dict[str, dict[str, Any]] = (
+            (project["state"] or {}).get("brushup") or {}).get("agents") or {}
         self.workspace = SafeTree(ctx.workspace)  # the kernel's too: no link is followed
         self._agents: dict[str, dict[str, Any]] = {}
         self._outputs: dict[str, dict[str, Any]] = {}
@@ -340,6 +343,12 @@ class ProjectSession:
             writes=[*writes, self.records.insert_write(checkpoints_table, row)])
         self._checkpoints.add(checkpoint_id)
         return row
+
+    def first_attempt(self, agent_type: str) -> tuple[int, str | None]:
+        """Where the agent's write-and-ask loop starts: attempt 0, or the attempt a brush-up
+        asked for (``Studio.brushup``) with the user's instructions as its feedback."""
+        found = self.brushed.get(agent_type)
+        return (int(found["attempt"]), str(found["feedback"])) if found else (0, None)
 
     def wanted(self, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The breakdown's tasks this project wants done: no asset tasks when its config

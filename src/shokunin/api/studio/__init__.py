@@ -1,8 +1,8 @@
 """The Studio face (seed 002): REST and Socket.IO in the seed's wire forms."""
 
-from shokunin.api.studio import rest
+from shokunin.api.studio import config, providers, rest
 from shokunin.api.studio.socket import StudioSocket
 
-routers = [rest.router]
+routers = [rest.router, config.router, providers.router]
 
 __all__ = ["StudioSocket", "routers"]

@@ -6,14 +6,18 @@
     GET    /api/projects/{id}/agents | checkpoints | metrics
     GET    /api/agents/{id}   /logs   /outputs   /metrics
     GET    /api/checkpoints/{id}             POST /api/checkpoints/{id}/resolve
-    the seed project's React client also loads:
-    GET    /api/projects/{id}/logs | interventions | assets
+    the seed project's React client also loads and sends:
+    GET    /api/projects/{id}/logs | interventions | assets | files
+    POST   /api/projects/{id}/initialize | brushup
+    PATCH  /api/projects/{id}  {"status": "draft"}   (its stop button)
     and the outputs themselves:
     GET    /api/projects/{id}/files/{path}   GET /api/projects/{id}/outputs.zip
 
-A resolution is ``approved``, ``rejected`` or ``revision_requested``; the socket's spelling
-``changes_requested`` is accepted too. Unknown ids answer 404, a wrong state transition
-409, an invalid body 422 naming the field.
+Where the seed defines a record, its form is served; what the client reads beyond it is
+added beside, never in place of it (an asset's ``type`` is the client's ``image``, its
+seed output type stays in ``outputType``). A resolution is ``approved``, ``rejected`` or
+``revision_requested``; the socket's spelling ``changes_requested`` is accepted too.
+Unknown ids answer 404, a wrong state transition 409, an invalid body 422 naming the field.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import io
 import json
 import mimetypes
 import zipfile
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -35,6 +40,7 @@ from shokunin.agents.studio.contracts import (
     Agent,
     AgentLogEntry,
     AgentOutput,
+    BrushupInput,
     Checkpoint,
     CreateProjectInput,
     Project,
@@ -107,11 +113,25 @@ async def delete_project(request: Request, project_id: str) -> Response:
     return Response(status_code=204)
 
 
+@router.post("/projects/{project_id}/brushup")
+async def brushup_project(request: Request, project_id: str, body: BrushupInput
+                          ) -> dict[str, Any]:
+    await visible_project(request, project_id)
+    return dump(Project.model_validate(await studio(request).brushup(project_id, body)))
+
+
+@router.post("/projects/{project_id}/brushup/suggest-images")
+async def suggest_brushup_images(request: Request, project_id: str) -> Response:
+    await visible_project(request, project_id)
+    raise ApiError(501, "参考画像の提案には対応していません。ブラッシュアップの指示は文章で"
+                   "入力してください。", "unavailable")
+
+
 @router.post("/projects/{project_id}/{action}")
 async def act_on_project(request: Request, project_id: str, action: str) -> dict[str, Any]:
-    if action not in ("start", "pause", "resume"):
-        raise ApiError(404, f"no action {action[:40]!r}: use start, pause or resume",
-                       "not_found")
+    if action not in ("start", "pause", "resume", "initialize"):
+        raise ApiError(404, f"no action {action[:40]!r}: use start, pause, resume or "
+                       "initialize", "not_found")
     await visible_project(request, project_id)
     service = studio(request)
     return dump(Project.model_validate(await getattr(service, action)(project_id)))
@@ -140,9 +160,17 @@ async def project_metrics_(request: Request, project_id: str) -> dict[str, Any]:
 
 @router.get("/projects/{project_id}/logs")
 async def project_logs(request: Request, project_id: str) -> list[dict[str, Any]]:
+    """Every agent's entries, newest last: the seed's AgentLogEntry, with the agent it is
+    from (``agentId``, and its type as ``source``, what the client filters on) and its
+    metadata as text (``details``, null without)."""
     await visible_project(request, project_id)
-    rows = await studio(request).records.logs(project_id=project_id)
-    return [dump(AgentLogEntry.model_validate(r)) | {"agentId": r["agent_id"]} for r in rows]
+    service = studio(request)
+    rows = await service.records.logs(project_id=project_id)
+    types = {a["id"]: a["type"] for a in await service.records.agents(project_id)}
+    return [dump(AgentLogEntry.model_validate(r)) | {
+        "agentId": r["agent_id"], "source": types.get(r["agent_id"], "System"),
+        "details": json.dumps(r["metadata"], ensure_ascii=False) if r["metadata"] else None}
+        for r in rows]
 
 
 @router.get("/projects/{project_id}/interventions")
@@ -152,15 +180,90 @@ async def project_interventions(request: Request, project_id: str) -> list[dict[
     return []
 
 
+_ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # seed -> the client's
+
+
 @router.get("/projects/{project_id}/assets")
 async def project_assets(request: Request, project_id: str) -> list[dict[str, Any]]:
+    """The image and audio files the agents wrote, in the client's asset form: ``type`` is
+    its ``image``/``audio`` (the seed's output type stays in ``outputType``), ``url`` loads
+    the file, ``approvalStatus`` is that of the latest checkpoint of the agent (or its
+    leader) that covers it: ``pending`` until one is resolved."""
     await visible_project(request, project_id)
-    rows = await studio(request).records.outputs(project_id=project_id)
-    return [{"id": r["id"], "agentId": r["agent_id"], "type": r["output_type"],
-             "name": Path(r["file_path"]).name, "filePath": r["file_path"],
-             "url": f"/api/projects/{project_id}/files/{r['file_path']}",
-             "createdAt": dump(AgentOutput.model_validate(r))["createdAt"]}
-            for r in rows if r["file_path"] and r["output_type"].startswith("asset_")]
+    records = studio(request).records
+    rows = await records.outputs(project_id=project_id)
+    agents = {a["id"]: a for a in await records.agents(project_id)}
+    verdicts: dict[str, str] = {}
+    for checkpoint in await records.checkpoints(project_id):  # oldest first: latest wins
+        verdicts[checkpoint["agent_id"]] = checkpoint["status"]
+    tree = _workspace(request, project_id)
+    assets = []
+    for r in rows:
+        kind = _ASSET_TYPES.get(r["output_type"])
+        if kind is None or not r["file_path"]:
+            continue
+        agent = agents.get(r["agent_id"]) or {}
+        verdict = verdicts.get(r["agent_id"]) or verdicts.get(
+            agent.get("parent_agent_id") or "", "pending")
+        url = f"/api/projects/{project_id}/files/{quote(r['file_path'])}"
+        assets.append({
+            "id": r["id"], "agentId": r["agent_id"], "name": Path(r["file_path"]).name,
+            "type": kind, "outputType": r["output_type"], "filePath": r["file_path"],
+            "agent": agent.get("type", ""), "size": _size(tree, r["file_path"]),
+            "url": url, "thumbnail": url if kind == "image" else None, "duration": None,
+            "content": str((r["content"] or {}).get("summary") or "") or None,
+            "approvalStatus": "pending" if verdict == "revision_requested" else verdict,
+            "createdAt": dump(AgentOutput.model_validate(r))["createdAt"]})
+    return assets
+
+
+def _size(tree: SafeTree, path: str) -> str:
+    """The file's size as the client reads it (``"12.3 KB"``); ``"0 B"`` if it is gone."""
+    try:
+        size = float(tree.stat(path).st_size)
+    except (OSError, UnsafePath):
+        return "0 B"
+    for unit in ("B", "KB", "MB"):
+        if size < 1024:
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+UPLOADS = "uploads"  # a project's uploaded files, in its workspace
+
+
+@router.get("/projects/{project_id}/files")
+async def project_uploads(request: Request, project_id: str) -> list[dict[str, Any]]:
+    """The files uploaded to the project (its workspace's ``uploads/``), in the client's
+    uploaded-file form; none until one is uploaded."""
+    await visible_project(request, project_id)
+    tree = _workspace(request, project_id)
+    found = []
+    for name in await asyncio.to_thread(tree.files, UPLOADS):
+        with contextlib.suppress(OSError, UnsafePath):
+            info = await asyncio.to_thread(tree.stat, name)
+            filename = name.removeprefix(f"{UPLOADS}/")
+            mime = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+            found.append({
+                "id": filename, "projectId": project_id, "filename": filename,
+                "originalFilename": Path(filename).name, "mimeType": mime,
+                "category": _category(mime), "sizeBytes": info.st_size, "status": "ready",
+                "description": "", "uploadedAt": datetime.fromtimestamp(
+                    info.st_mtime, UTC).isoformat().replace("+00:00", "Z"),
+                "url": f"/api/projects/{project_id}/files/{quote(name)}"})
+    return found
+
+
+def _category(mime: str) -> str:
+    kind = mime.split("/", 1)[0]
+    if kind in ("image", "audio", "video"):
+        return kind
+    if mime in ("application/zip", "application/gzip", "application/x-tar"):
+        return "archive"
+    if kind == "text" or mime in ("application/pdf", "application/json"):
+        return "code" if mime in ("text/javascript", "text/x-python") else "document"
+    return "other"
 
 
 def _workspace(request: Request, project_id: str) -> SafeTree:
@@ -170,8 +273,8 @@ def _workspace(request: Request, project_id: str) -> SafeTree:
 
 def _read_output(tree: SafeTree, path: str) -> bytes:
     names = parts(path)
-    if names[:1] != ["outputs"] or len(names) < 2:
-        raise UnsafePath(f"{path!r} is not in the project's outputs")
+    if names[:1] not in (["outputs"], [UPLOADS]) or len(names) < 2:
+        raise UnsafePath(f"{path!r} is not in the project's outputs or uploads")
     return tree.read_bytes("/".join(names), MAX_FILE_BYTES)
 
 
