@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
@@ -103,7 +102,8 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Origins besides the server's own (JSON list, e.g. "
         '`["https://app.example.com"]`) that may open the WebSocket, send POSTs and read '
-        "the API cross-origin (CORS).")
+        "the API cross-origin (CORS). A server bound to loopback also accepts loopback origins "
+        "on any port (a client's own dev server proxying to it), without CORS.")
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description="Host names the server answers to besides loopback ones (`localhost`, "
@@ -217,10 +217,6 @@ class Settings(BaseSettings):
         PACKAGE_DIR / "data" / "studio" / "pipeline.yaml",
         description="The Studio's pipeline (YAML): phases, agents, dependencies, checkpoints, "
         "retries and worker fan-out. New projects use it; a project keeps the one it began with.")
-    studio_socket_dialect: Literal["seed", "client"] = Field(
-        "seed", description="Default Socket.IO dialect of the Studio: `seed` (seed 002's flat "
-        "payloads) or `client` (the nested payloads of the seed project's React client). A "
-        "connection picks its own with the query parameter `?dialect=`.")
     analyst_max_attempts: int = Field(
         3, ge=1, le=10, description="Cells the Analyst runs for one question before it reports "
         "what failed (its fix loop).")

@@ -22,6 +22,7 @@ from shokunin.api.perimeter import (
     LiveMiddleware,
     OriginMiddleware,
     SecurityHeadersMiddleware,
+    is_loopback_name,
 )
 from shokunin.api.studio import StudioSocket
 from shokunin.auth import Authenticator, KeyStore
@@ -45,7 +46,8 @@ def middleware(app: FastAPI, settings: Settings, authenticator: Authenticator,
             allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"], max_age=600))
     stack += [
-        Middleware(OriginMiddleware, allowed_origins=settings.allowed_origins),
+        Middleware(OriginMiddleware, allowed_origins=settings.allowed_origins,
+                   loopback=is_loopback_name(settings.host.strip().lower())),
         Middleware(AuthMiddleware, authenticator=authenticator),
         Middleware(LiveMiddleware, live=live),
         Middleware(ContentTypeMiddleware),
@@ -59,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     authenticator = Authenticator(token)
-    socket = StudioSocket(settings.studio_socket_dialect)
+    socket = StudioSocket()
     mcp = McpEndpoint(lambda: app.state.engine, max_body_bytes=settings.max_body_bytes)
 
     @asynccontextmanager
