@@ -248,9 +248,28 @@ def test_the_provider_monitor_counts_the_agents_at_work(http: httpx.Client) -> N
     assert {"failed", "lastChecked", "latency", "errorMessage"} <= set(info)
 
 
-def test_a_projects_uploaded_files_are_listed(http: httpx.Client) -> None:
+def test_files_uploaded_as_the_client_sends_them_are_listed_and_served(
+        http: httpx.Client) -> None:
     pid = created(http)["id"]
     assert http.get(f"/api/projects/{pid}/files").json() == []
+    # fileUploadApi.uploadBatch: FormData with each file under "files"
+    batch = http.post(f"/api/projects/{pid}/files/batch", files=[
+        ("files", ("企画書.md", "# 企画\n".encode(), "text/markdown")),
+        ("files", ("hero.png", b"\x89PNG\r\n", "image/png"))])
+    assert batch.status_code == 200, batch.text
+    assert (batch.json()["totalUploaded"], batch.json()["totalErrors"]) == (2, 0)
+    # fileUploadApi.upload: "file" and "description"; a taken name gets a number
+    one = http.post(f"/api/projects/{pid}/files", files={
+        "file": ("../hero.png", b"\x89PNG2", "image/png")}, data={"description": "主人公"})
+    assert one.status_code == 201, one.text
+    assert (one.json()["filename"], one.json()["description"]) == ("hero-2.png", "主人公")
+    listed = {f["filename"]: f for f in http.get(f"/api/projects/{pid}/files").json()}
+    assert set(listed) == {"企画書.md", "hero.png", "hero-2.png"}
+    assert listed["hero.png"]["category"] == "image" and listed["hero.png"]["sizeBytes"] == 6
+    assert listed["企画書.md"]["category"] == "document"
+    assert http.get(listed["hero-2.png"]["url"]).content == b"\x89PNG2"
+    bad = http.post(f"/api/projects/{pid}/files/batch", json={"files": []})
+    assert bad.status_code in (400, 415) and bad.json()["error"]
 
 
 def test_a_whole_run_reads_right_on_the_dashboard_sidebar_logs_and_assets(

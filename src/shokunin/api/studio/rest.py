@@ -28,7 +28,6 @@ import io
 import json
 import mimetypes
 import zipfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -196,7 +195,7 @@ async def project_assets(request: Request, project_id: str) -> list[dict[str, An
     verdicts: dict[str, str] = {}
     for checkpoint in await records.checkpoints(project_id):  # oldest first: latest wins
         verdicts[checkpoint["agent_id"]] = checkpoint["status"]
-    tree = _workspace(request, project_id)
+    tree = workspace(request, project_id)
     assets = []
     for r in rows:
         kind = _ASSET_TYPES.get(r["output_type"])
@@ -230,43 +229,10 @@ def _size(tree: SafeTree, path: str) -> str:
     return f"{size:.1f} GB"
 
 
-UPLOADS = "uploads"  # a project's uploaded files, in its workspace
+UPLOADS = "uploads"  # a project's uploaded files, in its workspace (uploads.py)
 
 
-@router.get("/projects/{project_id}/files")
-async def project_uploads(request: Request, project_id: str) -> list[dict[str, Any]]:
-    """The files uploaded to the project (its workspace's ``uploads/``), in the client's
-    uploaded-file form; none until one is uploaded."""
-    await visible_project(request, project_id)
-    tree = _workspace(request, project_id)
-    found = []
-    for name in await asyncio.to_thread(tree.files, UPLOADS):
-        with contextlib.suppress(OSError, UnsafePath):
-            info = await asyncio.to_thread(tree.stat, name)
-            filename = name.removeprefix(f"{UPLOADS}/")
-            mime = mimetypes.guess_type(filename)[0] or "application/octet-stream"
-            found.append({
-                "id": filename, "projectId": project_id, "filename": filename,
-                "originalFilename": Path(filename).name, "mimeType": mime,
-                "category": _category(mime), "sizeBytes": info.st_size, "status": "ready",
-                "description": "", "uploadedAt": datetime.fromtimestamp(
-                    info.st_mtime, UTC).isoformat().replace("+00:00", "Z"),
-                "url": f"/api/projects/{project_id}/files/{quote(name)}"})
-    return found
-
-
-def _category(mime: str) -> str:
-    kind = mime.split("/", 1)[0]
-    if kind in ("image", "audio", "video"):
-        return kind
-    if mime in ("application/zip", "application/gzip", "application/x-tar"):
-        return "archive"
-    if kind == "text" or mime in ("application/pdf", "application/json"):
-        return "code" if mime in ("text/javascript", "text/x-python") else "document"
-    return "other"
-
-
-def _workspace(request: Request, project_id: str) -> SafeTree:
+def workspace(request: Request, project_id: str) -> SafeTree:
     """The project's workspace, which its agents' kernels can write: no link is followed."""
     return SafeTree(studio(request).runner.workspace(project_id))
 
@@ -282,7 +248,7 @@ def _read_output(tree: SafeTree, path: str) -> bytes:
 async def project_file(request: Request, project_id: str, path: str) -> Response:
     await visible_project(request, project_id)
     try:
-        data = await asyncio.to_thread(_read_output, _workspace(request, project_id), path)
+        data = await asyncio.to_thread(_read_output, workspace(request, project_id), path)
     except (OSError, UnsafePath):
         raise ApiError(404, f"no file {path[:200]!r} in the project's outputs",
                        "not_found") from None
@@ -295,7 +261,7 @@ async def project_zip(request: Request, project_id: str) -> Response:
     """Every output: each agent's latest document as JSON and every file it wrote."""
     project = await visible_project(request, project_id)
     rows = await studio(request).records.outputs(project_id=project_id)
-    tree = _workspace(request, project_id)
+    tree = workspace(request, project_id)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         latest = {}
