@@ -43,7 +43,7 @@ def test_settings_page_lists_the_settings(site: Path) -> None:
     html = (site / "settings.html").read_text(encoding="utf-8")
     assert "settings-table" not in html  # the marker was replaced
     for name in ("SHOKUNIN_DATABASE_URL", "SHOKUNIN_MODEL", "SHOKUNIN_AUTH_TOKEN",
-                 "SHOKUNIN_SANDBOX_MEMORY_MB", "SHOKUNIN_STUDIO_SOCKET_DIALECT"):
+                 "SHOKUNIN_SANDBOX_MEMORY_MB", "SHOKUNIN_STUDIO_PIPELINE"):
         assert f"<code>{name}</code>" in html, name
     assert "sqlite+aiosqlite:///&lt;data_dir&gt;/shokunin.db" in html
 

@@ -294,6 +294,7 @@ class AgentProgress(BaseEvent):
     current_task: str
     completed_tasks: int
     total_tasks: int
+    tokens_used: int | None = None  # the agent's so far (None in events stored before)
 
 
 class AgentLog(BaseEvent):
@@ -305,11 +306,33 @@ class AgentLog(BaseEvent):
 
 
 class AgentCompleted(BaseEvent):
+    """A pipeline agent finished; ``agent`` is its record as it ended (None in events
+    stored before it was carried)."""
+
     kind: Literal["agent_completed"] = "agent_completed"
     agent_id: str
     duration_ms: int
     tokens_used: int
     output_summary: str
+    agent: StudioAgentRecord | None = None
+
+
+class StudioOutputRecord(Record):
+    id: str
+    project_id: str
+    agent_id: str
+    output_type: str
+    file_path: str | None = None
+    summary: str = ""
+    agent_name: str = ""  # the agent's metadata.displayName
+    created_at: Time
+
+
+class OutputCreated(BaseEvent):
+    """A pipeline agent stored an output (``output``: its record, without its content)."""
+
+    kind: Literal["output_created"] = "output_created"
+    output: StudioOutputRecord
 
 
 class AgentFailed(BaseEvent):
@@ -392,7 +415,7 @@ Event = Annotated[
     | HighlightRoom | Arrow | ClearArrows | ClearMap | StepUpdate | ToolCall | ToolResult
     | Progress | Log | Debug | CheckpointCreated | CheckpointResolved | Metrics | Error
     | AgentStarted | AgentProgress | AgentLog | AgentCompleted | AgentFailed | AgentTokens
-    | ProjectStatus | PhaseChanged | ProjectMetrics
+    | OutputCreated | ProjectStatus | PhaseChanged | ProjectMetrics
     | RunCompleted | RunFailed | RunCancelled | RunInterrupted,
     Field(discriminator="kind"),
 ]

@@ -83,7 +83,7 @@ async def test_a_bad_dialect_is_refused_at_connect(live_server: LiveServer) -> N
     with pytest.raises(socketio.exceptions.ConnectionError):
         await client.connect(live_server.url + "?dialect=klingon", transports=["websocket"],
                              wait_timeout=10)
-    assert reasons == [{"message": "unknown dialect 'klingon': use seed or client"}]
+    assert reasons == [{"message": "unknown dialect 'klingon': use seed, client or both"}]
 
 
 async def run_to_the_end(watcher: Watcher, http: httpx.AsyncClient, pid: str,
@@ -113,7 +113,7 @@ async def run_to_the_end(watcher: Watcher, http: httpx.AsyncClient, pid: str,
 async def test_a_whole_pipeline_streams_its_events_in_order(
         live_server: LiveServer, http: httpx.AsyncClient) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server.url) as watcher:
+    async with Watcher(live_server.url, "seed") as watcher:
         await watcher.sio.call("subscribe:project", pid, timeout=10)
         assert (await http.post(f"/api/projects/{pid}/start")).status_code == 200
         await run_to_the_end(watcher, http, pid)
@@ -180,7 +180,8 @@ async def test_pause_and_resume_are_told_to_subscribers(
 async def test_the_client_dialect_sends_the_react_clients_nested_payloads(
         live_server: LiveServer, http: httpx.AsyncClient) -> None:
     pid = await new_project(http)
-    async with Watcher(live_server.url, "client") as watcher, Watcher(live_server.url) as seed:
+    async with Watcher(live_server.url, "client") as watcher, \
+            Watcher(live_server.url, "seed") as seed:
         await watcher.sio.call("subscribe:project", pid, timeout=10)
         await seed.sio.call("subscribe:project", pid, timeout=10)
         await http.post(f"/api/projects/{pid}/start")

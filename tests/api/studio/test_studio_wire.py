@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shokunin import events as ev
-from shokunin.api.studio.wire import to_wire
+from shokunin.api.studio.wire import checkpoint_json, to_wire
 
 
 def failed(**overrides: object) -> ev.AgentFailed:
@@ -47,3 +47,93 @@ def test_the_client_dialect_nests_the_failure_and_the_log_entry() -> None:
 def test_events_of_other_faces_are_not_sent() -> None:
     assert to_wire(ev.TextDelta(delta="x"), "seed") == []
     assert to_wire(ev.RunCompleted(), "client") == []
+
+
+def metrics(**overrides: object) -> ev.ProjectMetrics:
+    values = {"project_id": "p1", "total_tokens_used": 0, "estimated_total_tokens": 0,
+              "elapsed_time_seconds": 30.0, "estimated_remaining_seconds": None,
+              "completed_tasks": 0, "total_tasks": 4, "progress_percent": 0.0,
+              "current_phase": 1, "phase_name": "planning"}
+    return ev.ProjectMetrics(metrics=ev.StudioMetrics(**(values | overrides)), thread_id="p1")
+
+
+def test_the_remaining_time_is_a_number_estimated_from_progress_when_there_are_no_samples(
+        ) -> None:
+    [(_, early)] = to_wire(metrics(), "seed")
+    assert early["estimatedRemainingSeconds"] == 0 and early["remainingEstimated"] is False
+    [(_, later)] = to_wire(metrics(progress_percent=25.0, completed_tasks=1), "client")
+    assert later["metrics"]["estimatedRemainingSeconds"] == 90.0
+    assert later["metrics"]["remainingEstimated"] is True
+    [(_, sampled)] = to_wire(metrics(estimated_remaining_seconds=12.5), "seed")
+    assert sampled["estimatedRemainingSeconds"] == 12.5 and sampled["remainingEstimated"]
+
+
+def agent_record(**overrides: object) -> dict[str, object]:
+    return {"id": "a1", "project_id": "p1", "type": "concept", "status": "completed",
+            "progress": 100, "metadata": {"displayName": "ゲームコンセプト"},
+            "created_at": "2026-01-01T00:00:00Z"} | overrides
+
+
+def test_both_forms_at_once_carry_every_key_of_each_and_both_event_names() -> None:
+    samples: list[ev.BaseEvent] = [
+        failed(),
+        ev.AgentStarted(agent=agent_record(status="running"), thread_id="p1"),
+        ev.AgentProgress(agent_id="a1", progress=10, current_task="t", completed_tasks=0,
+                         total_tasks=1, tokens_used=7, thread_id="p1"),
+        ev.AgentCompleted(agent_id="a1", duration_ms=5, tokens_used=7, output_summary="s",
+                          agent=agent_record(), thread_id="p1"),
+        ev.ProjectStatus(project_id="p1", old_status="draft", new_status="running"),
+        ev.PhaseChanged(project_id="p1", phase=2, phase_name="development"),
+        metrics(progress_percent=50.0),
+    ]
+    for event in samples:
+        both = dict(to_wire(event, "both"))
+        for dialect in ("seed", "client"):
+            for name, payload in to_wire(event, dialect):  # type: ignore[arg-type]
+                assert name in both, (event.kind, name)
+                assert set(payload) <= set(both[name]), (event.kind, dialect, name)
+                assert all(both[name][k] == v for k, v in payload.items()
+                           if k != "timestamp" or dialect == "seed")
+    names = [name for name, _ in to_wire(samples[4], "both")]
+    assert names == ["project:status_changed", "project:updated"]
+
+
+def test_the_client_form_names_the_agent_that_completed_and_its_tokens() -> None:
+    done = ev.AgentCompleted(agent_id="a1", duration_ms=5, tokens_used=7, output_summary="s",
+                             agent=agent_record(), thread_id="p1")
+    [(_, payload)] = to_wire(done, "client")
+    assert payload["agent"]["metadata"]["displayName"] == "ゲームコンセプト"
+    [(_, seed)] = to_wire(done, "seed")
+    assert "agent" not in seed  # the seed's AgentCompletedEvent as it is
+    progress = ev.AgentProgress(agent_id="a1", progress=10, current_task="t",
+                                completed_tasks=0, total_tasks=1, tokens_used=7)
+    assert to_wire(progress, "client")[0][1]["tokensUsed"] == 7
+    assert "tokensUsed" not in to_wire(progress, "seed")[0][1]
+
+
+def test_an_image_an_agent_made_is_an_asset_of_the_client_with_its_approval() -> None:
+    output = ev.OutputCreated(output={
+        "id": "o1", "project_id": "p1", "agent_id": "a1", "output_type": "asset_image",
+        "file_path": "outputs/assets/hero.svg", "summary": "主人公", "agent_name": "主人公画像",
+        "created_at": "2026-01-01T00:00:00Z"}, thread_id="p1")
+    [(name, payload)] = to_wire(output, "client")
+    asset = payload["asset"]
+    assert name == "asset:created" and asset["type"] == "image"
+    assert asset["approvalStatus"] == "pending" and asset["agent"] == "主人公画像"
+    assert asset["url"] == "/api/projects/p1/files/outputs/assets/hero.svg"
+    assert to_wire(output, "seed") == []  # the seed has no such event
+    document = ev.OutputCreated(output={
+        "id": "o2", "project_id": "p1", "agent_id": "a1", "output_type": "concept_doc",
+        "created_at": "2026-01-01T00:00:00Z"}, thread_id="p1")
+    assert to_wire(document, "client") == []
+
+
+def test_a_checkpoints_output_leaves_out_what_it_does_not_have() -> None:
+    record = ev.StudioCheckpointRecord.model_validate({
+        "id": "c1", "project_id": "p1", "agent_id": "a1", "type": "concept_review",
+        "title": "t", "output": {"summary": "s", "content": {"text": "# t"}},
+        "status": "pending", "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z"})
+    cp = checkpoint_json(record)
+    assert cp["output"] == {"summary": "s", "content": {"text": "# t"}}
+    assert cp["description"] is None and cp["resolvedAt"] is None  # the seed's `T | null`

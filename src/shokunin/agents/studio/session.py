@@ -16,9 +16,11 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from shokunin import events as ev
 from shokunin.agents.studio.brains import Brain, Job, JobFailed, Produced
+from shokunin.agents.studio.markdown import output_markdown
 from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.agents.studio.pipeline import AgentSpec, Pipeline
 from shokunin.errors import ShokuninError
@@ -137,16 +139,20 @@ class ProjectSession:
     # agents
     async def agent(self, spec: AgentSpec | str, task: dict[str, Any] | None = None,
                     parent: str | None = None) -> dict[str, Any]:
-        """The agent's row, created if it is a worker seen for the first time."""
+        """The agent's row, created if it is a worker seen for the first time. Its
+        ``metadata.displayName`` is what a person calls it: the pipeline's title for the
+        agent, a worker's task title."""
         agent_type = spec if isinstance(spec, str) else spec.type
         row_id = agent_id(self.project_id, agent_type, task["id"] if task else None)
         row = self._agents.get(row_id)
         if row is None:
+            name = (task or {}).get("title") or (
+                spec.title if isinstance(spec, AgentSpec) else "") or agent_type
             row = self._agents[row_id] = await self.records.ensure_agent({
                 "id": row_id, "project_id": self.project_id, "type": agent_type,
                 "status": "pending", "progress": 0, "tokens_used": 0,
                 "parent_agent_id": parent, "created_at": now(),
-                "metadata": {"task": task} if task else {}})
+                "metadata": {"displayName": name} | ({"task": task} if task else {})})
         return row
 
     def _agent_write(self, row_id: str, values: dict[str, Any]) -> Write:
@@ -193,7 +199,11 @@ class ProjectSession:
         write = self._agent_write(agent["id"], {"progress": percent, "current_task": what})
         await self.ctx.emit(ev.AgentProgress(agent_id=agent["id"], progress=percent,
                                              current_task=what, completed_tasks=done,
-                                             total_tasks=total), writes=[write])
+                                             total_tasks=total,
+                                             tokens_used=self._tokens(agent)), writes=[write])
+
+    def _tokens(self, agent: dict[str, Any]) -> int:
+        return int(self._agents[agent["id"]]["tokens_used"] or 0)
 
     async def produce(self, spec: AgentSpec, agent: dict[str, Any], job: Job,
                       max_retries: int) -> dict[str, Any]:
@@ -258,7 +268,10 @@ class ProjectSession:
             events.append(ev.AgentTokens(agent_id=agent["id"], tokens_used=produced.tokens,
                                          tokens_total=tokens))
         events.append(ev.AgentProgress(agent_id=agent["id"], progress=90, current_task=what,
-                                       completed_tasks=0, total_tasks=1))
+                                       completed_tasks=0, total_tasks=1, tokens_used=tokens))
+        events.append(ev.OutputCreated(output=ev.StudioOutputRecord.model_validate(
+            row | {"summary": produced.summary,
+                   "agent_name": (fresh["metadata"] or {}).get("displayName", "")})))
         # The output, the agent's figures and what tells of them: one commit.
         await self.ctx.emit_all(events, writes=[
             self.records.insert_write(outputs_table, row), log_row,
@@ -281,7 +294,8 @@ class ProjectSession:
             "completed_at": at, "duration_ms": duration})
         await self.ctx.emit_all([ev.AgentCompleted(
             agent_id=agent["id"], duration_ms=int(duration),
-            tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500]),
+            tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500],
+            agent=ev.StudioAgentRecord.model_validate(self._agents[agent["id"]])),
             await self._metrics()], writes=[write])
 
     async def fail(self, agent: dict[str, Any], error: str, *, status: str = "failed",
@@ -320,6 +334,8 @@ class ProjectSession:
         content: dict[str, Any] = (outputs[0]["content"] or {}) if len(outputs) == 1 else {
             "outputs": [{"agentId": o["agent_id"], "filePath": o["file_path"],
                          **(o["content"] or {})} for o in outputs]}
+        # What a person reads in a preview; the structure stays beside it.
+        content = content | {"text": output_markdown(content, self._file_url)}
         at = now()
         row = {
             "id": checkpoint_id, "project_id": self.project_id, "agent_id": agent["id"],
@@ -337,12 +353,16 @@ class ProjectSession:
         # Stored with its events: a client told of it can resolve it at once.
         await self.ctx.emit_all([
             ev.AgentProgress(agent_id=agent["id"], progress=95, current_task="承認待ち",
-                             completed_tasks=0, total_tasks=1),
+                             completed_tasks=0, total_tasks=1, tokens_used=self._tokens(agent)),
             ev.CheckpointCreated(checkpoint_id=checkpoint_id,
                                  checkpoint=checkpoint_record(row))],
             writes=[*writes, self.records.insert_write(checkpoints_table, row)])
         self._checkpoints.add(checkpoint_id)
         return row
+
+    def _file_url(self, path: str) -> str:
+        """Where the REST face serves one of the project's output files."""
+        return f"/api/projects/{self.project_id}/files/{quote(path)}"
 
     def first_attempt(self, agent_type: str) -> tuple[int, str | None]:
         """Where the agent's write-and-ask loop starts: attempt 0, or the attempt a brush-up

@@ -16,8 +16,13 @@ joined within ``JOIN_SEC`` is closed. When its API key is revoked the session ge
 so no new Socket.IO connect can follow on it; the key is checked again before a
 subscription or a checkpoint resolution.
 
-The dialect is ``seed`` by default (``SHOKUNIN_STUDIO_SOCKET_DIALECT``); a connection picks
-its own with ``?dialect=seed|client``.
+A connection that names no dialect gets ``both`` (``wire.py``): every message in the
+seed's form and the seed project's React client's at once, so either kind of client works
+with no setting. Nothing either sends tells them apart: the React client connects with
+``io('', {transports: ['websocket', 'polling']})``, no query, no auth, no extra header, and
+subscribes with a bare id and no acknowledgement, exactly as a client written from the seed
+does (shokunin's own Studio page among them). ``?dialect=seed`` or ``?dialect=client`` asks
+for one form alone.
 
 Events are read through the Runner (``Runner.follow_thread``): the project's runs' events
 and its own (a status changed by a person, a checkpoint resolved), every one stored before
@@ -40,17 +45,23 @@ from urllib.parse import parse_qs
 import socketio
 from pydantic import ValidationError
 
+from shokunin import events as ev
 from shokunin.agents.studio import Studio
 from shokunin.agents.studio.contracts import (
-    Agent,
-    AgentLogEntry,
-    Checkpoint,
     Project,
     SocketResolution,
 )
 from shokunin.agents.studio.metrics import project_metrics
 from shokunin.api.perimeter import REVOKED_MESSAGE, Lease, LiveConnections, TooManyStreams
-from shokunin.api.studio.wire import DIALECTS, Dialect, to_wire
+from shokunin.api.studio.wire import (
+    DIALECTS,
+    Dialect,
+    agent_json,
+    checkpoint_json,
+    log_json,
+    metrics_json,
+    to_wire,
+)
 from shokunin.errors import ShokuninError
 from shokunin.runs import ThreadFeed, owner_scope
 
@@ -93,12 +104,11 @@ def _dump(model: Any) -> dict[str, Any]:
 
 
 class StudioSocket:
-    def __init__(self, default_dialect: Dialect) -> None:
+    def __init__(self) -> None:
         # Origins are checked by the perimeter (OriginMiddleware) before a request gets here.
         self.sio = _EngineHooks(self, async_mode="asgi", cors_allowed_origins="*",
                                 logger=False, engineio_logger=False)
         self.app = socketio.ASGIApp(self.sio, socketio_path="socket.io")
-        self.default_dialect = default_dialect
         self.studio: Studio | None = None
         self.live: LiveConnections | None = None
         # Engine.IO sid -> its lease, or why it has none (past the caps)
@@ -129,10 +139,10 @@ class StudioSocket:
     # connection
     async def _connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         query = parse_qs(environ.get("QUERY_STRING", ""))
-        dialect = (query.get("dialect") or [self.default_dialect])[0]
+        dialect = (query.get("dialect") or ["both"])[0]
         if dialect not in DIALECTS:
             raise socketio.exceptions.ConnectionRefusedError(
-                f"unknown dialect {dialect[:20]!r}: use seed or client")
+                f"unknown dialect {dialect[:20]!r}: use seed, client or both")
         scope = environ.get("asgi.scope") or {}
         state = scope.get("state") or {}
         principal = state.get("principal")
@@ -344,33 +354,38 @@ class StudioSocket:
         finally:
             feed.close()
 
-    async def _snapshot(self, sid: str, project_id: str, dialect: str) -> dict[str, Any]:
+    async def _snapshot(self, sid: str, project_id: str, dialect: Dialect) -> dict[str, Any]:
+        """The seed's StateSyncEvent, the client's records, or both side by side."""
         studio = self.studio
         assert studio is not None
         project = await studio.project(project_id)
         agents = await studio.records.agents(project_id)
         metrics = await project_metrics(studio.records, project, studio.phase_name(project))
-        if dialect == "client":
+        sync: dict[str, Any] = {"projectId": project_id}
+        if dialect != "client":
+            running = [a for a in agents if a["status"] == "running"]
+            updated = project["updated_at"].isoformat()
+            previous = self._last_sync.get((sid, project_id))
+            self._last_sync[(sid, project_id)] = updated
+            sync |= {"serverState": {
+                        "currentAgent": running[0]["id"] if running else "",
+                        "progress": metrics.progress_percent,
+                        "completedTasks": metrics.completed_tasks,
+                        "totalTasks": metrics.total_tasks},
+                     # First sync of this subscriber: whatever it holds may differ.
+                     "hasDiff": previous != updated}
+        if dialect != "seed":
             logs = await studio.records.logs(project_id=project_id, limit=SYNC_LOGS)
-            return {"projectId": project_id, "project": _dump(Project.model_validate(project)),
-                    "agents": [_dump(Agent.model_validate(a)) for a in agents],
-                    "checkpoints": [_dump(Checkpoint.model_validate(c))
-                                    for c in await studio.records.checkpoints(project_id)],
-                    "metrics": _dump(metrics),
-                    "logs": [_dump(AgentLogEntry.model_validate(r)) | {"agentId": r["agent_id"]}
-                             for r in logs],
-                    "timestamp": _now()}
-        running = [a for a in agents if a["status"] == "running"]
-        updated = project["updated_at"].isoformat()
-        previous = self._last_sync.get((sid, project_id))
-        self._last_sync[(sid, project_id)] = updated
-        return {"projectId": project_id, "serverState": {
-                    "currentAgent": running[0]["id"] if running else "",
-                    "progress": metrics.progress_percent,
-                    "completedTasks": metrics.completed_tasks,
-                    "totalTasks": metrics.total_tasks},
-                # First sync of this subscriber: whatever it holds may differ.
-                "hasDiff": previous != updated, "timestamp": _now()}
+            checkpoints = await studio.records.checkpoints(project_id)
+            sync |= {
+                "project": _dump(Project.model_validate(project)),
+                "agents": [agent_json(ev.StudioAgentRecord.model_validate(a)) for a in agents],
+                "checkpoints": [checkpoint_json(ev.StudioCheckpointRecord.model_validate(c))
+                                for c in checkpoints],
+                "metrics": metrics_json(ev.StudioMetrics.model_validate(metrics.model_dump())),
+                "logs": [log_json(ev.StudioLogEntry.model_validate(r))
+                         | {"agentId": r["agent_id"]} for r in logs]}
+        return sync | {"timestamp": _now()}
 
     # checkpoints
     async def _resolve(self, sid: str, data: Any = None, *_extra: Any) -> dict[str, Any]:
@@ -394,4 +409,5 @@ class StudioSocket:
             row = await studio.resolve(body.checkpoint_id, body.resolution, body.feedback)
         except ShokuninError as exc:
             return await self._failure(sid, "checkpoint_failed", exc)
-        return {"ok": True, "checkpoint": _dump(Checkpoint.model_validate(row))}
+        return {"ok": True,
+                "checkpoint": checkpoint_json(ev.StudioCheckpointRecord.model_validate(row))}

@@ -1,12 +1,20 @@
-"""Engine events -> the Studio's Socket.IO messages, in either dialect.
+"""Engine events -> the Studio's Socket.IO messages, in a dialect.
 
 ``seed``: seed 002 section 1.1, flat payloads. ``client``: what the seed project's React
 client (socket.io-client 4) listens for: nested payloads (``agent:started {agent, agentId,
-projectId}``, ``agent:log {agentId, entry}``, ``checkpoint:created {checkpoint, ...}``,
-``metrics:update {projectId, metrics}``, ``agent:failed {agentId, projectId, error}``),
-``project:updated`` for a status change and ``phase:changed`` for a phase change.
-Both dialects get ``error:agent`` when an agent gives up and ``error:llm`` when a model
-failed. Every payload carries an ISO ``timestamp``.
+projectId}``, ``agent:completed {agent, ...}``, ``agent:log {agentId, entry}``,
+``checkpoint:created {checkpoint, ...}``, ``metrics:update {projectId, metrics}``,
+``agent:failed {agentId, projectId, error}``), ``project:updated`` for a status change,
+``phase:changed`` for a phase change and ``asset:created`` for an image or sound an agent
+made. ``both`` (what a connection gets unless it names one): each message in both forms at
+once. The two forms never give one key two meanings, so a payload can carry the seed's keys
+and the client's side by side; where they name an event differently, both names are sent
+(a Socket.IO client ignores events it does not listen for). Both dialects get
+``error:agent`` when an agent gives up and ``error:llm`` when a model failed. Every payload
+carries an ISO ``timestamp``.
+
+Optional fields the seed spells ``field?: T`` are left out when there is no value, never
+sent as ``null``; ``estimatedRemainingSeconds`` is always a number (``metrics_json``).
 
 Engine events carry the Studio's records typed and in snake_case; the seed's camelCase is
 spelled here only, by the seed's contract types (``agents/studio/contracts.py``), the same
@@ -15,7 +23,9 @@ ones the REST face answers with.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel
 
@@ -23,8 +33,8 @@ from shokunin import events as ev
 from shokunin.agents.studio import socket_resolution
 from shokunin.agents.studio.contracts import Agent, AgentLogEntry, Checkpoint, ProjectMetrics
 
-Dialect = Literal["seed", "client"]
-DIALECTS: tuple[Dialect, ...] = ("seed", "client")
+Dialect = Literal["seed", "client", "both"]
+DIALECTS: tuple[Dialect, ...] = ("seed", "client", "both")
 Message = tuple[str, dict[str, Any]]
 
 _SUGGESTIONS = {
@@ -35,8 +45,15 @@ _SUGGESTIONS = {
 }
 
 
+ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # the client's asset kinds
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
 def _ts(event: ev.BaseEvent) -> str:
-    return event.ts.isoformat().replace("+00:00", "Z")
+    return _iso(event.ts)
 
 
 def _camel(contract: type[BaseModel], record: BaseModel, exclude_none: bool = False
@@ -51,7 +68,11 @@ def agent_json(record: ev.StudioAgentRecord) -> dict[str, Any]:
 
 
 def checkpoint_json(record: ev.StudioCheckpointRecord) -> dict[str, Any]:
-    return _camel(Checkpoint, record)
+    """The seed's Checkpoint; its output's optional fields (``previewUrl`` ...) only when
+    they have a value."""
+    checkpoint = _camel(Checkpoint, record)
+    checkpoint["output"] = {k: v for k, v in checkpoint["output"].items() if v is not None}
+    return checkpoint
 
 
 def log_json(record: ev.StudioLogEntry) -> dict[str, Any]:
@@ -59,13 +80,55 @@ def log_json(record: ev.StudioLogEntry) -> dict[str, Any]:
 
 
 def metrics_json(record: ev.StudioMetrics) -> dict[str, Any]:
-    return _camel(ProjectMetrics, record)
+    """The seed's ProjectMetrics. ``estimatedRemainingSeconds`` is a number: the figures'
+    own estimate (from finished agents of the same types) when there is one, else one from
+    the progress so far and the time it took; ``remainingEstimated`` is false when neither
+    can be made yet (no progress: the number is then 0)."""
+    metrics = _camel(ProjectMetrics, record)
+    estimated = True
+    if metrics["estimatedRemainingSeconds"] is None:
+        done, elapsed = metrics["progressPercent"], metrics["elapsedTimeSeconds"]
+        estimated = done > 0
+        metrics["estimatedRemainingSeconds"] = round(
+            elapsed * (100 - done) / done, 3) if estimated else 0.0
+    metrics["remainingEstimated"] = estimated
+    return metrics
+
+
+def asset_json(record: ev.StudioOutputRecord, approval_status: str = "pending"
+               ) -> dict[str, Any]:
+    """An output file as the seed project's client lists an asset: its kind (``image``
+    for ``asset_image``), where it is served, and whether a person approved it yet."""
+    path = record.file_path or ""
+    url = f"/api/projects/{record.project_id}/files/{quote(path)}" if path else None
+    return {"id": record.id, "agentId": record.agent_id,
+            "name": path.rsplit("/", 1)[-1] or record.output_type,
+            "type": ASSET_TYPES.get(record.output_type, "other"),
+            "agent": record.agent_name or record.agent_id,
+            "size": "", "createdAt": _iso(record.created_at), "url": url,
+            "thumbnail": url if record.output_type == "asset_image" else None,
+            "duration": None, "content": record.summary or None,
+            "approvalStatus": approval_status}
 
 
 def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
     """The messages one event becomes (none for events the Studio does not show)."""
     handler = _HANDLERS.get(event.kind)
-    return handler(event, dialect, _ts(event)) if handler else []
+    if handler is None:
+        return []
+    if dialect != "both":
+        return handler(event, dialect, _ts(event))
+    return merged(handler(event, "seed", _ts(event)), handler(event, "client", _ts(event)))
+
+
+def merged(seed: list[Message], client: list[Message]) -> list[Message]:
+    """Both forms of the same messages: one payload per event name, the seed's keys first
+    and the client's added; an event only one form has, as it is."""
+    out = dict(seed)
+    for name, payload in client:
+        out[name] = out[name] | {k: v for k, v in payload.items() if k not in out[name]} \
+            if name in out else payload
+    return list(out.items())
 
 
 def _started(e: ev.AgentStarted, d: Dialect, ts: str) -> list[Message]:
@@ -78,11 +141,14 @@ def _started(e: ev.AgentStarted, d: Dialect, ts: str) -> list[Message]:
 
 
 def _progress(e: ev.AgentProgress, d: Dialect, ts: str) -> list[Message]:
-    return [("agent:progress", {"agentId": e.agent_id, "progress": e.progress,
-                                "currentTask": e.current_task,
-                                "completedTasks": e.completed_tasks,
-                                "totalTasks": e.total_tasks, "timestamp": ts}
-             | ({"projectId": e.thread_id} if d == "client" else {}))]
+    payload = {"agentId": e.agent_id, "progress": e.progress, "currentTask": e.current_task,
+               "completedTasks": e.completed_tasks, "totalTasks": e.total_tasks,
+               "timestamp": ts}
+    if d == "client":
+        payload["projectId"] = e.thread_id
+        if e.tokens_used is not None:  # the client shows what it gets: no 0 for unknown
+            payload["tokensUsed"] = e.tokens_used
+    return [("agent:progress", payload)]
 
 
 def _log(e: ev.AgentLog, d: Dialect, ts: str) -> list[Message]:
@@ -99,10 +165,21 @@ def _log(e: ev.AgentLog, d: Dialect, ts: str) -> list[Message]:
 
 
 def _completed(e: ev.AgentCompleted, d: Dialect, ts: str) -> list[Message]:
-    return [("agent:completed", {"agentId": e.agent_id, "duration": e.duration_ms,
-                                 "tokensUsed": e.tokens_used,
-                                 "outputSummary": e.output_summary, "timestamp": ts}
-             | ({"projectId": e.thread_id} if d == "client" else {}))]
+    payload = {"agentId": e.agent_id, "duration": e.duration_ms, "tokensUsed": e.tokens_used,
+               "outputSummary": e.output_summary, "timestamp": ts}
+    if d == "client":  # it names the agent from the record (metadata.displayName)
+        payload["projectId"] = e.thread_id
+        if e.agent is not None:
+            payload = {"agent": agent_json(e.agent)} | payload
+    return [("agent:completed", payload)]
+
+
+def _output(e: ev.OutputCreated, d: Dialect, ts: str) -> list[Message]:
+    """The seed has no event for an output; the client lists images and sounds it made."""
+    if d != "client" or not e.output.output_type.startswith("asset_"):
+        return []
+    return [("asset:created", {"projectId": e.output.project_id,
+                               "asset": asset_json(e.output), "timestamp": ts})]
 
 
 def _failed(e: ev.AgentFailed, d: Dialect, ts: str) -> list[Message]:
@@ -183,6 +260,7 @@ def _metrics(e: ev.ProjectMetrics, d: Dialect, ts: str) -> list[Message]:
         "estimatedTotalTokens": m["estimatedTotalTokens"],
         "elapsedSeconds": m["elapsedTimeSeconds"],
         "estimatedRemainingSeconds": m["estimatedRemainingSeconds"],
+        "remainingEstimated": m["remainingEstimated"],
         "completedTasks": m["completedTasks"], "totalTasks": m["totalTasks"],
         "timestamp": ts})]
 
@@ -190,6 +268,7 @@ def _metrics(e: ev.ProjectMetrics, d: Dialect, ts: str) -> list[Message]:
 _HANDLERS: dict[str, Any] = {
     "agent_started": _started, "agent_progress": _progress, "agent_log": _log,
     "agent_completed": _completed, "agent_failed": _failed, "agent_tokens": _tokens,
+    "output_created": _output,
     "checkpoint_created": _checkpoint_created, "checkpoint_resolved": _checkpoint_resolved,
     "project_status": _status, "phase_changed": _phase, "project_metrics": _metrics,
 }
