@@ -1,6 +1,7 @@
 """The Advisor's chat over SSE, read by a real SSE client from a running server: the exact
 line format the seed's React client reads, cumulative content, resume with Last-Event-ID,
-a disconnect that does not stop the answer, sessions that survive a restart, bad input."""
+sessions that survive a restart, bad input (tests/api/advisor/test_chat_*.py: what the
+origin's clients read, every error's wording, a client that leaves)."""
 
 from __future__ import annotations
 
@@ -58,10 +59,11 @@ def test_each_event_is_one_data_line_with_its_seq_and_the_answer_ends_with_done(
     for block in events:
         data = [line for line in block if line.startswith("data: ")]
         assert len(data) == 1 and json.loads(data[0][6:])["type"]
-        assert [line for line in block if not line.startswith("data: ")] in (
-            [], [next(line for line in block if line.startswith("id: "))])
+        others = [line for line in block if not line.startswith("data: ")]
+        assert len(others) <= 1 and all(line.startswith("id: ") for line in others)
     seqs = [int(line[4:]) for block in events for line in block if line.startswith("id: ")]
-    assert seqs == sorted(seqs) and len(seqs) == len(events)
+    # an event's last message carries its seq (a status before it does not)
+    assert seqs == sorted(set(seqs)) and len(seqs) > len(events) / 2
     messages = _data(blocks)
     types = [m["type"] for m in messages]
     assert types[0] == "run" and types[-1] == "done"
@@ -100,12 +102,10 @@ def test_an_unknown_session_gets_an_error_event_not_a_new_session(
     before = httpx.get(f"{live_server.url}/api/sessions").json()["sessions"]
     _, blocks = _chat(live_server, "f" * 32, "原価計算のやり方")
     assert _data(blocks) == [{"type": "error", "code": "not_found", "error": (
-        f"no session {'f' * 32!r}; create a session with POST /api/session")}]
+        "セッションが見つかりません。ページを再読み込みして新しい相談を始めてください。"),
+        "detail": f"no session {'f' * 32!r}"}]
     assert httpx.get(f"{live_server.url}/api/sessions").json()["sessions"] == before
     assert httpx.get(f"{live_server.url}/api/session/{'f' * 32}/messages").status_code == 404
-    _, long = _chat(live_server, _session(live_server), "原価" * 4001)
-    assert _data(long) == [{"type": "error", "code": "bad_request",
-                            "error": "the message is longer than 8000 characters"}]
     for body in ({"session_id": "x"}, {"message": "hi"}, [1, 2]):
         answer = httpx.post(f"{live_server.url}/api/chat", json=body)
         assert json.loads(answer.text.split("data: ", 1)[1].split("\n")[0])["type"] == "error"
@@ -185,30 +185,13 @@ def test_a_models_tokens_arrive_as_the_whole_answer_so_far(
     contents = [m["data"] for m in messages if m["type"] == "content"]
     assert len(contents) > 20  # token by token
     for before, after in zip(contents, contents[1:], strict=False):
-        assert after.startswith(before) and len(after) > len(before) or after == ANSWER
-    assert contents[-1] == ANSWER and messages[-1] == {
-        "type": "done", "content": ANSWER, "current_step": "STEP_0_CHECK_3"}
+        assert after.startswith(before) and len(after) > len(before)
+    marker = "\n\n*[search_knowledge_base を使用中]*\n\n"  # kept, as the origin does
+    assert contents[-1] == marker + ANSWER and messages[-1] == {
+        "type": "done", "content": marker + ANSWER, "current_step": "STEP_0_CHECK_3"}
     assert [m["tool"] for m in messages if m["type"] == "tool_use"] == ["search_knowledge_base"]
     system = fake.requests[-1]["messages"][0]["content"]
     assert "原価計算の実施" in system and "金属加工" in system  # step prompt and profile
-
-
-def test_a_client_that_leaves_mid_answer_does_not_stop_it(
-        model: tuple[LiveServer, FakeOpenAI]) -> None:
-    server, fake = model
-    fake.script(Reply(DETECTED), Reply(ANSWER))
-    session = _session(server)
-    with httpx.stream("POST", f"{server.url}/api/chat", timeout=30,
-                      json={"message": "原価計算", "session_id": session}) as stream:
-        for line in stream.iter_lines():
-            if '"type": "content"' in line:
-                break  # leave after the first token
-    for _ in range(600):
-        kept = httpx.get(f"{server.url}/api/session/{session}/messages").json()
-        if len(kept["messages"]) == 2:
-            break
-        time.sleep(0.05)
-    assert (kept["messages"][1]["role"], kept["messages"][1]["content"]) == ("assistant", ANSWER)
 
 
 @pytest.mark.parametrize(("setting", "value", "named"), [
@@ -268,7 +251,7 @@ def test_a_tool_call_the_model_garbles_is_answered_and_the_model_goes_on(
                 Reply(calls=[Call("calculator", {"expression": "1/0"})]),
                 Reply("原価計算の答えです。"))
     _, blocks = _chat(server, _session(server), "原価計算のやり方")
-    assert _data(blocks)[-1]["content"] == "原価計算の答えです。"
+    assert _data(blocks)[-1]["content"].endswith("*\n\n原価計算の答えです。")
     tool_messages = [m for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
     assert "not valid JSON" in tool_messages[0]["content"]
     assert len(tool_messages) == 2  # every call answered, the calculator's refusal too

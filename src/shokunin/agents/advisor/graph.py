@@ -58,8 +58,10 @@ def build_graph(brain: Brain, playbook: Playbook,
             reasoning += f" 現在のステップは維持し、{settled.proposal} への切り替えを提案します。"
         elif settled.step == current and detection.step not in (current, UNKNOWN):
             reasoning += " 現在のステップを維持します。"
-        await ctx.emit(ev.StepUpdate(step=settled.step or UNKNOWN,
-                                     confidence=detection.confidence, reasoning=reasoning))
+        if settled.step is not None:  # no step yet: nothing to show (the seed's clients
+            # would show 「現在のステップ: UNKNOWN」; the origin never sends one)
+            await ctx.emit(ev.StepUpdate(step=settled.step, confidence=detection.confidence,
+                                         reasoning=reasoning))
         return {"current_step": settled.step, "proposed_step": settled.proposal,
                 "settled": {"step": settled.step, "changed": settled.changed,
                             "proposal": settled.proposal, "ask": settled.ask}}

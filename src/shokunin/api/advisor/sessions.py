@@ -33,6 +33,7 @@ from shokunin.agents.advisor import UNKNOWN, sessions
 from shokunin.api.errors import ApiError, json_object
 from shokunin.auth import principal
 from shokunin.engine import Engine
+from shokunin.runs import ThreadNotFound
 from shokunin.store import SafeTree, ThreadRow, UnsafePath
 
 router = APIRouter(prefix="/api", tags=["advisor"])
@@ -219,9 +220,15 @@ async def _sessions_to_search(request: Request, session_id: str | None,
 
 @router.get("/diagrams/latest")
 async def latest_diagram(request: Request, session_id: str | None = None) -> dict[str, Any]:
-    """The newest diagram of the session (or of the caller's recent sessions)."""
+    """The newest diagram of the session (or of the caller's recent sessions). A session
+    that does not exist (deleted, another user's) has none: ``{"diagram": null}``, as the
+    origin answers its client, which polls every 2 s; a malformed id is still a 400."""
     runner = _engine(request).runner
-    files = [(*f, sid) for sid in await _sessions_to_search(request, session_id)
+    try:
+        searched = await _sessions_to_search(request, session_id)
+    except ThreadNotFound:
+        return {"diagram": None}
+    files = [(*f, sid) for sid in searched
              for f in await asyncio.to_thread(_diagram_files, runner.workspace(sid))]
     if not files:
         return {"diagram": None}
