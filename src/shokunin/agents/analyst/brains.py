@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.constants import TAG_NOSTREAM
 
 from shokunin.agents.analyst import kernel_code
 from shokunin.agents.analyst import offline_planner as planner
@@ -110,7 +111,8 @@ class LLMBrain:
         large = ("The table is large: start the cell with `df = _read_table([...])`, naming "
                  "only the columns it needs, so that only those are read. "
                  if record.parquet_path is not None else "")
-        reply = await self.model.ainvoke([
+        # the cell's code is shown as code, not streamed as the answer's text
+        reply = await self.model.with_config(tags=[TAG_NOSTREAM]).ainvoke([
             SystemMessage("Write Python for a Jupyter cell where `df` (pandas) is the table "
                           "and `pd` is pandas. Append result tables as Markdown strings to "
                           "TABLE_MARKDOWN (use _md(frame)), structured results to JSON_OUT; "
