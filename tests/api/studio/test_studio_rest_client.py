@@ -236,6 +236,9 @@ def test_agent_definitions_draw_the_pipeline_so_the_dashboard_counts_its_agents(
     assert settings["checkpointTypeLabels"]["concept_review"] == "コンセプト"
     assert settings["agentRoles"]["code_worker"] == "worker"
     assert http.get("/api/brushup/options").json()["agents"]["concept"] == {"options": []}
+    assert http.get("/api/config/websocket").json() == {  # seed 002 section 3
+        "maxReconnectAttempts": 5, "reconnectDelay": 1000, "reconnectDelayMax": 5000,
+        "timeout": 10000}
 
 
 def test_the_provider_monitor_counts_the_agents_at_work(http: httpx.Client) -> None:

@@ -4,6 +4,7 @@
     GET /api/agent-definitions        agent labels, the diagram's phases and edges
     GET /api/config/ui-settings       status, role and checkpoint labels
     GET /api/brushup/options          the brush-up dialog's per-agent choices
+    GET /api/config/websocket         the reconnect policy (seed 002 section 3's defaults)
 
 None of these is in seed 002; each is drawn from the Studio's own pipeline (its phases,
 agent types, dependencies, checkpoints) and the seed's vocabulary, in the client's shapes.
@@ -149,3 +150,11 @@ async def ui_settings(request: Request) -> dict[str, Any]:
 async def brushup_options(request: Request) -> dict[str, Any]:
     """No preset choices per agent: a brush-up takes the user's own instructions."""
     return {"agents": {spec.type: {"options": []} for spec in _pipeline(request).agents}}
+
+
+@router.get("/config/websocket")
+async def websocket_config() -> dict[str, Any]:
+    """Seed 002 section 3 (接続情報): 5 attempts, 1000 ms first delay, 5000 ms at most,
+    10000 ms connection timeout."""
+    return {"maxReconnectAttempts": 5, "reconnectDelay": 1000, "reconnectDelayMax": 5000,
+            "timeout": 10000}
