@@ -1,12 +1,9 @@
-"""The Advisor's brains. ``OfflineBrain`` (no model) detects the step with the playbook's
-index and answers with what the knowledge base holds, cited, and the calculator's result
-for an expression in the question; it says plainly that it quotes rather than advises.
-``LLMBrain`` detects with structured output and answers with the tools."""
+"""The Advisor's brains: ``LLMBrain`` detects the step with structured output and answers
+with the tools; ``OfflineBrain`` (no model, ``offline``) does what the question asks with
+the knowledge base and the tools, or says what it cannot do."""
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -21,62 +18,26 @@ from langchain_core.messages import (
 )
 from langchain_core.tools import BaseTool
 
-from shokunin.agents.advisor.knowledge_tool import knowledge_tool, search_knowledge
+from shokunin.agents.advisor.knowledge_tool import knowledge_tool
+from shokunin.agents.advisor.offline import OfflineBrain, plugins
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
-from shokunin.agents.advisor.steps import Settled, StepClassifier, StepDetection
+from shokunin.agents.advisor.steps import Settled, StepDetection
 from shokunin.knowledge import KnowledgeIndex
 from shokunin.models import usable_tools
 from shokunin.runs import RunContext
 
-EXCERPT_CHARS = 400
+__all__ = ["Brain", "LLMBrain", "OfflineBrain", "profile_text"]
+
 MAX_TOOL_ROUNDS = 6
 PROFILE_NAMES = {"industry": "業種", "products": "主な製品・サービス", "companySize": "企業規模",
                  "region": "地域", "clientIndustry": "主な取引先の業種",
                  "priceTransferStatus": "価格転嫁の状況"}
-# 1,200 × 1.08, (450+300)/2: an arithmetic expression of at least two numbers
-_NUMBER = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
-_EXPRESSION = re.compile(rf"{_NUMBER}(?:\s*[-+*/×÷＋－＊／]\s*{_NUMBER})+")
-
-
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-_DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|diagram|chart|graph", re.IGNORECASE)
-_DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセス")),
-                  ("network", re.compile(r"関係図|つながり|ネットワーク")),
-                  ("line", re.compile(r"推移|折れ線|変化|トレンド")))
-
-
-def _diagram_kind(message: str) -> str | None:
-    """The diagram a message asks for (bar unless it names another kind), or None."""
-    if not _DIAGRAM_WORDS.search(message):
-        return None
-    return next((kind for kind, words in _DIAGRAM_KINDS if words.search(message)), "bar")
-
-
-def _quote(text: str) -> str:
-    """The start of a chunk as a Markdown quote, cut at a line end (tables stay tables)."""
-    lines, size = [], 0
-    for line in text.strip().splitlines():
-        if size and size + len(line) > EXCERPT_CHARS:
-            lines.append("…")
-            break
-        lines.append(line)
-        size += len(line)
-    return "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
 
 
 def profile_text(profile: dict[str, Any]) -> str:
     """The session's user profile as prompt lines (the seed's camelCase keys)."""
     return "\n".join(f"- {PROFILE_NAMES.get(k, k)}: {v}" for k, v in profile.items()
                      if v not in (None, ""))
-
-
-def _plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
-    registry = ctx.services.tools
-    if registry is None:
-        return {}
-    from shokunin.agents.tool_adapter import as_langchain_tools
-
-    return {t.name: t for t in as_langchain_tools(registry, ctx) if t.name in names}
 
 
 async def _answer_call(tools: dict[str, BaseTool], call: ToolCall) -> ToolMessage:
@@ -111,92 +72,6 @@ class Brain(Protocol):
                      history: list[AnyMessage]) -> str: ...
 
 
-class OfflineBrain:
-    name = "offline"
-
-    def __init__(self, playbook: Playbook, index: KnowledgeIndex) -> None:
-        self.classifier = StepClassifier(playbook, index)
-        self.index = index
-
-    async def detect(self, message: str, playbook: Playbook,
-                     history: list[AnyMessage]) -> StepDetection:
-        return self.classifier.detect(message)
-
-    async def answer(self, ctx: RunContext, message: str, playbook: Playbook,
-                     settled: Settled, profile: dict[str, Any],
-                     history: list[AnyMessage]) -> str:
-        # what the message asks to compute or draw is done whatever its step
-        done: list[str] = []
-        plugins = _plugins(ctx, {"calculator", "generate_diagram"})
-        expression = _EXPRESSION.search(message)
-        if expression and "calculator" in plugins:
-            done.append(await self._calculate(plugins["calculator"], expression.group(0)))
-        kind = _diagram_kind(message)
-        if kind is not None and "generate_diagram" in plugins:
-            done.append(await self._draw(plugins["generate_diagram"], kind, message))
-        if settled.ask and not _JAPANESE.search(message):
-            return "\n\n".join([*done, (
-                "Offline (no model configured), the Advisor reads questions in Japanese "
-                f"against its Japanese knowledge base and playbook ({playbook.title}); I "
-                "found nothing in yours to go on. Ask in Japanese, or set SHOKUNIN_MODEL "
-                "for answers in English.")])
-        if settled.ask:
-            steps = "\n".join(f"- {s.id}: {s.title}" for s in playbook.steps)
-            near = settled.proposal
-            guess = (f"（近いと思われるのは {near}「{playbook.title_of(near)}」です。）\n"
-                     if near else "")
-            return "\n\n".join([*done, (
-                f"ご質問が「{playbook.title}」のどの段階のお話か、判断できませんでした。"
-                f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")])
-        parts: list[str] = []
-        if settled.step and settled.step != UNKNOWN:
-            parts.append(f"**{settled.step}「{playbook.title_of(settled.step)}」**の観点でお答えします。")
-        parts += done
-        found = await search_knowledge(self.index, ctx, message, 3)
-        hits = (found["result"] or {}).get("results", [])
-        if hits:
-            parts.append("ナレッジベースの該当箇所です（モデル未設定のオフライン動作のため、"
-                         "要約や助言の生成はせず、関連する記述をそのまま引用しています）。")
-            for i, hit in enumerate(hits, start=1):
-                parts.append(f"{i}. **{hit['heading']}**〔出典: {hit['source']}、"
-                             f"スコア {hit['score']:.2f}〕\n\n{_quote(hit['text'])}")
-        else:
-            parts.append("ナレッジベースに該当する記述が見つかりませんでした。モデル未設定の"
-                         "オフライン動作では、ナレッジベースにない内容にはお答えできません"
-                         "（SHOKUNIN_MODEL を設定すると一般的な助言もできます）。")
-        if settled.proposal:
-            parts.append(f"このご質問は {settled.proposal}「{playbook.title_of(settled.proposal)}」"
-                         "の内容に近いようです。このステップに切り替えますか？"
-                         "（「はい」で切り替えます）")
-        return "\n\n".join(parts)
-
-    @staticmethod
-    async def _draw(tool: BaseTool, kind: str, message: str) -> str:
-        # the sentences holding numbers are the data; the first without is the title
-        # ("原価の内訳をグラフにしてください" -> 原価の内訳)
-        sentences = [s.strip() for s in re.split(r"[。\n]", message) if s.strip()]
-        data = [s for s in sentences if re.search(r"\d", s)]
-        title = next((s for s in sentences if not re.search(r"\d", s)), "")
-        title = re.sub(r"[をの]?(グラフ|図|チャート|可視化).*$", "", title)[:30]
-        answer = json.loads(await tool.ainvoke({
-            "diagram_type": kind, "title": title or "図",
-            "description": "\n".join(data) if kind in ("bar", "line") and data else message}))
-        if answer.get("success"):
-            return "図を作成しました（図生成ツール）。"
-        return f"図は作成できませんでした: {answer.get('error')}"
-
-    @staticmethod
-    async def _calculate(calculator: BaseTool, raw: str) -> str:
-        expression = raw.translate(str.maketrans("×÷＋－＊／（）", "*/+-*/()")).replace(
-            ",", "").strip()
-        answer = json.loads(await calculator.ainvoke({"expression": expression}))
-        if answer.get("success"):
-            result = answer["result"]
-            value = result.get("value", result) if isinstance(result, dict) else result
-            return f"計算: `{expression}` = **{value}**（電卓ツール）"
-        return f"計算できませんでした（`{expression}`）: {answer.get('error')}"
-
-
 class LLMBrain:
     name = "llm"
 
@@ -226,7 +101,7 @@ class LLMBrain:
         step = playbook.step(settled.step)
         wanted = {"calculator", "generate_diagram", "web_search"}
         tools = {"search_knowledge_base": knowledge_tool(self.index, ctx),
-                 **_plugins(ctx, wanted)}
+                 **plugins(ctx, wanted)}
         tools = {t.name: t for t in usable_tools(list(tools.values()))}
         system = playbook.prompt_for(settled.step)
         if step is not None and step.tools:

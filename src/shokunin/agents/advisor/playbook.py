@@ -1,6 +1,7 @@
 """A playbook: the steps of a process the Advisor guides (YAML), each with its description,
 example questions, key words, prompt addition (a Markdown file beside it), recommended
-tools and next steps. The price pass-through (価格転嫁) process is the shipped default."""
+tools, next steps and the stages of its own process (``flow``, drawn when a user asks for a
+picture of the step). The price pass-through (価格転嫁) process is the shipped default."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ class Step(BaseModel):
     tools: list[str] = Field(default_factory=list)
     next: list[str] = Field(default_factory=list)
     knowledge: list[str] = Field(default_factory=list)  # knowledge files central to the step
+    flow: list[str] = Field(default_factory=list, max_length=30)  # the step's process, in order
 
 
 class Unknown(BaseModel):

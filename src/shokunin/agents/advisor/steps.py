@@ -6,6 +6,7 @@ change and the user may accept), and an unclear first question gets a question b
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,13 +43,16 @@ class StepClassifier:
       entry names (``knowledge``), which hold far more of the step's vocabulary.
 
     Each score is scaled to the best step's, the two are averaged, and the confidence is
-    the margin between the best step and the second."""
+    the margin between the best step and the second. A request that needs a tool (a
+    calculation) is about one of the steps that recommend it, when any of them scores.
+    The playbook's own subject (the words of its title, 価格転嫁) names no step."""
 
     def __init__(self, playbook: Playbook, knowledge: KnowledgeIndex | None = None) -> None:
         self.playbook = playbook
         self.knowledge = knowledge
         self.steps_of = {f: [s.id for s in playbook.steps if f in s.knowledge]
                          for step in playbook.steps for f in step.knowledge}
+        self.subject = set(terms(playbook.title))
         self.index = KnowledgeIndex(":memory:")
         # no heading: repeated in every chunk of a step, the title's words would count in
         # as many chunks as the step has, and BM25 would give them no weight
@@ -77,8 +81,12 @@ class StepClassifier:
                 combined[step] = combined.get(step, 0.0) + score / top / len(parts)
         return combined, matched
 
-    def detect(self, question: str) -> StepDetection:
+    def detect(self, question: str, needs: Set[str] = frozenset()) -> StepDetection:
+        """The step of ``question``; with ``needs``, among the steps recommending those tools."""
         scores, matched = self._scores(question)
+        able = {s.id for s in self.playbook.steps if needs and needs <= set(s.tools)}
+        if able & set(scores):
+            scores = {step: score for step, score in scores.items() if step in able}
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         if not ranked or ranked[0][1] <= 0:
             return StepDetection(step=UNKNOWN, confidence="low", reasoning=(
@@ -87,8 +95,8 @@ class StepClassifier:
         margin = (top - (runner_up[1] if runner_up else 0.0)) / top
         confidence: Confidence = ("high" if margin >= HIGH_MARGIN else
                                   "medium" if margin >= MEDIUM_MARGIN else "low")
-        shared = [t for t in dict.fromkeys(terms(question))
-                  if t in terms(f"{self.playbook.title_of(best)} {matched.get(best, '')}")]
+        shared = [t for t in dict.fromkeys(terms(question)) if t not in self.subject
+                  and t in terms(f"{self.playbook.title_of(best)} {matched.get(best, '')}")]
         if len(shared) < MIN_SHARED_TERMS:
             return StepDetection(step=UNKNOWN, confidence="low", reasoning=(
                 f"どのステップとも共通する語が少なすぎます（{'、'.join(shared) or 'なし'}）。"

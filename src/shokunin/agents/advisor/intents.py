@@ -1,0 +1,154 @@
+"""What a message asks the offline Advisor to do, read from its wording (no model): a yes/no
+question and the kind of verdict it wants, a calculation, a picture; and the numbers it
+gives: amounts before and after ("材料費 400円→480円"), a cost item's share and rise ("材料費は
+原価の4割で、2割上がった"), a selling price, or a plain expression ("450+300+150")."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal
+
+Verdict = Literal["ability", "permission", "legality", "necessity"]
+
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# 1,200 × 1.08, (450+300)/2: an arithmetic expression of at least two numbers
+_OPERAND = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
+_EXPRESSION = re.compile(rf"{_OPERAND}(?:\s*[-+*/×÷＋－＊／]\s*{_OPERAND})+")
+# the predicate that ends a yes/no question, by the verdict it asks for; the first that
+# matches wins (「違法ではないですか」 is about legality, not permission)
+_YES_NO: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
+    ("legality", re.compile(r"(違法|違反|問題|あた|当た|該当|許され|認められ)[^。？?]{0,12}"
+                            r"(ですか|ますか|でしょうか|のか|か)$")),
+    ("necessity", re.compile(r"(必要|べき|いけない|ならない|なければ)[^。？?]{0,12}"
+                             r"(ですか|ますか|でしょうか|か)$")),
+    ("permission", re.compile(r"(いい|よい|良い|大丈夫|構わない|構いません|かまわない|失礼|平気|"
+                              r"差し支え)[^。？?]{0,12}(ですか|ますか|でしょうか|か)$")),
+    ("ability", re.compile(r"(できる|できます|できない|出来る|出来ます|可能|もらえ|られる|られます)"
+                           r"[^。？?]{0,12}(ですか|ますか|でしょうか|のか|か)$")),
+)
+# a request to compute, not a name of the subject (「原価計算のやり方」 asks how, not what)
+_CALCULATION = re.compile(r"(計算|算出|試算|算定)(して|したい|してほし|してくだ|でき|を|お願い)|"
+                          r"いくら|何円|何[%％]|何パーセント|何割|"
+                          r"どのくらい(上が|増え|高く|になる)|どれくらい(上が|増え|高く|になる)|"
+                          r"compute|calculate", re.IGNORECASE)
+_DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|絵で|diagram|chart|graph|picture",
+                            re.IGNORECASE)
+_DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセス|進め方")),
+                  ("network", re.compile(r"関係図|つながり|ネットワーク")),
+                  ("line", re.compile(r"推移|折れ線|変化|トレンド")))
+_ARROW = r"\s*(?:→|->|⇒|=>|から)\s*"
+_YEN = r"\s*(?P<unit{n}>万円|千円|円)?"
+_CHANGE = re.compile(
+    rf"(?P<label>[^\d\s、。,.:：;（）()→]{{1,20}}?)\s*(?:[:：は が]|の単価は?|単価は?)?\s*"
+    rf"(?P<before>{_NUMBER}){_YEN.format(n=1)}{_ARROW}(?P<after>{_NUMBER}){_YEN.format(n=2)}")
+_RATE = r"(?P<{name}>{number})\s*(?P<{name}_unit>割|%|％|パーセント)"
+_SHARE = re.compile(r"(?:原価|コスト|総原価|製造原価)の\s*" +
+                    _RATE.format(name="share", number=_NUMBER))
+_RISE = re.compile(_RATE.format(name="rise", number=_NUMBER) +
+                   r"\s*(?:も|ほど|程度|くらい|ぐらい)?\s*(?:上昇|上が|値上が|アップ|増|高く|高騰)")
+_ITEM = re.compile(r"(?P<label>[^\d\s、。,.:：;（）()]{1,12}?)(?:は|が|の)\s*$")
+_PRICE = re.compile(r"(?:売値|販売価格|売価|納入価格|販売単価|現在の単価|今の単価)\s*"
+                    rf"(?:は|が|:|：)?\s*(?P<price>{_NUMBER})\s*(?P<unit>万円|千円|円)?")
+_PARTICLES = re.compile(r"(?:は|が|の|を|も|と)$")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A cost item's amount before and after, in yen."""
+
+    label: str
+    before: Decimal
+    after: Decimal
+
+
+@dataclass(frozen=True)
+class Rise:
+    """A cost item's share of the cost and its rise, both in percent."""
+
+    label: str
+    share: Decimal
+    rise: Decimal
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the message asks for, and the numbers it gives."""
+
+    verdict: Verdict | None = None  # a yes/no question asking this kind of verdict
+    calculation: bool = False  # it asks to compute something
+    diagram: str | None = None  # the kind of picture it asks for
+    changes: list[Change] = field(default_factory=list)
+    rises: list[Rise] = field(default_factory=list)
+    price: Decimal | None = None
+    expression: str | None = None
+    rest: str = ""  # the message without the numbers it gives and their labels
+
+    @property
+    def numbers(self) -> bool:
+        """Whether it gives numbers the Advisor can compute with."""
+        return bool(self.changes or self.rises or self.expression)
+
+
+def _decimal(number: str, unit: str | None = None) -> Decimal:
+    value = Decimal(number.replace(",", ""))
+    return value * {"万円": 10000, "千円": 1000, "割": 10}.get(unit or "", 1)
+
+
+def _label(raw: str) -> str:
+    label = _PARTICLES.sub("", raw.strip(" 、,:：-・*")).strip()
+    return re.sub(r"^(?:また|そして|それと|あと|うち|当社|弊社|前回|今回)[、,]?", "", label) or raw
+
+
+def yes_no(message: str) -> Verdict | None:
+    """The verdict a yes/no question asks for, or None when it is no yes/no question."""
+    text = unicodedata.normalize("NFKC", message).strip()
+    last = re.split(r"[。\n]", text.rstrip("?？!！ 　。"))[-1].strip()
+    if not last or re.search(r"(何|どう|どこ|どれ|どの|いつ|誰|なぜ|いくら|どんな|どちら)", last):
+        return None  # a question word asks for more than a yes or a no
+    return next((verdict for verdict, ending in _YES_NO if ending.search(last)), None)
+
+
+def diagram_kind(message: str) -> str | None:
+    """The picture a message asks for (bar unless it names another kind), or None."""
+    if not _DIAGRAM_WORDS.search(message):
+        return None
+    return next((kind for kind, words in _DIAGRAM_KINDS if words.search(message)), "bar")
+
+
+def read_intent(message: str) -> Intent:
+    """What ``message`` asks for, and the numbers in it."""
+    text = unicodedata.normalize("NFKC", message)
+    spans: list[tuple[int, int]] = []
+    changes = []
+    for m in _CHANGE.finditer(text):
+        spans.append(m.span())
+        changes.append(Change(
+            _label(m.group("label")), _decimal(m.group("before"), m.group("unit1")),
+            _decimal(m.group("after"), m.group("unit2") or m.group("unit1"))))
+    rises = []
+    shares = list(_SHARE.finditer(text))
+    for share, following in zip(shares, [*shares[1:], None], strict=False):
+        # the item is named just before its share, its rise comes before the next share
+        before = re.split(r"[、。,\n;]", text[:share.start()])[-1]
+        item = _ITEM.search(before)
+        rise = _RISE.search(text, share.end(), following.start() if following else len(text))
+        if item and rise:
+            spans.append((share.start() - len(item.group(0)), rise.end()))
+            rises.append(Rise(_label(item.group("label")),
+                              _decimal(share.group("share"), share.group("share_unit")),
+                              _decimal(rise.group("rise"), rise.group("rise_unit"))))
+    price = _PRICE.search(text)
+    if price:
+        spans.append(price.span())
+    expression = _EXPRESSION.search(text) if not (changes or rises) else None
+    if expression:
+        spans.append(expression.span())
+    rest = "".join(c for i, c in enumerate(text) if not any(a <= i < b for a, b in spans))
+    return Intent(
+        verdict=yes_no(message), calculation=bool(_CALCULATION.search(text)),
+        diagram=diagram_kind(message), changes=changes, rises=rises,
+        price=_decimal(price.group("price"), price.group("unit")) if price else None,
+        expression=expression.group(0) if expression else None, rest=rest)
