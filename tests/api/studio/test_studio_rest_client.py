@@ -150,7 +150,7 @@ def test_the_stop_of_a_project_that_does_not_run_is_409(http: httpx.Client) -> N
     assert http.patch(f"/api/projects/{pid}", json=STOP).status_code == 200
     done = completed(http)
     response = http.patch(f"/api/projects/{done}", json=STOP)
-    assert response.status_code == 409 and "stopped" in response.json()["error"]
+    assert response.status_code == 409 and "停止できるのは" in response.json()["error"]
 
 
 def test_initialize_resets_the_project_and_deletes_its_outputs(http: httpx.Client) -> None:
@@ -197,7 +197,7 @@ def test_brushup_makes_the_chosen_agent_write_again_with_the_instructions(
 def test_brushup_is_only_for_a_completed_project_and_known_agents(http: httpx.Client) -> None:
     pid = created(http)["id"]
     response = http.post(f"/api/projects/{pid}/brushup", json=BRUSHUP)
-    assert response.status_code == 409 and "completed" in response.json()["error"]
+    assert response.status_code == 409 and "完了したプロジェクト" in response.json()["error"]
     done = completed(http)
     response = http.post(f"/api/projects/{done}/brushup",
                          json={**BRUSHUP, "selectedAgents": ["painter"]})
@@ -313,3 +313,29 @@ def test_optional_seed_fields_are_absent_not_null(http: httpx.Client) -> None:
         logs = http.get(route).json()
         assert any("progress" not in e for e in logs)
         assert all(e.get(key, 0) is not None for e in logs for key in ("progress", "metadata"))
+
+
+def test_the_data_tabs_approve_and_reject_buttons_judge_assets(http: httpx.Client) -> None:
+    pid = completed(http)
+    first, second, third = http.get(f"/api/projects/{pid}/assets").json()
+    # assetApi.updateStatus: PATCH .../assets/<id> {approvalStatus}
+    rejected = http.patch(f"/api/projects/{pid}/assets/{first['id']}",
+                          json={"approvalStatus": "rejected"})
+    assert rejected.status_code == 200, rejected.text
+    assert rejected.json()["approvalStatus"] == "rejected"
+    # assetApi.bulkUpdateStatus: PATCH .../assets/bulk {assetIds, approvalStatus}
+    bulk = http.patch(f"/api/projects/{pid}/assets/bulk", json={
+        "assetIds": [second["id"], third["id"]], "approvalStatus": "rejected"}).json()
+    assert bulk["updated"] == 2 and {a["approvalStatus"] for a in bulk["assets"]} == {
+        "rejected"}
+    listed = {a["id"]: a["approvalStatus"] for a in
+              http.get(f"/api/projects/{pid}/assets").json()}
+    assert set(listed.values()) == {"rejected"}
+    assert http.patch(f"/api/projects/{pid}/assets/nope",
+                      json={"approvalStatus": "approved"}).status_code == 404
+    assert http.patch(f"/api/projects/{pid}/assets/{first['id']}",
+                      json={"approvalStatus": "maybe"}).status_code == 422
+    # assetApi.requestRegeneration: POST .../assets/<id>/regenerate {feedback}
+    again = http.post(f"/api/projects/{pid}/assets/{first['id']}/regenerate",
+                      json={"feedback": "もっと明るく"})
+    assert again.status_code == 501 and "ブラッシュアップ" in again.json()["error"]

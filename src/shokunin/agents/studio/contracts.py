@@ -172,6 +172,19 @@ class BrushupInput(Input):
     reference_image_ids: list[str] = Field(default_factory=list, max_length=20)
 
 
+class AssetVerdict(Input):
+    """PATCH /api/projects/{id}/assets/{asset}: a person's verdict on one asset."""
+
+    approval_status: Literal["approved", "rejected", "pending"]
+
+
+class AssetVerdicts(AssetVerdict):
+    """PATCH /api/projects/{id}/assets/bulk: the same verdict on several assets."""
+
+    asset_ids: list[Annotated[str, Field(max_length=64)]] = Field(min_length=1,
+                                                                   max_length=500)
+
+
 class ResolveCheckpointRequest(Input):
     resolution: Literal["approved", "rejected", "revision_requested", "changes_requested"]
     feedback: str | None = Field(default=None, max_length=20_000)

@@ -157,8 +157,8 @@ class Studio:
         async with self._lock(project_id):
             project = await self.project(project_id)
             if project["status"] not in ("running", "paused"):
-                raise StudioConflict(f"only a running or paused project can be stopped; "
-                                     f"it is {project['status']}")
+                raise StudioConflict(f"停止できるのは実行中か一時停止中のプロジェクトだけです"
+                                     f"(現在: {project['status']})。")
             await self._halt(project)
             working = [a["id"] for a in await self.records.agents(project_id)
                        if a["status"] == "running"]
@@ -193,14 +193,16 @@ class Studio:
         async with self._lock(project_id):
             project = await self.project(project_id)
             if project["status"] != "completed":
-                raise StudioConflict("only a completed project can be brushed up; it is "
-                                     f"{project['status']}")
+                raise StudioConflict("ブラッシュアップできるのは完了したプロジェクトだけです"
+                                     f"(現在: {project['status']})。完了してからもう一度お試し"
+                                     "ください。")
             pipeline = Pipeline.model_validate(project["pipeline"])
             chosen = body.selected_agents or [spec.type for spec in pipeline.agents]
             unknown = sorted(set(chosen) - set(pipeline.by_type))
             if unknown:
-                raise StudioInvalid(f"no agent type {', '.join(unknown)} in this project's "
-                                    f"pipeline: choose among {', '.join(pipeline.by_type)}")
+                raise StudioInvalid(f"このプロジェクトにないエージェントです: "
+                                    f"{', '.join(unknown)}。次から選んでください: "
+                                    f"{', '.join(pipeline.by_type)}")
             agents = await self.records.agents(project_id)
             attempts = await self._attempts(project_id, agents)
             state = dict(project["state"] or {})
@@ -222,6 +224,24 @@ class Studio:
             return await self._transition(project_id, "draft", ("completed",), {
                 "state": state, "run_id": None,
                 "current_phase": min(pipeline.by_type[t].phase for t in chosen)})
+
+    async def judge_assets(self, project_id: str, asset_ids: list[str], status: str
+                           ) -> dict[str, Any]:
+        """A person's verdict on asset files (outputs with a file), kept in the project's
+        ``state.assetApprovals`` beside the checkpoint that covered them; an unknown id is
+        StudioNotFound."""
+        async with self._lock(project_id):
+            project = await self.project(project_id)
+            known = {o["id"] for o in await self.records.outputs(project_id=project_id)
+                     if o["file_path"]}
+            unknown = [i for i in asset_ids if i not in known]
+            if unknown:
+                raise StudioNotFound(f"no asset {unknown[0]!r} in the project")
+            state = dict(project["state"] or {})
+            state["assetApprovals"] = {**(state.get("assetApprovals") or {}),
+                                       **dict.fromkeys(asset_ids, status)}
+            await self.records.update_project(project_id, {"state": state})
+            return await self.project(project_id)
 
     async def _attempts(self, project_id: str, agents: list[dict[str, Any]]
                         ) -> dict[str, int]:

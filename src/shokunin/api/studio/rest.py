@@ -39,6 +39,8 @@ from shokunin.agents.studio.contracts import (
     Agent,
     AgentLogEntry,
     AgentOutput,
+    AssetVerdict,
+    AssetVerdicts,
     BrushupInput,
     Checkpoint,
     CreateProjectInput,
@@ -186,15 +188,47 @@ _ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # seed -> the c
 async def project_assets(request: Request, project_id: str) -> list[dict[str, Any]]:
     """The image and audio files the agents wrote, in the client's asset form: ``type`` is
     its ``image``/``audio`` (the seed's output type stays in ``outputType``), ``url`` loads
-    the file, ``approvalStatus`` is that of the latest checkpoint of the agent (or its
-    leader) that covers it: ``pending`` until one is resolved."""
+    the file, ``approvalStatus`` is a person's verdict on the asset if one was given, else
+    that of the latest checkpoint of the agent (or its leader) that covers it: ``pending``
+    until one is resolved."""
+    return await _assets(request, await visible_project(request, project_id))
+
+
+@router.patch("/projects/{project_id}/assets/bulk")
+async def judge_assets(request: Request, project_id: str, body: AssetVerdicts
+                       ) -> dict[str, Any]:
     await visible_project(request, project_id)
+    project = await studio(request).judge_assets(project_id, body.asset_ids,
+                                                 body.approval_status)
+    judged = [a for a in await _assets(request, project) if a["id"] in body.asset_ids]
+    return {"updated": len(judged), "assets": judged}
+
+
+@router.patch("/projects/{project_id}/assets/{asset_id}")
+async def judge_asset(request: Request, project_id: str, asset_id: str, body: AssetVerdict
+                      ) -> dict[str, Any]:
+    await visible_project(request, project_id)
+    project = await studio(request).judge_assets(project_id, [asset_id],
+                                                 body.approval_status)
+    return next(a for a in await _assets(request, project) if a["id"] == asset_id)
+
+
+@router.post("/projects/{project_id}/assets/{asset_id}/regenerate")
+async def regenerate_asset(request: Request, project_id: str, asset_id: str) -> Response:
+    await visible_project(request, project_id)
+    raise ApiError(501, "アセットを一つだけ作り直すことはできません。完了したプロジェクトの"
+                   "ブラッシュアップで「アセット」を選び、指示を書いてください。", "unavailable")
+
+
+async def _assets(request: Request, project: dict[str, Any]) -> list[dict[str, Any]]:
+    project_id = project["id"]
     records = studio(request).records
     rows = await records.outputs(project_id=project_id)
     agents = {a["id"]: a for a in await records.agents(project_id)}
     verdicts: dict[str, str] = {}
     for checkpoint in await records.checkpoints(project_id):  # oldest first: latest wins
         verdicts[checkpoint["agent_id"]] = checkpoint["status"]
+    judged = (project["state"] or {}).get("assetApprovals") or {}
     tree = workspace(request, project_id)
     assets = []
     for r in rows:
@@ -202,7 +236,7 @@ async def project_assets(request: Request, project_id: str) -> list[dict[str, An
         if kind is None or not r["file_path"]:
             continue
         agent = agents.get(r["agent_id"]) or {}
-        verdict = verdicts.get(r["agent_id"]) or verdicts.get(
+        verdict = judged.get(r["id"]) or verdicts.get(r["agent_id"]) or verdicts.get(
             agent.get("parent_agent_id") or "", "pending")
         url = f"/api/projects/{project_id}/files/{quote(r['file_path'])}"
         assets.append({
