@@ -6,6 +6,7 @@ change and the user may accept), and an unclear first question gets a question b
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Set
 from dataclasses import dataclass
 from typing import Literal
@@ -13,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
-from shokunin.knowledge import Chunk, KnowledgeIndex, terms
+from shokunin.knowledge import Chunk, KnowledgeIndex
 
 Confidence = Literal["high", "medium", "low"]
 HIGH_MARGIN = 0.4  # the best step's score is at least this share above the second's
@@ -21,6 +22,9 @@ MEDIUM_MARGIN = 0.2
 TOP_CHUNKS = 30
 TOP_KNOWLEDGE = 8
 MIN_SHARED_TERMS = 2  # one shared word (相談, 方法) is too little to name a step
+KEYWORD_WEIGHT = 0.2  # for each of a step's key words found whole in the question
+_KANJI_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
+_WORDS = re.compile(r"[\u30a0-\u30ffー]{2,}|[a-z0-9][a-z0-9_.-]+|[\u3400-\u9fff]+")
 _ACCEPT = re.compile(r"^\s*(はい|お願いします|おねがいします|切り替え|切替|変更して|そうして|"
                      r"それで|yes|ok|okay|sure)", re.IGNORECASE)
 
@@ -42,8 +46,10 @@ class StepClassifier:
     - the knowledge base's (when given): a step scores the hits in the files its playbook
       entry names (``knowledge``), which hold far more of the step's vocabulary.
 
-    Each score is scaled to the best step's, the two are averaged, and the confidence is
-    the margin between the best step and the second. A request that needs a tool (a
+    Each score is scaled to the best step's, the two are averaged, each key word of a step
+    found whole in the question adds to its score (bigrams match inside words, a key word
+    like 注文請書 or 一律 is the author's own signal), and the confidence is the margin
+    between the best step and the second. A request that needs a tool (a
     calculation) is about one of the steps that recommend it, when any of them scores.
     The playbook's own subject (the words of its title, 価格転嫁) names no step."""
 
@@ -52,7 +58,12 @@ class StepClassifier:
         self.knowledge = knowledge
         self.steps_of = {f: [s.id for s in playbook.steps if f in s.knowledge]
                          for step in playbook.steps for f in step.knowledge}
-        self.subject = set(terms(playbook.title))
+        self.subject = set(_words(playbook.title))
+        texts = [_folded(" ".join([s.title, *s.keywords, s.description, *s.examples]))
+                 for s in playbook.steps]
+        self.own_text = dict(zip([s.id for s in playbook.steps], texts, strict=True))
+        self.keywords = {s.id: [_folded(k) for k in s.keywords if len(k) >= 2]
+                         for s in playbook.steps}
         self.index = KnowledgeIndex(":memory:")
         # no heading: repeated in every chunk of a step, the title's words would count in
         # as many chunks as the step has, and BM25 would give them no weight
@@ -79,6 +90,12 @@ class StepClassifier:
             top = max(part.values())
             for step, score in part.items():
                 combined[step] = combined.get(step, 0.0) + score / top / len(parts)
+        folded = _folded(question)
+        for step, keywords in self.keywords.items():
+            found = [k for k in keywords if k in folded]
+            if found:
+                combined[step] = combined.get(step, 0.0) + KEYWORD_WEIGHT * len(found)
+                matched[step] = matched.get(step, "") + " " + " ".join(found)
         return combined, matched
 
     def detect(self, question: str, needs: Set[str] = frozenset()) -> StepDetection:
@@ -95,8 +112,11 @@ class StepClassifier:
         margin = (top - (runner_up[1] if runner_up else 0.0)) / top
         confidence: Confidence = ("high" if margin >= HIGH_MARGIN else
                                   "medium" if margin >= MEDIUM_MARGIN else "low")
-        shared = [t for t in dict.fromkeys(terms(question)) if t not in self.subject
-                  and t in terms(f"{self.playbook.title_of(best)} {matched.get(best, '')}")]
+        shared = self._shared(question, _folded(
+            f"{self.playbook.title_of(best)} {self.own_text.get(best, '')} "
+            f"{matched.get(best, '')}"))
+        shared += [k for k in self.keywords.get(best, [])  # 申し入れ: a key word, found whole
+                   if k in _folded(question) and k not in shared]
         if len(shared) < MIN_SHARED_TERMS:
             return StepDetection(step=UNKNOWN, confidence="low", reasoning=(
                 f"どのステップとも共通する語が少なすぎます（{'、'.join(shared) or 'なし'}）。"
@@ -108,6 +128,29 @@ class StepClassifier:
         return StepDetection(step=best, confidence=confidence, reasoning=(
             f"{words} {best}（{self.playbook.title_of(best)}）に一致"
             f"（スコア {top:.2f}、{second}）。"))
+
+
+    def _shared(self, question: str, text: str) -> list[str]:
+        """The question's words found in ``text``: whole katakana and Latin words (リスト is
+        not found inside チェックリスト's bigram スト alone), pairs of kanji; never the
+        playbook's subject, hiragana or a single character."""
+        return [w for w in dict.fromkeys(_words(question)) if w not in self.subject
+                and w in text]
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _words(text: str) -> list[str]:
+    """Katakana and Latin words whole, kanji runs as overlapping pairs."""
+    out = []
+    for word in _WORDS.findall(_folded(text)):
+        if _KANJI_PAIR.match(word):
+            out += [word[i:i + 2] for i in range(len(word) - 1)]
+        elif not re.match(r"[\u3400-\u9fff]", word):
+            out.append(word)
+    return out
 
 
 @dataclass(frozen=True)
