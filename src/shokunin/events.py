@@ -303,6 +303,7 @@ class AgentLog(BaseEvent):
     kind: Literal["agent_log"] = "agent_log"
     agent_id: str
     entry: StudioLogEntry
+    agent_type: str | None = None  # None in events stored before it was carried
 
 
 class AgentCompleted(BaseEvent):
@@ -324,7 +325,7 @@ class StudioOutputRecord(Record):
     output_type: str
     file_path: str | None = None
     summary: str = ""
-    agent_name: str = ""  # the agent's metadata.displayName
+    agent_type: str = ""
     created_at: Time
 
 

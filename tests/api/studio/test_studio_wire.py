@@ -37,9 +37,12 @@ def test_the_client_dialect_nests_the_failure_and_the_log_entry() -> None:
     assert payload["error"] == "429 rate limit" and payload["projectId"] == "p1"
     entry = {"id": "l1", "timestamp": "2026-01-01T00:00:00Z", "level": "warn",
              "message": "m"}
-    log = ev.AgentLog(agent_id="a1", entry=entry, thread_id="p1")
-    assert to_wire(log, "client") == [("agent:log", {"agentId": "a1", "projectId": "p1",
-                                                     "entry": entry})]
+    log = ev.AgentLog(agent_id="a1", entry=entry, thread_id="p1", agent_type="concept")
+    assert to_wire(log, "client") == [
+        ("agent:log", {"agentId": "a1", "projectId": "p1", "entry": entry}),
+        # the project's log too, as its log list holds it (GET /api/projects/{id}/logs)
+        ("system_log:created", {"projectId": "p1", "log": entry | {
+            "agentId": "a1", "source": "concept", "details": None}})]
     [(_, seed)] = to_wire(log, "seed")
     assert seed["level"] == "WARN" and seed["message"] == "m"
 
@@ -59,13 +62,17 @@ def metrics(**overrides: object) -> ev.ProjectMetrics:
 
 def test_the_remaining_time_is_a_number_estimated_from_progress_when_there_are_no_samples(
         ) -> None:
-    [(_, early)] = to_wire(metrics(), "seed")
-    assert early["estimatedRemainingSeconds"] == 0 and early["remainingEstimated"] is False
+    [(_, early)] = to_wire(metrics(), "client")
+    assert early["metrics"]["estimatedRemainingSeconds"] == 0
+    assert early["metrics"]["remainingEstimated"] is False
+    [(_, seed)] = to_wire(metrics(), "seed")
+    assert seed["estimatedRemainingSeconds"] == 0  # the seed's event, its keys alone
     [(_, later)] = to_wire(metrics(progress_percent=25.0, completed_tasks=1), "client")
     assert later["metrics"]["estimatedRemainingSeconds"] == 90.0
     assert later["metrics"]["remainingEstimated"] is True
-    [(_, sampled)] = to_wire(metrics(estimated_remaining_seconds=12.5), "seed")
-    assert sampled["estimatedRemainingSeconds"] == 12.5 and sampled["remainingEstimated"]
+    [(_, sampled)] = to_wire(metrics(estimated_remaining_seconds=12.5), "client")
+    assert sampled["metrics"]["estimatedRemainingSeconds"] == 12.5
+    assert sampled["metrics"]["remainingEstimated"] is True
 
 
 def agent_record(**overrides: object) -> dict[str, object]:
@@ -114,12 +121,12 @@ def test_the_client_form_names_the_agent_that_completed_and_its_tokens() -> None
 def test_an_image_an_agent_made_is_an_asset_of_the_client_with_its_approval() -> None:
     output = ev.OutputCreated(output={
         "id": "o1", "project_id": "p1", "agent_id": "a1", "output_type": "asset_image",
-        "file_path": "outputs/assets/hero.svg", "summary": "主人公", "agent_name": "主人公画像",
+        "file_path": "outputs/assets/hero.svg", "summary": "主人公", "agent_type": "asset_worker",
         "created_at": "2026-01-01T00:00:00Z"}, thread_id="p1")
     [(name, payload)] = to_wire(output, "client")
     asset = payload["asset"]
     assert name == "asset:created" and asset["type"] == "image"
-    assert asset["approvalStatus"] == "pending" and asset["agent"] == "主人公画像"
+    assert asset["approvalStatus"] == "pending" and asset["agent"] == "asset_worker"
     assert asset["url"] == "/api/projects/p1/files/outputs/assets/hero.svg"
     assert to_wire(output, "seed") == []  # the seed has no such event
     document = ev.OutputCreated(output={

@@ -191,7 +191,8 @@ class ProjectSession:
         if row["id"] in self._logged:
             return None
         self._logged.add(row["id"])
-        return (ev.AgentLog(agent_id=agent["id"], entry=ev.StudioLogEntry.model_validate(row)),
+        return (ev.AgentLog(agent_id=agent["id"], entry=ev.StudioLogEntry.model_validate(row),
+                            agent_type=agent["type"]),
                 self.records.insert_write(logs_table, row))
 
     async def progress(self, agent: dict[str, Any], percent: int, what: str,
@@ -270,8 +271,7 @@ class ProjectSession:
         events.append(ev.AgentProgress(agent_id=agent["id"], progress=90, current_task=what,
                                        completed_tasks=0, total_tasks=1, tokens_used=tokens))
         events.append(ev.OutputCreated(output=ev.StudioOutputRecord.model_validate(
-            row | {"summary": produced.summary,
-                   "agent_name": (fresh["metadata"] or {}).get("displayName", "")})))
+            row | {"summary": produced.summary, "agent_type": fresh["type"]})))
         # The output, the agent's figures and what tells of them: one commit.
         await self.ctx.emit_all(events, writes=[
             self.records.insert_write(outputs_table, row), log_row,

@@ -58,8 +58,8 @@ from shokunin.api.studio.wire import (
     Dialect,
     agent_json,
     checkpoint_json,
-    log_json,
     metrics_json,
+    system_log_json,
     to_wire,
 )
 from shokunin.errors import ShokuninError
@@ -377,14 +377,16 @@ class StudioSocket:
         if dialect != "seed":
             logs = await studio.records.logs(project_id=project_id, limit=SYNC_LOGS)
             checkpoints = await studio.records.checkpoints(project_id)
+            types = {a["id"]: a["type"] for a in agents}
             sync |= {
                 "project": _dump(Project.model_validate(project)),
                 "agents": [agent_json(ev.StudioAgentRecord.model_validate(a)) for a in agents],
                 "checkpoints": [checkpoint_json(ev.StudioCheckpointRecord.model_validate(c))
                                 for c in checkpoints],
                 "metrics": metrics_json(ev.StudioMetrics.model_validate(metrics.model_dump())),
-                "logs": [log_json(ev.StudioLogEntry.model_validate(r))
-                         | {"agentId": r["agent_id"]} for r in logs]}
+                # the project's log, as the client's log list holds it
+                "logs": [system_log_json(ev.StudioLogEntry.model_validate(r), r["agent_id"],
+                                         types.get(r["agent_id"], "System")) for r in logs]}
         return sync | {"timestamp": _now()}
 
     # checkpoints

@@ -23,6 +23,7 @@ ones the REST face answers with.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import quote
@@ -79,6 +80,17 @@ def log_json(record: ev.StudioLogEntry) -> dict[str, Any]:
     return _camel(AgentLogEntry, record, exclude_none=True)
 
 
+def system_log_json(record: ev.StudioLogEntry, agent_id: str, source: str
+                    ) -> dict[str, Any]:
+    """A log entry in the project's log as the seed project's client lists it (the form of
+    ``GET /api/projects/{id}/logs``): the agent it is from (``source``: its type) and its
+    metadata as text (``details``)."""
+    entry = log_json(record)
+    metadata = entry.pop("metadata", None)
+    return entry | {"agentId": agent_id, "source": source, "details": json.dumps(
+        metadata, ensure_ascii=False) if metadata else None}
+
+
 def metrics_json(record: ev.StudioMetrics) -> dict[str, Any]:
     """The seed's ProjectMetrics. ``estimatedRemainingSeconds`` is a number: the figures'
     own estimate (from finished agents of the same types) when there is one, else one from
@@ -97,18 +109,20 @@ def metrics_json(record: ev.StudioMetrics) -> dict[str, Any]:
 
 def asset_json(record: ev.StudioOutputRecord, approval_status: str = "pending"
                ) -> dict[str, Any]:
-    """An output file as the seed project's client lists an asset: its kind (``image``
-    for ``asset_image``), where it is served, and whether a person approved it yet."""
+    """An output file as the seed project's client lists an asset, in the form of ``GET
+    /api/projects/{id}/assets``: its kind (``image`` for ``asset_image``; the seed's type in
+    ``outputType``), where it is served, and whether a person approved it yet. ``size`` is
+    left for that listing (the client reads ``""`` as 0)."""
     path = record.file_path or ""
     url = f"/api/projects/{record.project_id}/files/{quote(path)}" if path else None
+    kind = ASSET_TYPES.get(record.output_type, "other")
     return {"id": record.id, "agentId": record.agent_id,
-            "name": path.rsplit("/", 1)[-1] or record.output_type,
-            "type": ASSET_TYPES.get(record.output_type, "other"),
-            "agent": record.agent_name or record.agent_id,
-            "size": "", "createdAt": _iso(record.created_at), "url": url,
-            "thumbnail": url if record.output_type == "asset_image" else None,
-            "duration": None, "content": record.summary or None,
-            "approvalStatus": approval_status}
+            "name": path.rsplit("/", 1)[-1] or record.output_type, "type": kind,
+            "outputType": record.output_type, "filePath": path or None,
+            "agent": record.agent_type, "size": "", "url": url,
+            "thumbnail": url if kind == "image" else None, "duration": None,
+            "content": record.summary or None, "approvalStatus": approval_status,
+            "createdAt": _iso(record.created_at)}
 
 
 def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
@@ -153,9 +167,11 @@ def _progress(e: ev.AgentProgress, d: Dialect, ts: str) -> list[Message]:
 
 def _log(e: ev.AgentLog, d: Dialect, ts: str) -> list[Message]:
     entry = log_json(e.entry)
-    if d == "client":
+    if d == "client":  # the agent's log, and the project's (its sidebar and Logs tab)
         return [("agent:log", {"agentId": e.agent_id, "projectId": e.thread_id,
-                               "entry": entry})]
+                               "entry": entry}),
+                ("system_log:created", {"projectId": e.thread_id, "log": system_log_json(
+                    e.entry, e.agent_id, e.agent_type or "System")})]
     level = {"warn": "WARN"}.get(entry["level"], entry["level"].upper())
     payload = {"agentId": e.agent_id, "level": level, "message": entry["message"],
                "timestamp": entry.get("timestamp", ts)}
@@ -260,7 +276,6 @@ def _metrics(e: ev.ProjectMetrics, d: Dialect, ts: str) -> list[Message]:
         "estimatedTotalTokens": m["estimatedTotalTokens"],
         "elapsedSeconds": m["elapsedTimeSeconds"],
         "estimatedRemainingSeconds": m["estimatedRemainingSeconds"],
-        "remainingEstimated": m["remainingEstimated"],
         "completedTasks": m["completedTasks"], "totalTasks": m["totalTasks"],
         "timestamp": ts})]
 
