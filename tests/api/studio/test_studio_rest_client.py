@@ -153,6 +153,22 @@ def test_the_stop_of_a_project_that_does_not_run_is_409(http: httpx.Client) -> N
     assert response.status_code == 409 and "停止できるのは" in response.json()["error"]
 
 
+def test_a_paused_project_stops_and_a_waiting_one_initializes(http: httpx.Client) -> None:
+    pid = created(http)["id"]
+    http.post(f"/api/projects/{pid}/start")
+    wait_pending(http, pid)
+    http.post(f"/api/projects/{pid}/pause")
+    assert http.patch(f"/api/projects/{pid}", json=STOP).json()["status"] == "draft"
+    http.post(f"/api/projects/{pid}/start")
+    wait_pending(http, pid)  # waiting at its checkpoint, its run held open
+    project = http.post(f"/api/projects/{pid}/initialize").json()
+    assert project["status"] == "draft"
+    assert http.get(f"/api/projects/{pid}/checkpoints").json() == []
+    assert http.post(f"/api/projects/{pid}/start").json()["status"] == "running"
+    [checkpoint] = wait_pending(http, pid)
+    assert checkpoint["type"] == "concept_review"
+
+
 def test_initialize_resets_the_project_and_deletes_its_outputs(http: httpx.Client) -> None:
     pid = completed(http)
     assets = http.get(f"/api/projects/{pid}/assets").json()
