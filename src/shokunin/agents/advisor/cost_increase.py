@@ -65,12 +65,14 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
             parts.append("現在の売値（「売値 1,100円」など）を教えていただければ、利益額・利益率を"
                          "維持する売値も計算します。")
     if intent.rises:
-        terms = [f"{r.share} × {r.rise} / 100" for r in intent.rises]
-        rise = _plain(await calculate(f"round({' + '.join(terms)}, 2)"))
-        lines = "\n".join(f"- {r.label}: 原価の{r.share}% × {r.rise}% 上昇 = "
-                          f"{_plain(await calculate(f'{r.share} * {r.rise} / 100'))}%"
-                          for r in intent.rises)
-        parts.append(f"原価への影響を計算しました（電卓ツール）。\n\n{lines}\n\n"
+        lines = []
+        for r in intent.rises:
+            part = _plain(await calculate(f"{r.share} * {r.rise} / 100"))
+            lines.append(f"- {r.label}: 原価の{r.share}% × {r.rise}% 上昇 = {part}%")
+        terms = " + ".join(f"{r.share} * {r.rise} / 100" for r in intent.rises)
+        rise = _plain(await calculate(f"round({terms}, 2)"))
+        listed = "\n".join(lines)
+        parts.append(f"原価への影響を計算しました（電卓ツール）。\n\n{listed}\n\n"
                      f"原価は合計で **{rise}%** 上がります。利益率を維持するには、売値も同じ"
                      f" {rise}% の値上げが目安です（挙げていない費目は変わらないものとして"
                      "計算しています）。")

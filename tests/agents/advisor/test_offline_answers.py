@@ -1,0 +1,117 @@
+"""The offline Advisor answers what it was asked, through the agent with the shipped
+playbook, knowledge base and builtin tools (issue 36, Advisor; issue 37): a yes/no question
+gets a direct answer grounded in a cited quote, a request to compute the cost increase picks
+the cost-calculation step and asks for the user's numbers (then computes them with the
+calculator), and a picture asked without data is the step's own process, drawn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shokunin.agents.advisor import load_playbook
+from shokunin.config import Settings
+from shokunin.events import BaseEvent
+from shokunin.runs import Runner
+from tests.agents.advisor.conftest import answer, consult
+
+COST_STEP = "STEP_0_CHECK_3"
+
+
+def _calls(events: list[BaseEvent], name: str) -> list[dict[str, Any]]:
+    return [e.args for e in events if e.kind == "tool_call" and e.name == name]
+
+
+def _reply(events: list[BaseEvent]) -> str:
+    """The answer after the line naming the step it answers from, if any."""
+    text = answer(events)
+    first, _, rest = text.partition("\n\n")
+    return rest if first.endswith("の観点でお答えします。") else text
+
+
+def _step(events: list[BaseEvent]) -> str | None:
+    return next((e.step for e in events if e.kind == "step_update"), None)
+
+
+async def test_can_i_pass_on_prices_gets_a_direct_yes_grounded_in_a_cited_quote(
+        advisor: Runner) -> None:
+    text = _reply(await consult(advisor, "価格転嫁はできますか？"))
+    assert text.startswith("はい、価格転嫁はできます。")
+    quote = next(line for line in text.splitlines() if line.startswith("> "))
+    assert "できます" in quote and "出典: price_pass_through_basics.md" in text
+    assert "判断できませんでした" not in text  # answered, not asked back
+
+
+async def test_a_legality_question_gets_its_verdict_and_the_rule_it_rests_on(
+        advisor: Runner) -> None:
+    text = _reply(await consult(advisor, "協議もなしに単価を据え置かれるのは違法ですか"))
+    assert text.startswith("はい、問題となる可能性があります。")
+    assert "優越的地位の濫用" in text and "〔出典: " in text
+
+
+async def test_a_yes_no_question_the_knowledge_base_does_not_settle_gets_no_verdict(
+        advisor: Runner) -> None:
+    text = _reply(await consult(advisor, "取引先の担当者にお歳暮を贈ってもいいですか"))
+    assert not text.startswith(("はい", "いいえ"))
+    assert "見つかりませんでした" in text
+
+
+async def test_computing_the_cost_increase_picks_the_cost_step_and_asks_for_the_numbers(
+        advisor: Runner) -> None:
+    events = await consult(advisor, "コスト上昇分を計算して")
+    assert _step(events) == COST_STEP
+    text = answer(events)
+    assert "原価計算の実施" in text and "電卓ツールで計算" in text
+    assert "材料費 400円→480円" in text and "売値" in text  # which numbers, in which form
+    assert not _calls(events, "calculator")  # nothing computed from numbers it does not have
+
+
+async def test_the_users_numbers_are_computed_with_the_calculator(advisor: Runner) -> None:
+    await consult(advisor, "コスト上昇分を計算して")
+    events = await consult(
+        advisor, "材料費 400円→480円、労務費 300円→330円、経費 150円→160円、売値 1,100円")
+    assert _step(events) == COST_STEP
+    calls = _calls(events, "calculator")
+    results = [e for e in events if e.kind == "tool_result" and e.name == "calculator"]
+    assert len(calls) == len(results) >= 5 and all(r.success for r in results)
+    text = answer(events)
+    assert "| 材料費 | 400円 | 480円 | 80円 | 20% |" in text
+    assert "**120円**" in text and "**14.1%**" in text  # 850 -> 970
+    assert "**1220円**" in text and "**1255円**" in text  # profit amount / rate kept
+
+
+async def test_shares_and_rises_give_the_rise_of_the_cost(advisor: Runner) -> None:
+    events = await consult(advisor, "材料費は原価の4割で2割上昇、労務費は原価の3割で5%上昇"
+                                    "しています。原価は何%上がりますか")
+    assert _calls(events, "calculator")
+    assert "**9.5%**" in answer(events)  # 40% x 20% + 30% x 5%
+
+
+async def test_a_picture_without_data_draws_the_current_steps_process(
+        advisor: Runner) -> None:
+    await consult(advisor, "原価計算のやり方を教えてください")
+    events = await consult(advisor, "図で説明して")
+    flow = load_playbook(Settings().advisor_playbook).step(COST_STEP).flow
+    [call] = _calls(events, "generate_diagram")
+    assert call["diagram_type"] == "flowchart" and call["description"] == " → ".join(flow)
+    assert [e.kind for e in events].count("image") == 1
+    text = answer(events)
+    assert "「原価計算の実施」の進め方を図にしました" in text and flow[0] in text
+    assert "JSON" not in text and "No chart data" not in text
+
+
+async def test_a_picture_asked_before_any_step_draws_the_whole_process(
+        advisor: Runner) -> None:
+    events = await consult(advisor, "図で説明して")
+    [call] = _calls(events, "generate_diagram")
+    assert call["diagram_type"] == "flowchart"
+    assert call["description"].startswith("STEP_0_CHECK_1 取引条件・業務内容の確認 → ")
+    assert [e.kind for e in events].count("image") == 1
+    assert "全体の流れを図にしました" in answer(events)
+
+
+async def test_a_chart_with_data_still_draws_the_data(advisor: Runner) -> None:
+    events = await consult(advisor, "原価の内訳をグラフにしてください。\n材料費 450\n労務費 300\n"
+                                    "経費 150")
+    [call] = _calls(events, "generate_diagram")
+    assert call["diagram_type"] == "bar" and "材料費 450" in call["description"]
+    assert "図を作成しました" in answer(events)
