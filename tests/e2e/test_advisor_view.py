@@ -106,7 +106,8 @@ def test_a_session_deleted_elsewhere_shows_the_servers_error_and_leaves_the_list
     session_id = page.evaluate("localStorage.getItem('shokunin.advisor.session')")
     assert httpx.delete(f"{ui.server.url}/api/session/{session_id}").status_code == 200
     _ask(page, "こんにちは")
-    expect(page.locator(".advisor-turn .advisor-error")).to_contain_text(session_id)
+    expect(page.locator(".advisor-turn .advisor-error")).to_contain_text(
+        "セッションが見つかりません")  # the user's words (issue 36), not the id
     expect(page.locator(f'.advisor-session[data-session="{session_id}"]')).to_have_count(0)
     ui.screenshot("advisor-error")
     page.click(".advisor-new")
@@ -140,7 +141,8 @@ def test_an_answer_cut_off_mid_stream_is_resumed_from_the_last_event(ui: Any) ->
     def cut_after_the_step(route: Any) -> None:  # the real answer, cut before its tools
         response = route.fetch()
         blocks = [b for b in response.text().split("\n\n") if "data:" in b]
-        route.fulfill(response=response, body="\n\n".join(blocks[:2]) + "\n\n")
+        # run, status (seq 1), step_update (seq 2)
+        route.fulfill(response=response, body="\n\n".join(blocks[:3]) + "\n\n")
 
     ui.page.route("**/api/chat", cut_after_the_step)
     ui.page.on("request", lambda r: "/api/chat/runs/" in r.url and resumed.append(r.url))

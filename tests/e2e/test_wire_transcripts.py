@@ -47,6 +47,12 @@ class Change:
 A = "(a) a malformed thread id is always 400 bad_thread_id"
 C = "(c) tools errors gained a code"
 D = "(d) an Analyst upload onto another face's thread says thread_belongs_to_other_face"
+F = ("(f, issue 36) an Advisor chat error reads in the user's language and says what to do; "
+     "the developer's text moved to detail")
+_BAD_ID = ("bad thread id '.hidden': 1 to 128 characters: letters, digits, '-', '_' or '.', "
+           "not starting with '.'")
+_NO_SESSION_ID = ('send {"message": "...", "session_id": "..."} (create a session with '
+                  "POST /api/session)")
 # Not reached by the script: (b) an unexpected failure is ``internal`` (was ``server_error``
 # on the WS); (e) an Advisor delete/clear with a live run says ``run_live`` (was ``conflict``):
 # neither can be caused on purpose, on the offline brain, without racing a run.
@@ -74,6 +80,20 @@ INTENDED: list[Change] = [
            ABSENT, "invalid_args"),
     Change(D, "analyst", "POST /api/analyst/datasets thread_id=<id 4> file=@sales_en.csv",
            ("body", "code"), "conflict", "thread_belongs_to_other_face"),
+    *[Change(F, "advisor", f'SSE POST /api/chat {{"message": "こんにちは"{session}}}',
+             ("events", 0, "data", key), before, after)
+      for session, key, before, after in (
+          (', "session_id": ".hidden"', "error", _BAD_ID,
+           "セッションの番号が正しくありません。ページを再読み込みして新しい相談を始めてください。"),
+          (', "session_id": ".hidden"', "detail", ABSENT, _BAD_ID),
+          (', "session_id": "no-such-session"', "error",
+           "no session 'no-such-session'; create a session with POST /api/session",
+           "セッションが見つかりません。ページを再読み込みして新しい相談を始めてください。"),
+          (', "session_id": "no-such-session"', "detail", ABSENT,
+           "no session 'no-such-session'"),
+          ("", "error", _NO_SESSION_ID,
+           "セッションが見つかりません。ページを再読み込みして新しい相談を始めてください。"),
+          ("", "detail", ABSENT, _NO_SESSION_ID))],
 ]
 
 

@@ -82,9 +82,11 @@ def _failure(exc: ShokuninError, language: str) -> dict[str, Any]:
 
 
 def _status(status: str, message: str = "", tool: str | None = None) -> dict[str, Any]:
-    payload = {"type": "status", "status": status, "message": message}
-    return payload if tool is None else {**payload, "tool": tool,
-                                         "message": TOOL_STATUS.get(tool, f"{tool}を実行中...")}
+    """The later client's status line, keys in the origin's order."""
+    if tool is None:
+        return {"type": "status", "status": status, "message": message}
+    return {"type": "status", "status": status, "tool": tool,
+            "message": TOOL_STATUS.get(tool, f"{tool}を実行中...")}
 
 
 class ChatWire:
