@@ -1,0 +1,51 @@
+"""The offline Advisor's answers to the three requests of issue 36, as the origin's React
+clients send them to ``POST /api/chat`` on a live server and as they show them: a direct
+answer to 「価格転嫁はできますか？」, the cost-calculation step and a request for the user's
+numbers for 「コスト上昇分を計算して」, and the step's own process drawn for 「図で説明して」
+(a ``diagram`` message, and the PNG behind ``GET /api/diagrams/latest`` the clients poll)."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.api.advisor.origin_client import chat, open_session, screen
+from tests.live_server import LiveServer
+
+
+def test_can_i_pass_on_prices_is_answered_directly_on_the_clients_screen(
+        live_server: LiveServer) -> None:
+    session = open_session(live_server.url)
+    messages = chat(live_server.url, session, "価格転嫁はできますか？")
+    assert messages[-1]["type"] == "done"
+    done = messages[-1]["content"]
+    assert "はい、価格転嫁はできます。" in done and "出典: price_pass_through_basics.md" in done
+    assert "はい、価格転嫁はできます。" in screen(messages).text
+    sources = next(m for m in messages if m["type"] == "sources")["sources"]
+    assert "price_pass_through_basics.md" in [s["source"] for s in sources]
+
+
+def test_computing_the_cost_increase_proposes_the_cost_step_then_computes_the_numbers(
+        live_server: LiveServer) -> None:
+    session = open_session(live_server.url)
+    asked = chat(live_server.url, session, "コスト上昇分を計算して")
+    assert next(m for m in asked if m["type"] == "step_update")["step"] == "STEP_0_CHECK_3"
+    assert "材料費 400円→480円" in asked[-1]["content"]
+    computed = chat(live_server.url, session,
+                    "材料費 400円→480円、労務費 300円→330円、経費 150円→160円、売値 1,100円")
+    assert "calculator" in [m["tool"] for m in computed if m["type"] == "tool_use"]
+    assert "**120円**" in computed[-1]["content"] and "**1220円**" in computed[-1]["content"]
+
+
+def test_draw_it_shows_the_steps_process_as_a_diagram_the_clients_fetch(
+        live_server: LiveServer) -> None:
+    session = open_session(live_server.url)
+    chat(live_server.url, session, "原価計算のやり方を教えてください")
+    messages = chat(live_server.url, session, "図で説明して")
+    assert "generate_diagram" in [m["tool"] for m in messages if m["type"] == "tool_use"]
+    assert [m["type"] for m in messages].count("diagram") == 1
+    done = messages[-1]["content"]
+    assert "「原価計算の実施」の進め方を図にしました" in done and "JSON" not in done
+    latest = httpx.get(f"{live_server.url}/api/diagrams/latest",
+                       params={"session_id": session}).json()["diagram"]
+    png = httpx.get(f"{live_server.url}{latest['url']}")
+    assert png.headers["content-type"] == "image/png" and png.content.startswith(b"\x89PNG")
