@@ -107,10 +107,15 @@ class OfflineBrain:
         elif intent.calculation:
             focus = (f"{step}「{playbook.title_of(step)}」のステップで、" if step else "")
             done.append(ask_for_numbers(focus))
-        bare = done and (_bare(intent) or (intent.calculation and len(message) <= 30))
-        if settled.ask and not done and intent.verdict is None:
-            return self._ask_back(playbook, settled)
+        bare = bool(done) and (_bare(intent) or (intent.calculation and len(message) <= 30))
         parts: list[str] = []
+        if settled.ask and not done and intent.verdict is None:
+            if not self.classifier.about_subject(message):
+                return self._ask_back(playbook, settled)
+            # a question on the whole subject (「価格転嫁の進め方を教えて」): the whole process
+            steps = "\n".join(f"{i}. {s.id}: {s.title}" for i, s in enumerate(playbook.steps, 1))
+            parts.append(f"「{playbook.title}」は次のステップで進めます。どの段階のご相談かを"
+                         f"教えていただければ、そのステップに絞ってお答えします。\n\n{steps}")
         if step and not settled.ask:
             parts.append(f"**{step}「{playbook.title_of(step)}」**の観点でお答えします。")
         parts += done

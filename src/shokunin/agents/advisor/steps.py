@@ -130,6 +130,10 @@ class StepClassifier:
             f"（スコア {top:.2f}、{second}）。"))
 
 
+    def about_subject(self, question: str) -> bool:
+        """Whether the question names the playbook's own subject (価格転嫁)."""
+        return bool(self.subject & set(_words(question)))
+
     def _shared(self, question: str, text: str) -> list[str]:
         """The question's words found in ``text``: whole katakana and Latin words (リスト is
         not found inside チェックリスト's bigram スト alone), pairs of kanji; never the
