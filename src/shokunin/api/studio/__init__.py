@@ -3,7 +3,6 @@
 from shokunin.api.studio import config, providers, rest, uploads
 from shokunin.api.studio.socket import StudioSocket
 
-# uploads first: POST /projects/{id}/files is not one of rest's /projects/{id}/{action}
-routers = [uploads.router, rest.router, config.router, providers.router]
+routers = [rest.router, uploads.router, config.router, providers.router]
 
 __all__ = ["StudioSocket", "routers"]

@@ -128,14 +128,18 @@ async def suggest_brushup_images(request: Request, project_id: str) -> Response:
                    "入力してください。", "unavailable")
 
 
-@router.post("/projects/{project_id}/{action}")
-async def act_on_project(request: Request, project_id: str, action: str) -> dict[str, Any]:
-    if action not in ("start", "pause", "resume", "initialize"):
-        raise ApiError(404, f"no action {action[:40]!r}: use start, pause, resume or "
-                       "initialize", "not_found")
-    await visible_project(request, project_id)
-    service = studio(request)
-    return dump(Project.model_validate(await getattr(service, action)(project_id)))
+def _transition(name: str) -> Any:
+    async def act(request: Request, project_id: str) -> dict[str, Any]:
+        await visible_project(request, project_id)
+        return dump(Project.model_validate(await getattr(studio(request), name)(project_id)))
+
+    act.__name__ = f"{name}_project"
+    return act
+
+
+# one route each (not /{action}): any other path under a project is a plain 404, not a 405
+for _name in ("start", "pause", "resume", "initialize"):
+    router.post(f"/projects/{{project_id}}/{_name}")(_transition(_name))
 
 
 @router.get("/projects/{project_id}/agents")
