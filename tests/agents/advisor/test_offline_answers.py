@@ -123,3 +123,24 @@ async def test_a_question_on_the_whole_subject_gets_the_whole_process(advisor: R
     assert "13. STEP_5: 発注後に発生する価格交渉" in text and "〔出典: " in text
     greeting = answer(await consult(advisor, "こんにちは", thread="s2"))
     assert "判断できませんでした" in greeting  # small talk is asked back, not answered
+
+
+async def test_a_question_for_a_usual_rate_is_no_request_for_the_users_numbers(
+        advisor: Runner) -> None:
+    events = await consult(advisor, "値上げ率は何%くらいが普通ですか")
+    assert "数字を送ってください" not in answer(events) and not _calls(events, "calculator")
+
+
+async def test_a_chart_of_something_named_without_numbers_asks_for_them(
+        advisor: Runner) -> None:
+    events = await consult(advisor, "原価の内訳を円グラフにしたい")
+    assert not _calls(events, "generate_diagram")  # not the step's process instead
+    assert "グラフを描くには数値が必要です" in answer(events)
+
+
+async def test_numbers_it_could_not_use_are_named(advisor: Runner) -> None:
+    events = await consult(advisor, "鋼材が1kgあたり800円から960円になりました。1個0.5kg使います。"
+                                    "材料費はいくら増えますか")
+    text = answer(events)
+    assert "| 1kgあたり | 800円 | 960円 | 160円 | 20% |" in text
+    assert "次の数値は計算に使っていません: 1個、0.5kg" in text

@@ -5,10 +5,13 @@ profit rate; or, from items' shares of the cost and their rises, the cost's own 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 
 from shokunin.agents.advisor.intents import Intent
 
+_QUANTITY = re.compile(r"\d[\d,]*(?:\.\d+)?\s*(?:万円|千円|円|kg|g|t|トン|個|本|枚|台|人|時間|分|"
+                       r"か月|ヶ月|月|年|%|割|ロット)?")
 Calculate = Callable[[str], Awaitable[str]]  # an expression -> its exact value, as text
 
 NUMBERS_FORM = (
@@ -46,7 +49,8 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
             f"round(({total_after} - {total_before}) / {total_before} * 100, 1)"))
         rows.append(f"| **合計** | {total_before}円 | {total_after}円 | **{total_diff}円** | "
                     f"**{total_rate}%** |")
-        parts.append("コスト上昇分を計算しました（電卓ツール、1個あたり）。\n\n" + "\n".join(rows))
+        parts.append("お送りいただいた数値から、コスト上昇分を計算しました（電卓ツール）。\n\n"
+                     + "\n".join(rows))
         if intent.price is not None:
             keep_amount = _plain(await calculate(f"{intent.price} + {total_diff}"))
             keep_rate = _plain(await calculate(
@@ -76,6 +80,11 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
                      f"原価は合計で **{rise}%** 上がります。利益率を維持するには、売値も同じ"
                      f" {rise}% の値上げが目安です（挙げていない費目は変わらないものとして"
                      "計算しています）。")
+    unused = _QUANTITY.findall(intent.rest)
+    if parts and unused:  # every number of the question is accounted for
+        parts.append(f"次の数値は計算に使っていません: {'、'.join(u.strip() for u in unused)}"
+                     "（使い方が読み取れませんでした。「材料費 400円→480円」の形で送って"
+                     "いただければ計算に含めます）。")
     if not parts and intent.expression:
         expression = intent.expression.translate(str.maketrans("×÷＋－＊／（）", "*/+-*/()"))
         expression = expression.replace(",", "").strip()

@@ -30,10 +30,12 @@ _YES_NO: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
                            r"[^。？?]{0,12}(ですか|ますか|でしょうか|のか|か)$")),
 )
 # a request to compute, not a name of the subject (「原価計算のやり方」 asks how, not what)
-_CALCULATION = re.compile(r"(計算|算出|試算|算定)(して|したい|してほし|してくだ|でき|を|お願い)|"
-                          r"いくら|何円|何[%％]|何パーセント|何割|"
-                          r"どのくらい(上が|増え|高く|になる)|どれくらい(上が|増え|高く|になる)|"
-                          r"compute|calculate", re.IGNORECASE)
+_COMPUTE = re.compile(r"(計算|算出|試算|算定)(して|したい|してほし|してくだ|でき|を|お願い)|"
+                      r"compute|calculate", re.IGNORECASE)
+# a question for a value: a calculation only with numbers to compute it from
+# (「値上げ率は何%くらいが普通？」 asks what is usual, not to compute)
+_VALUE_QUESTION = re.compile(r"いくら|何円|何[%％]|何パーセント|何割|"
+                             r"(どのくらい|どれくらい|どれだけ)(上が|増え|高く|になる)")
 _DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|絵で|diagram|chart|graph|picture",
                             re.IGNORECASE)
 _DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセス|進め方")),
@@ -42,7 +44,8 @@ _DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセ�
 _ARROW = r"\s*(?:→|->|⇒|=>|から)\s*"
 _YEN = r"\s*(?P<unit{n}>万円|千円|円)?"
 _CHANGE = re.compile(
-    rf"(?P<label>[^\d\s、。,.:：;（）()→]{{1,20}}?)\s*(?:[:：は が]|の単価は?|単価は?)?\s*"
+    rf"(?P<label>\d+(?:\.\d+)?[a-z個本枚台時間]{{1,3}}(?:あたり|当たり)|"  # 1kgあたり
+    rf"[^\d\s、。,.:：;（）()→]{{1,20}}?)\s*(?:[:：は が]|の単価は?|単価は?)?\s*"
     rf"(?P<before>{_NUMBER}){_YEN.format(n=1)}{_ARROW}(?P<after>{_NUMBER}){_YEN.format(n=2)}")
 _RATE = r"(?P<{name}>{number})\s*(?P<{name}_unit>割|%|％|パーセント)"
 _SHARE = re.compile(r"(?:原価|コスト|総原価|製造原価)の\s*" +
@@ -148,7 +151,9 @@ def read_intent(message: str) -> Intent:
         spans.append(expression.span())
     rest = "".join(c for i, c in enumerate(text) if not any(a <= i < b for a, b in spans))
     return Intent(
-        verdict=yes_no(message), calculation=bool(_CALCULATION.search(text)),
+        verdict=yes_no(message),
+        calculation=bool(_COMPUTE.search(text) or (
+            _VALUE_QUESTION.search(text) and (changes or rises or expression))),
         diagram=diagram_kind(message), changes=changes, rises=rises,
         price=_decimal(price.group("price"), price.group("unit")) if price else None,
         expression=expression.group(0) if expression else None, rest=rest)

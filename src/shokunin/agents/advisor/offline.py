@@ -209,6 +209,11 @@ class OfflineBrain:
                 return f"図を作成しました（図生成ツール）。{answer['result']['summary']}"
             return ("お送りいただいた数値からグラフを作れませんでした。「- 材料費: 450」のように、"
                     "1行に項目と数値を1つずつ書いてください。")
+        if intent.diagram in ("bar", "line") and not _bare(intent):
+            # a chart of something named (「原価の内訳を円グラフに」) needs its numbers
+            return ("グラフを描くには数値が必要です。次のように、1行に項目と数値を1つずつ書いて"
+                    "送ってください（図生成ツールで描きます）。\n- 材料費: 450\n- 労務費: 300\n"
+                    "- 経費: 150")
         return await self._draw_flow(tool, playbook, step)
 
     @staticmethod
