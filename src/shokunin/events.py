@@ -195,6 +195,17 @@ class StudioLogEntry(Record):
     metadata: dict[str, Any] | None = None
 
 
+class StudioOutputRecord(Record):
+    id: str
+    project_id: str
+    agent_id: str
+    output_type: str
+    file_path: str | None = None
+    summary: str = ""
+    agent_type: str = ""
+    created_at: Time
+
+
 class StudioCheckpointOutput(Record):
     document_type: str | None = None
     summary: str | None = None
@@ -202,6 +213,8 @@ class StudioCheckpointOutput(Record):
     tokens_used: int | None = None
     generation_time_ms: int | None = None
     preview_url: str | None = None
+    # the image and sound files it covers: their approval follows the checkpoint's
+    assets: list[StudioOutputRecord] = Field(default_factory=list)
 
 
 class StudioCheckpointRecord(Record):
@@ -316,17 +329,6 @@ class AgentCompleted(BaseEvent):
     tokens_used: int
     output_summary: str
     agent: StudioAgentRecord | None = None
-
-
-class StudioOutputRecord(Record):
-    id: str
-    project_id: str
-    agent_id: str
-    output_type: str
-    file_path: str | None = None
-    summary: str = ""
-    agent_type: str = ""
-    created_at: Time
 
 
 class OutputCreated(BaseEvent):

@@ -99,6 +99,10 @@ async def test_the_react_client_as_recorded_finds_every_field_it_reads_with_no_s
     assets = [p["asset"] for n, p in events if n == "asset:created"]
     assert assets and {a["type"] for a in assets} == {"image"}
     assert {a["approvalStatus"] for a in assets} == {"pending"}
+    # approved with their checkpoint: the client's count of assets waiting goes down
+    updated = {p["asset"]["id"]: p["asset"] for n, p in events if n == "asset:updated"}
+    assert set(updated) == {a["id"] for a in assets}
+    assert {a["approvalStatus"] for a in updated.values()} == {"approved"}
     image = await http.get(assets[0]["url"])
     assert image.status_code == 200 and image.text.lstrip().startswith("<svg")
     assert all(isinstance(p["metrics"]["estimatedRemainingSeconds"], int | float)

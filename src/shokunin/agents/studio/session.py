@@ -343,7 +343,7 @@ class ProjectSession:
             + (f"(修正 {attempt} 回目)" if attempt else ""),
             "description": f"{spec.type} の出力 ({spec.output}) を確認してください。",
             "output": {"documentType": spec.output, "summary": summary[:4000],
-                       "content": content,
+                       "content": content, "assets": _assets(outputs, self._agents),
                        "tokensUsed": sum(o["tokens_used"] for o in outputs),
                        "generationTimeMs": sum(o["generation_time_ms"] for o in outputs)},
             "status": "pending", "feedback": None, "resolved_at": None,
@@ -423,6 +423,16 @@ class ProjectSession:
     async def files(self) -> dict[str, str]:
         """The text of every file the project's outputs wrote, by relative path."""
         return await asyncio.to_thread(_read_tree, self.workspace)
+
+
+def _assets(outputs: list[dict[str, Any]], agents: dict[str, dict[str, Any]]
+            ) -> list[dict[str, Any]]:
+    """The image and sound files among a checkpoint's outputs (JSON: stored in its row)."""
+    return [{"id": o["id"], "project_id": o["project_id"], "agent_id": o["agent_id"],
+             "agent_type": agents[o["agent_id"]]["type"], "output_type": o["output_type"],
+             "file_path": o["file_path"], "summary": str((o["content"] or {}).get("summary", "")),
+             "created_at": o["created_at"].isoformat()}
+            for o in outputs if o["output_type"].startswith("asset_") and o["file_path"]]
 
 
 def _since(started: datetime | None, at: datetime) -> int:

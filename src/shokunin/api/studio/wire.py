@@ -47,6 +47,8 @@ _SUGGESTIONS = {
 
 
 ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # the client's asset kinds
+# a checkpoint's resolution -> its assets' approvalStatus (a change requested: not yet)
+APPROVAL = {"approved": "approved", "rejected": "rejected"}
 
 
 def _iso(at: datetime) -> str:
@@ -136,13 +138,19 @@ def to_wire(event: ev.BaseEvent, dialect: Dialect) -> list[Message]:
 
 
 def merged(seed: list[Message], client: list[Message]) -> list[Message]:
-    """Both forms of the same messages: one payload per event name, the seed's keys first
-    and the client's added; an event only one form has, as it is."""
-    out = dict(seed)
+    """Both forms of the same messages: a message both forms send once, as one payload
+    (the seed's keys first, the client's added); any other, as it is."""
+    seed_names = [name for name, _ in seed]
+    client_names = [name for name, _ in client]
+    out = list(seed)
     for name, payload in client:
-        out[name] = out[name] | {k: v for k, v in payload.items() if k not in out[name]} \
-            if name in out else payload
-    return list(out.items())
+        if seed_names.count(name) == 1 and client_names.count(name) == 1:
+            i = seed_names.index(name)
+            out[i] = (name, out[i][1] | {k: v for k, v in payload.items()
+                                         if k not in out[i][1]})
+        else:
+            out.append((name, payload))
+    return out
 
 
 def _started(e: ev.AgentStarted, d: Dialect, ts: str) -> list[Message]:
@@ -244,10 +252,15 @@ def _checkpoint_resolved(e: ev.CheckpointResolved, d: Dialect, ts: str) -> list[
                             "resolution": socket_resolution(e.resolution), "timestamp": ts}
     if e.feedback is not None:
         flat["feedback"] = e.feedback
-    if d == "client":
+    if d == "client":  # and the approval of the images and sounds it covers
         checkpoint = checkpoint_json(e.checkpoint) if e.checkpoint is not None else None
+        verdict = APPROVAL.get(e.resolution, "pending")
+        assets = e.checkpoint.output.assets if e.checkpoint is not None else []
         return [("checkpoint:resolved", {"checkpoint": checkpoint,
-                                         "projectId": e.thread_id} | flat)]
+                                         "projectId": e.thread_id} | flat),
+                *[("asset:updated", {"projectId": e.thread_id,
+                                     "asset": asset_json(a, verdict), "timestamp": ts})
+                  for a in assets]]
     return [("checkpoint:resolved", flat)]
 
 
