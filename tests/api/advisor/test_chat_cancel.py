@@ -1,7 +1,7 @@
 """A client that leaves ``POST /api/chat`` cancels its answer (issue 36): the later origin
 client's stop button aborts the fetch. A real HTTP client closes its connection mid-stream
 against a live server with a streaming model; the run ends cancelled, nothing more is
-generated, and the run's events stay stored."""
+generated, and the run's events stay stored (the answer as far as it went is kept)."""
 
 from __future__ import annotations
 
@@ -66,8 +66,10 @@ def test_a_client_that_leaves_mid_answer_cancels_it_and_its_events_stay(
     time.sleep(1.0)
     assert _stored(server.url, run_id).count("text_delta") == deltas  # nothing more came
     assert len(fake.requests) == asked + 2  # no model call after the stop
-    kept = httpx.get(f"{server.url}/api/session/{session}/messages").json()
-    assert kept["messages"][0] == {"role": "user", "content": "原価計算"}
+    kept = httpx.get(f"{server.url}/api/session/{session}/messages").json()["messages"]
+    assert kept[0] == {"role": "user", "content": "原価計算"}
+    assert kept[1]["stopped"] is True  # the answer as far as it was written, as the origin
+    assert LONG_ANSWER.startswith(kept[1]["content"]) and len(kept[1]["content"]) > 0
 
 
 def test_a_client_that_stays_to_the_end_cancels_nothing(

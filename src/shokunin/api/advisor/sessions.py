@@ -129,12 +129,21 @@ async def clear_session(request: Request, session_id: str) -> dict[str, Any]:
 async def conversation(store: Any, session_id: str
                        ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The session's messages as the user saw them (an answer with its tool calls and
-    knowledge sources), and the last step update (None: 未判定)."""
+    knowledge sources; an answer stopped or broken mid-way is kept as far as it was
+    written, marked ``"stopped": true``, as the origin keeps it), and the last step update
+    (None: 未判定)."""
     messages: list[dict[str, Any]] = []
     step: dict[str, Any] | None = None
     runs = {run.id: run for run in await store.thread_runs(session_id)}
     tools: dict[str, list[dict[str, Any]]] = {}
     sources: dict[str, list[dict[str, Any]]] = {}
+    written: dict[str, str] = {}  # the streamed text of an answer not yet whole
+
+    def answer(run_id: str, text: str, **more: Any) -> None:
+        messages.append({"role": "assistant", "content": text,
+                         "tools": tools.pop(run_id, []), "sources": sources.pop(run_id, []),
+                         **more})
+
     for event in await store.thread_events(session_id):
         run = runs.get(event.run_id)
         if run is None:
@@ -148,10 +157,13 @@ async def conversation(store: Any, session_id: str
             hits = (event.result or {}).get("results", []) if event.success else []
             sources[event.run_id] = [{k: h.get(k) for k in ("source", "heading", "score")}
                                      for h in hits]
+        elif isinstance(event, ev.TextDelta):
+            written[event.run_id] = written.get(event.run_id, "") + event.delta
         elif isinstance(event, ev.Text):
-            messages.append({"role": "assistant", "content": event.text,
-                             "tools": tools.pop(event.run_id, []),
-                             "sources": sources.pop(event.run_id, [])})
+            written.pop(event.run_id, None)
+            answer(event.run_id, event.text)
+        elif isinstance(event, ev.RunCancelled | ev.RunFailed) and written.get(event.run_id):
+            answer(event.run_id, written.pop(event.run_id), stopped=True)
         elif isinstance(event, ev.StepUpdate):
             step = {"step": event.step, "confidence": event.confidence,
                     "reasoning": event.reasoning}
