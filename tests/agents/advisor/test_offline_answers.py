@@ -142,5 +142,19 @@ async def test_numbers_it_could_not_use_are_named(advisor: Runner) -> None:
     events = await consult(advisor, "鋼材が1kgあたり800円から960円になりました。1個0.5kg使います。"
                                     "材料費はいくら増えますか")
     text = answer(events)
-    assert "| 1kgあたり | 800円 | 960円 | 160円 | 20% |" in text
+    assert "| 鋼材 1kgあたり | 800円 | 960円 | 160円 | 20% |" in text
     assert "次の数値は計算に使っていません: 1個、0.5kg" in text
+
+
+async def test_a_sentence_on_one_word_of_the_question_gives_no_verdict(advisor: Runner) -> None:
+    # the knowledge base's 「金額だけを書いた見積書では…説明できません」 is about 見積書, not
+    # about writing a renegotiation clause into one: no 「いいえ」 from it
+    text = _reply(await consult(advisor, "見積書に再協議の文言を入れることはできますか"))
+    assert not text.startswith(("はい", "いいえ")) and "見つかりませんでした" in text
+
+
+async def test_each_items_amounts_keep_its_name(advisor: Runner) -> None:
+    text = answer(await consult(advisor, "材料費が1個250円から300円、加工費が1個400円から440円に"
+                                         "上がりました。売値は900円です"))
+    assert "| 材料費 1個 | 250円 | 300円 | 50円 | 20% |" in text and "**990円**" in text
+    assert "使っていません" not in text

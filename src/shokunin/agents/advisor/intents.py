@@ -44,8 +44,9 @@ _DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセ�
 _ARROW = r"\s*(?:→|->|⇒|=>|から)\s*"
 _YEN = r"\s*(?P<unit{n}>万円|千円|円)?"
 _CHANGE = re.compile(
-    rf"(?P<label>\d+(?:\.\d+)?[a-z個本枚台時間]{{1,3}}(?:あたり|当たり)|"  # 1kgあたり
-    rf"[^\d\s、。,.:：;（）()→]{{1,20}}?)\s*(?:[:：は が]|の単価は?|単価は?)?\s*"
+    # 材料費, 材料費が1個, 鋼材1kgあたり: the item and the quantity its amounts are for
+    rf"(?P<label>[^\d\s、。,.:：;（）()→]{{0,20}}?\d+(?:\.\d+)?[a-z個本枚台時間]{{1,3}}"
+    rf"(?:あたり|当たり)?|[^\d\s、。,.:：;（）()→]{{1,20}}?)\s*(?:[:：は が]|の単価は?|単価は?)?\s*"
     rf"(?P<before>{_NUMBER}){_YEN.format(n=1)}{_ARROW}(?P<after>{_NUMBER}){_YEN.format(n=2)}")
 _RATE = r"(?P<{name}>{number})\s*(?P<{name}_unit>割|%|％|パーセント)"
 _SHARE = re.compile(r"(?:原価|コスト|総原価|製造原価)の\s*" +
@@ -102,6 +103,7 @@ def _decimal(number: str, unit: str | None = None) -> Decimal:
 
 def _label(raw: str) -> str:
     label = _PARTICLES.sub("", raw.strip(" 、,:：-・*")).strip()
+    label = re.sub(r"(?:が|は|の)(?=\d)", " ", label)  # 材料費が1個 -> 材料費 1個
     return re.sub(r"^(?:また|そして|それと|あと|うち|当社|弊社|前回|今回)[、,]?", "", label) or raw
 
 

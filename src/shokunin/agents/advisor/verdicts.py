@@ -30,6 +30,9 @@ _MARKUP = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s*|\*\*")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+")
 MAX_ITEMS = 5  # of the list a sentence introduces (「次の条件を…」)
 MIN_SHARED = 2  # index terms (bigrams) a sentence must share with the question
+MIN_COVERED = 0.5  # and the share of the question's terms it must hold: its whole topic,
+# not one word of it (「見積書に再協議の文言を入れることは」 is not answered by a sentence on
+# 見積書 alone)
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ def direct_answer(question: str, verdict: Verdict, hits: list[dict[str, Any]]
     sentences = _sentences(hits)
     for rank, (found, words) in enumerate(sentences):
         shared = len(topic & words)
-        if shared < MIN_SHARED:
+        if shared < max(MIN_SHARED, MIN_COVERED * len(topic)):
             continue
         if no_words.search(found.text):
             yes = False
