@@ -22,10 +22,11 @@ from shokunin.tools.registry import ToolRegistry
 from shokunin.tools.remote import CONNECT_WAIT_SEC, MAX_NAME, RemoteTools
 from shokunin.tools.runtime import Runtime, Workspace, WorkspacePathError
 from shokunin.tools.scaffold import scaffold
+from shokunin.tools.tool_ui import ToolUi
 from shokunin.tools.validation import ArgsValidator
 
 __all__ = ["ArgsValidator", "CONNECT_WAIT_SEC", "InvalidArguments", "LoadedTool", "MASK",
     "MAX_NAME", "RemoteCall", "RemoteTools", "Runtime", "SettingsInvalid", "ToolError",
-    "ToolInfo", "ToolLoadError", "ToolNotFound", "ToolRegistry", "ToolUnavailable", "VenvError",
-    "WorkerDied", "Workspace", "WorkspacePathError", "install_log_masking", "mask_text",
-    "remember", "scaffold"]
+    "ToolInfo", "ToolLoadError", "ToolNotFound", "ToolRegistry", "ToolUi", "ToolUnavailable",
+    "VenvError", "WorkerDied", "Workspace", "WorkspacePathError", "install_log_masking",
+    "mask_text", "remember", "scaffold"]

@@ -1,4 +1,5 @@
-"""Warm child processes that run venv tools, and the JSON-lines protocol they speak.
+"""Warm child processes that run venv tools (and tools with a UI), and the JSON-lines
+protocol they speak.
 
 One JSON object per line; the server writes to the child's stdin and reads its stdout::
 
@@ -12,8 +13,9 @@ One JSON object per line; the server writes to the child's stdin and reads its s
     server -> child    {"type": "execute", "id": ID, "args": {...}, "context": {...}}
                        {"type": "abort", "id": ID}              sets that call's abort_event
 
-The context sent is the in-process one without its callables; the worker adds its own
-message_callback and abort_event. Each child serves one call at a time, so a call that must
+The context sent is the in-process one without its callables, plus ``"_runtime"`` (what
+``context["runtime"]`` needs: the shared storage folder); the worker adds its own
+message_callback, abort_event and runtime. Each child serves one call at a time, so a call that must
 be killed (timeout, ignored abort) takes no other call down with it.
 """
 
@@ -84,6 +86,10 @@ class Worker:
     @property
     def alive(self) -> bool:
         return self._proc.poll() is None
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
 
     def wait_ready(self, timeout: float) -> None:
         """Block until the tool is imported; raises ToolLoadError or TimeoutError."""

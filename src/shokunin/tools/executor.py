@@ -3,8 +3,12 @@
 In-process tools run in a daemon thread of their own, so a tool that hangs holds no pool
 slot and never blocks the event loop; it cannot be killed, so on timeout its abort_event is
 set and the call returns at once. Venv tools run in a warm child process (``child.py``),
-which is killed when it overruns or ignores an abort, and restarted on the next call. An
-MCP server's tool is a request on its server's session, cancelled there on timeout or abort.
+which is killed when it overruns or ignores an abort, and restarted on the next call. A tool
+with a UI runs in a child process too (the server's own interpreter when it has no venv), so
+the web server it starts on ``context["ui_port"]`` can be stopped: when the call returns
+with that process listening on the port, the process becomes the execution's live UI
+(``tool_ui.py``) instead of going back to the pool. An MCP server's tool is a request on its
+server's session, cancelled there on timeout or abort.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +30,9 @@ from shokunin.tools.loader import LoadedTool
 from shokunin.tools.masking import mask_text
 from shokunin.tools.results import ABORTED_MESSAGE, failure, finish
 from shokunin.tools.runtime import Runtime
+from shokunin.tools.tool_ui import ToolUi, ToolUis
+from shokunin.tools.ui_port import owns_listener
+from shokunin.tools.worker import RUNTIME_KEY
 
 log = logging.getLogger(__name__)
 ABORT_GRACE_SEC = 2.0  # how long a tool gets to notice its abort_event and return
@@ -68,6 +76,7 @@ class Call:
     secrets: list[str]
     progress: Progress
     abort: threading.Event | None = None
+    shared: Path | None = None  # the tool's runtime.shared_storage folder
 
 
 class Executor:
@@ -76,6 +85,7 @@ class Executor:
         self.max_idle_workers = max_idle_workers
         self._pools: dict[Path, WorkerPool] = {}
         self._running: dict[str, Execution] = {}
+        self.uis = ToolUis()
 
     async def run(self, tool: LoadedTool, call: Call) -> dict[str, Any]:
         exe = Execution(call.execution_id, asyncio.get_running_loop())
@@ -83,9 +93,9 @@ class Executor:
         try:
             if tool.remote is not None:
                 return await self._remote(tool, call, exe)
-            if tool.module is not None:
+            if tool.module is not None and not call.context.get("ui_port"):
                 return await self._in_process(tool, call, exe)
-            return await self._in_venv(tool, call, exe)
+            return await self._in_child(tool, call, exe)
         finally:
             self._running.pop(exe.id, None)
 
@@ -106,17 +116,19 @@ class Executor:
         self.stop_workers()
 
     def stop_workers(self) -> None:
-        """Stop warm workers (after a reload they would run the old code)."""
+        """Stop warm workers and live UIs (after a reload they would run the old code)."""
         pools, self._pools = self._pools, {}
         for pool in pools.values():
             pool.close()
+        self.uis.stop_all()
 
     async def _in_process(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
         assert tool.module is not None
         execute = tool.module.execute
         context = {**call.context, "message_callback": call.progress,
                    "abort_event": exe.abort_event,
-                   "runtime": Runtime(call.context.get("workspace") or tool.tool_dir)}
+                   "runtime": Runtime(call.context.get("workspace") or tool.tool_dir,
+                                      shared=call.shared, chat_id=call.context.get("chat_id"))}
         future: asyncio.Future[tuple[bool, Any]] = exe.loop.create_future()
 
         def target() -> None:
@@ -167,7 +179,9 @@ class Executor:
         return finish(request.result(), execution_id=call.execution_id,
                       allowed=[workspace.resolve(), *call.allowed], secrets=call.secrets)
 
-    async def _in_venv(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
+    async def _in_child(self, tool: LoadedTool, call: Call, exe: Execution) -> dict[str, Any]:
+        if not tool.info.has_venv:  # a UI tool without a venv: the server's interpreter
+            return await self._serve(tool, call, exe, Path(sys.executable))
         python = venv.venv_python(tool.tool_dir)
         if not venv.is_ready(tool.tool_dir):
             stale = self._pools.pop(tool.tool_dir, None)
@@ -178,6 +192,10 @@ class Executor:
                                         exe.abort_event)
             except VenvError as exc:
                 return failure(str(exc), call.execution_id, aborted=exe.abort_event.is_set())
+        return await self._serve(tool, call, exe, python)
+
+    async def _serve(self, tool: LoadedTool, call: Call, exe: Execution,
+                     python: Path) -> dict[str, Any]:
         pool = self._pool(tool, python)
         try:
             worker = pool.take_idle() or await self._start_worker(pool, call.timeout)
@@ -186,7 +204,9 @@ class Executor:
         except TimeoutError:
             return failure(f"timed out after {call.timeout:g} s while the tool was loading",
                            call.execution_id)
-        wire_context = {**call.context, "has_venv": True, "venv_python": str(python)}
+        wire_context = {**call.context, "has_venv": tool.info.has_venv,
+                        "venv_python": str(python) if tool.info.has_venv else None,
+                        RUNTIME_KEY: {"shared": str(call.shared) if call.shared else None}}
         future = asyncio.wrap_future(worker.call(exe.id, call.args, wire_context, call.progress,
                                                 call.secrets))
         future.add_done_callback(_consume)
@@ -206,7 +226,12 @@ class Executor:
         except WorkerDied as exc:
             return failure(mask_text(f"{exc} (it is restarted on the next call)", call.secrets),
                            call.execution_id)
-        pool.give_back(worker)
+        ui = self._keep_ui(tool, call, worker, pool, aborted=exe.abort_event.is_set())
+        result = self._outcome(tool, call, message)
+        return result if ui is None else {**result, "ui": {"url": ui.path, "port": ui.port}}
+
+    @staticmethod
+    def _outcome(tool: LoadedTool, call: Call, message: dict[str, Any]) -> dict[str, Any]:
         if "raised" in message:
             error = f"the tool raised {message['raised']}"
             log.info("tool %s: %s", tool.name, mask_text(error, call.secrets))
@@ -216,6 +241,21 @@ class Executor:
                            call.execution_id)
         return finish(message.get("result"), execution_id=call.execution_id,
                       allowed=call.allowed, secrets=call.secrets)
+
+    def _keep_ui(self, tool: LoadedTool, call: Call, worker: Worker, pool: WorkerPool, *,
+                 aborted: bool) -> ToolUi | None:
+        """The execution's live UI when the tool's process now serves its ui_port; else
+        the worker goes back to the pool (or ends, when a cancelled call left a server)."""
+        port = call.context.get("ui_port")
+        if not port or not owns_listener(worker.pid, port):
+            pool.give_back(worker)
+            return None
+        if aborted:  # a cancelled run leaves no page behind
+            worker.kill()
+            return None
+        ui = ToolUi(call.execution_id, tool.name, port, worker.pid, worker.kill)
+        self.uis.add(ui)
+        return ui
 
     async def _start_worker(self, pool: WorkerPool, timeout: float) -> Worker:
         starting = asyncio.ensure_future(asyncio.to_thread(pool.start, timeout))

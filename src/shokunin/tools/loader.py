@@ -25,6 +25,7 @@ from shokunin.tools.validation import (
 )
 from shokunin.tools.worker import ExportError, load_module, read_exports
 
+DEFAULT_UI_FILE = "index.html"
 # An MCP server's tool: (args, progress, workspace) -> a result execute() could return.
 RemoteCall = Callable[[dict[str, Any], Callable[..., None], Path], Awaitable[dict[str, Any]]]
 
@@ -80,6 +81,9 @@ def load(candidate: Candidate) -> LoadedTool:
             tool.settings_schema = check_settings_schema(exports["get_settings_schema"])
         if "get_ui_info" in exports:
             tool.ui_info = check_ui_info(exports["get_ui_info"], candidate.tool_dir)
+        if "has_ui" not in tool.ui_info and (candidate.tool_dir / DEFAULT_UI_FILE).is_file():
+            # as in the origin project: an index.html beside the entry file is the tool's UI
+            tool.ui_info = {"has_ui": True, "html_file": DEFAULT_UI_FILE, **tool.ui_info}
         tool.check_args = ArgsValidator(declaration["parameters"])
     except ToolLoadError as exc:
         tool.module = None

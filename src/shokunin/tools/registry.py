@@ -31,6 +31,8 @@ from shokunin.tools.settings_store import (
     SettingsStore,
     with_reserved,
 )
+from shokunin.tools.tool_ui import ToolUi
+from shokunin.tools.ui_port import free_port
 from shokunin.tools.worker import progress_text
 
 if TYPE_CHECKING:
@@ -54,7 +56,8 @@ class ToolRegistry:
 
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
                  workspace_root: Path, default_timeout: float = 120.0,
-                 log_unavailable: bool = True, mcp: RemoteTools | None = None) -> None:
+                 log_unavailable: bool = True, mcp: RemoteTools | None = None,
+                 storage_root: Path | None = None) -> None:
         if not _valid_timeout(default_timeout):
             raise ValueError(f"the default tool timeout must be a number of seconds above 0 and "
                              f"at most {MAX_TIMEOUT_SEC:g}, not {default_timeout!r}")
@@ -62,6 +65,8 @@ class ToolRegistry:
         self.log_unavailable = log_unavailable
         self.settings = SettingsStore(settings_file)
         self.workspace_root = workspace_root
+        # runtime.shared_storage: <storage_root>/<tool>, kept across threads and restarts
+        self.storage_root = storage_root or workspace_root.parent / "tool_storage"
         self.default_timeout = default_timeout
         self._executor = Executor()
         self._tools: dict[str, LoadedTool] = {}
@@ -85,7 +90,7 @@ class ToolRegistry:
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
                    default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable,
-                   mcp=mcp)
+                   mcp=mcp, storage_root=settings.data_dir / "tool_storage")
 
     @property
     def user_dirs(self) -> builtins.list[Path]:
@@ -253,12 +258,31 @@ class ToolRegistry:
         }
         if thread_id:
             context["chat_id"] = thread_id
-        if emit is not None and tool.module is not None:
+        if tool.info.has_ui and tool.remote is None:
+            # its own web UI, in a child process the API proxies to (tool_ui.py)
+            context["ui_port"] = free_port()
+        elif emit is not None and tool.module is not None:  # runs in-process
             context["emit"] = _checked_emit(emit, secrets)
         call = Call(execution_id, args, context, timeout,
                     allowed=[tool.tool_dir, space.resolve()], secrets=secrets,
-                    progress=_safe_progress(progress, secrets), abort=abort)
+                    progress=_safe_progress(progress, secrets), abort=abort,
+                    shared=None if tool.remote else self.storage_root / tool.name)
         return await self._executor.run(tool, call)
+
+    def live_ui(self, name: str, execution_id: str) -> ToolUi:
+        """The live UI that execution of the tool ``name`` started; ToolError (404) when
+        there is none (never started, stopped, expired, or another tool's)."""
+        tool = self._tool(name)
+        ui = self._executor.uis.get(execution_id)
+        if ui is None or ui.tool != tool.name:
+            raise ToolError(f"no live UI of tool {tool.name!r} for execution "
+                            f"{execution_id[:100]!r}", status=404, code=ErrorCode.NOT_FOUND)
+        return ui
+
+    def stop_ui(self, name: str, execution_id: str) -> None:
+        """Stop that execution's UI (its process ends); ToolError (404) when none is live."""
+        self.live_ui(name, execution_id)
+        self._executor.uis.stop(execution_id)
 
     async def abort(self, execution_id: str) -> bool:
         """Abort a running call; False when no call has that id (finished or unknown)."""

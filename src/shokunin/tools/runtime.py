@@ -1,10 +1,20 @@
 """``context["runtime"]``: what a tool reaches of the host besides its arguments.
 
-``context["runtime"].workspace()`` is the thread's workspace folder, the one the sandbox and
-the other tools of the thread see. Names are relative paths inside it (``"a.txt"``,
-``"out/b.csv"``); an absolute path, a ``..`` or a link on the way is refused. The sandbox can
-write this folder as another uid, so every name is opened through ``store/safe_files.py``
-(beneath the workspace's descriptor, no link followed, plain single-link files only).
+The surface of the origin project's ``AgentRuntime`` (seed 003 lists ``runtime`` under
+将来拡張) that concerns files:
+
+* ``runtime.workspace()`` is the thread's workspace folder, the one the sandbox and the
+  other tools of the thread see;
+* ``runtime.shared_storage`` is the tool's own folder that outlives threads and runs (the
+  origin's ``userdata/shared``, kept per tool here so one tool cannot read another's);
+* ``runtime.get_current_chat_id()`` and ``runtime.log(message, level)``.
+
+Both folders are a ``Workspace`` with the origin's file methods. Names are relative paths
+inside the folder (``"a.txt"``, ``"out/b.csv"``); an absolute path, a ``..`` or a link on the
+way is refused. The sandbox can write a workspace as another uid, so every name is opened
+through ``store/safe_files.py`` (beneath the folder's descriptor, no link followed, plain
+single-link files only). The origin's agent methods (``create_agent``, ``send_message``,
+``get_history`` ...) are not offered: a tool that calls one gets an AttributeError.
 
 Standard library only: a venv tool's child process imports this file by path, and
 ``safe_files.py`` beside the package the same way.
@@ -39,56 +49,139 @@ def _safe_files() -> ModuleType:
 _files = _safe_files()
 WorkspacePathError = _files.UnsafePath
 MAX_ENTRIES = _files.MAX_ENTRIES  # what list_files / list_dirs return at most
+LOG_PREFIX = {"info": "[AgentRuntime INFO]", "warning": "[AgentRuntime WARNING]",
+              "error": "[AgentRuntime ERROR]"}
 
 
 class Workspace:
-    """The files of one thread's workspace."""
+    """The files of one folder (a thread's workspace, or a tool's shared storage), with the
+    origin's ``FileSystemInterface`` methods. The folder is made on the first write."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self._tree = _files.SafeTree(root)
 
     def get_path(self) -> str:
-        """The workspace folder's absolute path."""
+        """The folder's absolute path."""
         return str(self._tree.root)
 
-    def write(self, name: str, text: str | bytes) -> str:
-        """Write ``text`` (str as UTF-8, or bytes) to ``name``, creating folders on the way;
-        returns the file's absolute path (usable in a result's ``files``)."""
-        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    def get_full_path(self, name: str) -> str:
+        """The absolute path ``name`` has in the folder (checked like every name)."""
+        return str(self._tree.root.joinpath(*_files.parts(name)))
+
+    def write(self, name: str, text: str | bytes, encoding: str = "utf-8") -> str:
+        """Write ``text`` (str encoded with ``encoding``, or bytes) to ``name``, creating
+        folders on the way; returns the file's absolute path (usable in a result's
+        ``files``)."""
+        data = text.encode(encoding) if isinstance(text, str) else bytes(text)
         found = _files.parts(name)
         self._tree.write_bytes("/".join(found), data)
         return str(self._tree.root.joinpath(*found))
 
-    def read(self, name: str) -> str:
-        """The text of ``name`` (UTF-8). FileNotFoundError when it does not exist."""
-        return self._tree.read_bytes(name).decode("utf-8")
+    def write_bytes(self, name: str, data: bytes) -> str:
+        """Write ``data`` to ``name``; returns the file's absolute path."""
+        return self.write(name, bytes(data))
+
+    def append(self, name: str, text: str, encoding: str = "utf-8") -> str:
+        """Add ``text`` at the end of ``name`` (made when absent); returns its path."""
+        found = _files.parts(name)
+        fd = self._tree.open("/".join(found), os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                             make_folders=True)
+        with os.fdopen(fd, "ab") as f:
+            f.write(text.encode(encoding))
+        return str(self._tree.root.joinpath(*found))
+
+    def read(self, name: str, encoding: str = "utf-8") -> str:
+        """The text of ``name``. FileNotFoundError when it does not exist."""
+        return self._tree.read_bytes(name).decode(encoding)
+
+    def read_bytes(self, name: str) -> bytes:
+        """The bytes of ``name``. FileNotFoundError when it does not exist."""
+        return bytes(self._tree.read_bytes(name))
 
     def exists(self, name: str) -> bool:
         """True when ``name`` is a file or folder reachable without crossing a link (a name
-        outside the workspace is refused, as everywhere)."""
+        outside the folder is refused, as everywhere)."""
+        return self.is_file(name) or self.is_dir(name)
+
+    def is_file(self, name: str) -> bool:
+        """True when ``name`` is a plain file of the folder."""
+        _files.parts(name)
+        return bool(self._tree.is_file(name))
+
+    def is_dir(self, name: str) -> bool:
+        """True when ``name`` is a folder reachable without crossing a link."""
         _files.parts(name)
         try:
-            if self._tree.is_file(name):
-                return True
             os.close(self._tree.open_folder(name))
         except (OSError, WorkspacePathError):
             return False
         return True
 
-    def list_files(self) -> list[str]:
-        """Every regular file, as sorted relative paths (links are skipped, not followed)."""
-        return self._tree.files()
+    def list_files(self, subdir: str = "", recursive: bool = False) -> list[str]:
+        """The regular files directly in ``subdir`` ("" is the folder itself), or every one
+        below it with ``recursive``, as sorted paths relative to the folder (links are
+        skipped, not followed)."""
+        return [path for path, is_dir in self._entries(subdir, recursive) if not is_dir]
 
-    def list_dirs(self) -> list[str]:
-        """Every folder, as sorted relative paths (links are skipped, not followed)."""
-        return sorted(path for path, is_dir in self._tree.entries() if is_dir)
+    def list_dirs(self, subdir: str = "", recursive: bool = False) -> list[str]:
+        """The folders directly in ``subdir`` (every one below it with ``recursive``), as
+        sorted paths relative to the folder."""
+        return [path for path, is_dir in self._entries(subdir, recursive) if is_dir]
+
+    def delete(self, name: str) -> bool:
+        """Remove the file ``name``; False when there is no such file (a folder stays)."""
+        if not self.is_file(name):
+            return False
+        self._tree.unlink(name)
+        return True
+
+    def mkdir(self, name: str) -> str:
+        """Make the folder ``name`` (and its parents); returns its absolute path."""
+        found = _files.parts(name)
+        os.close(self._tree.open_folder("/".join(found), create=True))
+        return str(self._tree.root.joinpath(*found))
+
+    def _entries(self, subdir: str, recursive: bool) -> list[tuple[str, bool]]:
+        prefix = "/".join(_files.parts(subdir)) + "/" if subdir else ""
+        found = sorted(self._tree.entries(subdir))
+        if recursive:
+            return found
+        return [(path, is_dir) for path, is_dir in found if "/" not in path[len(prefix):]]
 
 
 class Runtime:
-    """What ``context["runtime"]`` is: ``workspace()`` gives the thread's workspace."""
+    """What ``context["runtime"]`` is: ``workspace()``, ``shared_storage``,
+    ``get_current_chat_id()`` and ``log()``."""
 
-    def __init__(self, workspace: str | os.PathLike[str]) -> None:
+    def __init__(self, workspace: str | os.PathLike[str], *,
+                 shared: str | os.PathLike[str] | None = None,
+                 chat_id: str | None = None) -> None:
         self._workspace = Workspace(workspace)
+        self._shared = None if shared is None else Workspace(shared)
+        self._chat_id = chat_id
 
-    def workspace(self) -> Workspace:
+    def workspace(self, chat_id: str | None = None) -> Workspace:
+        """The current thread's workspace. Another thread's is not reachable from a tool:
+        PermissionError."""
+        if chat_id is not None and chat_id != self._chat_id:
+            raise PermissionError(f"ツールが使えるのは実行中のスレッドのワークスペースだけです "
+                                  f"/ a tool may only use its own thread's workspace, not "
+                                  f"{chat_id!r}")
         return self._workspace
+
+    @property
+    def shared_storage(self) -> Workspace:
+        """The tool's own folder that persists across threads, runs and restarts."""
+        if self._shared is None:
+            raise PermissionError("このツールには共有ストレージがありません / this tool has no "
+                                  "shared storage")
+        return self._shared
+
+    def get_current_chat_id(self) -> str | None:
+        """The thread the tool runs on (None for a run outside a thread)."""
+        return self._chat_id
+
+    def log(self, message: str, level: str = "info") -> None:
+        """A line in the server's tool output log (``shokunin.tools.output``)."""
+        print(f"{LOG_PREFIX.get(level, '[AgentRuntime]')} {message}", file=sys.stderr,
+              flush=True)

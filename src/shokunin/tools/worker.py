@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import socket
 import sys
 import threading
 from types import ModuleType
@@ -20,6 +21,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEXT_EXPORTS = ("TOOL_NAME", "TOOL_DESCRIPTION", "TOOL_ICON")
 CALLED_EXPORTS = ("get_function_declaration", "get_settings_schema", "get_ui_info")
+RUNTIME_KEY = "_runtime"  # the context entry the server fills for context["runtime"]
 
 
 class ExportError(Exception):
@@ -99,6 +101,23 @@ def _load_runtime() -> ModuleType:
     return module
 
 
+def _loopback_only() -> None:
+    """A TCP socket bound to every address (``""``, ``0.0.0.0``, ``::``) is bound to loopback
+    instead: a tool's own web UI (``context["ui_port"]``) is reached through the server's
+    proxy only, never from the network. A courtesy for Python code, not a wall: native code
+    calling bind(2) itself is not seen."""
+    bind = socket.socket.bind
+
+    def loopback_bind(self: socket.socket, address: Any) -> None:
+        if (self.type == socket.SOCK_STREAM and isinstance(address, tuple) and address
+                and address[0] in ("", "0.0.0.0", "::")):
+            host = "::1" if self.family == socket.AF_INET6 else "127.0.0.1"
+            address = (host, *address[1:])
+        bind(self, address)
+
+    socket.socket.bind = loopback_bind  # type: ignore[method-assign]
+
+
 def main(argv: list[str]) -> int:
     mode, entry = argv[1], argv[2]
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
@@ -126,6 +145,7 @@ def main(argv: list[str]) -> int:
     if mode == "describe":
         send({"type": "described", "exports": exports})
         return 0
+    _loopback_only()
     send({"type": "ready", "pid": os.getpid()})
     aborts: dict[str, threading.Event] = {}
 
@@ -138,7 +158,10 @@ def main(argv: list[str]) -> int:
 
         context["message_callback"] = message_callback
         context["abort_event"] = abort_event
-        context["runtime"] = runtime.Runtime(context.get("workspace") or os.getcwd())
+        own = context.pop(RUNTIME_KEY, None) or {}
+        context["runtime"] = runtime.Runtime(context.get("workspace") or os.getcwd(),
+                                             shared=own.get("shared"),
+                                             chat_id=context.get("chat_id"))
         try:
             result = module.execute(request.get("args") or {}, context)
         except BaseException as exc:

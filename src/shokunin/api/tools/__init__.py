@@ -1,8 +1,8 @@
-"""The Tools face (seed 003): list, settings, execute, stream, abort; agents' own tools;
-the MCP servers whose tools are listed."""
+"""The Tools face (seed 003): list, settings, execute, stream, abort; a tool's own web UI
+(proxied); agents' own tools; the MCP servers whose tools are listed."""
 
-from shokunin.api.tools import agent_tools, mcp_servers, routes
+from shokunin.api.tools import agent_tools, mcp_servers, routes, ui_proxy
 
-routers = [mcp_servers.router, routes.router, agent_tools.router]
+routers = [mcp_servers.router, routes.router, ui_proxy.router, agent_tools.router]
 
 __all__ = ["routers"]

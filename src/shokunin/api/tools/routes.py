@@ -24,6 +24,7 @@ from shokunin.agents import tool_run
 from shokunin.agents.tool_run import NAME as TOOL_AGENT
 from shokunin.api.errors import ApiError, json_object
 from shokunin.api.runs import sse
+from shokunin.api.tools import ui_proxy
 from shokunin.auth import ADMIN, principal
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.runs import Runner, follow_to_end, visible_run
@@ -96,7 +97,10 @@ async def put_settings(request: Request, name: str) -> Response:
 
 @router.get("/{name}/ui")
 async def tool_ui(request: Request, name: str) -> Response:
-    return FileResponse(_registry(request).ui_file(name), media_type="text/html")
+    """The tool's static UI page (``get_ui_info()["html_file"]``, or its index.html), in
+    the same sandbox as a live UI (ui_proxy.py)."""
+    return FileResponse(_registry(request).ui_file(name), media_type="text/html",
+                        headers=ui_proxy.PROXY_HEADERS)
 
 
 

@@ -236,7 +236,35 @@ export class ToolsView {
     const pre = el("pre", "result-json", JSON.stringify(data.success ? data.result : data, null, 2));
     box.replaceChildren(tr("h4", "", "tools.result"), pre);
     if (!data.success && data.error) box.append(el("p", "error-text", data.error));
+    if (data.ui?.url) box.append(this.liveUi(data.ui.url));
     box.hidden = false;
+  }
+
+  /** The web page the tool serves while it lives, proxied by the server under the tool's
+   * path, in a sandboxed frame: it cannot reach this page, its cookies or its storage. */
+  liveUi(url) {
+    const section = el("section", "tool-live-ui");
+    const head = el("div", "actions");
+    const open = tr("a", "tool-ui-link", "tools.liveUiOpen");
+    open.href = url;
+    open.target = "_blank";
+    open.rel = "noopener noreferrer";
+    const stop = button("tools.liveUiStop");
+    head.append(tr("h4", "", "tools.liveUi"), open, stop);
+    const frame = el("iframe", "tool-ui-frame");
+    frame.setAttribute("sandbox", "allow-scripts allow-forms allow-popups allow-modals allow-downloads");
+    frame.setAttribute("referrerpolicy", "no-referrer");
+    frame.title = t("tools.liveUi");
+    frame.src = url;
+    stop.addEventListener("click", async () => {
+      stop.disabled = true;
+      await fetch(url.replace(/\/$/, ""), { method: "DELETE" });
+      frame.replaceWith(tr("p", "muted", "tools.liveUiStopped"));
+      open.remove();
+      stop.remove();
+    });
+    section.append(head, frame);
+    return section;
   }
 
   abortRun() {

@@ -55,8 +55,8 @@ def execute(args: dict, context: dict) -> dict:
         "result": {
             "replaced": existed,
             "text": text,
-            "files": workspace.list_files(),
-            "dirs": workspace.list_dirs(),
+            "files": workspace.list_files(recursive=True),
+            "dirs": workspace.list_dirs(recursive=True),
             "workspace": workspace.get_path(),
             "python": sys.prefix,
         },

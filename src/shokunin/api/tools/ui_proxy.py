@@ -1,0 +1,183 @@
+"""A tool's own web UI, served through shokunin under the tool's page.
+
+A tool with a UI gets ``context["ui_port"]`` and starts a small web server there, in its own
+child process, bound to loopback (``tools/tool_ui.py``). Its pages are reached only here,
+behind the perimeter (host, origin, auth) like every route::
+
+    GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /api/tools/{name}/ui/{execution_id}/{path}
+    GET    /api/tools/{name}/ui/{execution_id}   -> 307 to the same path with a final "/"
+    DELETE /api/tools/{name}/ui/{execution_id}   stops that UI (its process ends)
+
+Who may see the execution's run may use its UI (404 otherwise, as for an unknown one).
+
+What crosses the proxy, and why:
+
+* to the tool: the method, the path (``..`` segments, backslashes and NUL refused with 400)
+  and query, the body, and a short list of content headers. Never ``Authorization``,
+  ``Cookie``, or any hop-by-hop header: the tool never sees the caller's credentials;
+* back: the status, the body (at most ``MAX_RESPONSE_BYTES``) and the tool's headers
+  except hop-by-hop ones, ``Set-Cookie`` (the tool's cookies would land on shokunin's
+  origin), ``Clear-Site-Data``, CORS and service-worker headers. A redirect to the tool's
+  own address or to an absolute path is rewritten under this prefix;
+* every answer carries ``Content-Security-Policy: sandbox ...``: the page runs in an opaque
+  origin, in the Tools view's frame or opened on its own, so its scripts cannot read
+  shokunin's cookies, storage or token, nor call shokunin's API as the user (their
+  fetch/POST requests carry ``Origin: null``, which the perimeter refuses). Links, images,
+  styles, scripts and GET forms of the page work; use relative URLs (``href="api/status"``):
+  a root-absolute ``/x`` leaves the prefix. WebSocket upgrades are not proxied.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from urllib.parse import quote
+
+import httpx
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+
+from shokunin.agents.tool_run import NAME as TOOL_AGENT
+from shokunin.api.errors import ApiError
+from shokunin.auth import principal
+from shokunin.errors import ErrorCode
+from shokunin.runs import visible_run
+from shokunin.tools import ToolRegistry, ToolUi
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api/tools", tags=["tools"])
+
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+FORWARDED_REQUEST_HEADERS = frozenset({
+    "accept", "accept-language", "cache-control", "content-type", "if-match",
+    "if-modified-since", "if-none-match", "if-range", "if-unmodified-since", "pragma",
+    "range", "user-agent", "x-requested-with"})
+HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate",
+                        "proxy-authorization", "te", "trailer", "trailers",
+                        "transfer-encoding", "upgrade"})
+DROPPED_RESPONSE_HEADERS = HOP_BY_HOP | frozenset({
+    "content-length", "set-cookie", "set-cookie2", "clear-site-data",
+    "service-worker-allowed", "strict-transport-security", "content-security-policy",
+    "content-security-policy-report-only", "x-frame-options", "server", "date",
+    "cross-origin-resource-policy", "cross-origin-opener-policy",
+    "cross-origin-embedder-policy"})
+SANDBOX_CSP = ("sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads; "
+               "frame-ancestors 'self'")
+PROXY_HEADERS = {
+    "content-security-policy": SANDBOX_CSP,
+    "x-frame-options": "SAMEORIGIN",
+    # the sandboxed page has an opaque origin: its own scripts, styles and images are
+    # cross-origin loads for it, which "same-origin" would block
+    "cross-origin-resource-policy": "cross-origin",
+    "cache-control": "no-store",
+}
+
+
+def _registry(request: Request) -> ToolRegistry:
+    return request.app.state.engine.tools
+
+
+async def _live_ui(request: Request, name: str, execution_id: str) -> ToolUi:
+    """The execution's live UI, when the caller may see the execution's run."""
+    run = await visible_run(request.app.state.engine.runner.store, principal(request),
+                            execution_id)
+    if run is None or run.agent != TOOL_AGENT:
+        raise ApiError(404, f"no execution {execution_id[:100]!r}", ErrorCode.NOT_FOUND)
+    return _registry(request).live_ui(name, execution_id)
+
+
+@router.get("/{name}/ui/{execution_id}", include_in_schema=False)
+async def ui_root(request: Request, name: str, execution_id: str) -> Response:
+    """The page's relative links resolve under the prefix only with its final "/"."""
+    ui = await _live_ui(request, name, execution_id)
+    query = request.url.query
+    return RedirectResponse(ui.path + (f"?{query}" if query else ""), status_code=307)
+
+
+@router.delete("/{name}/ui/{execution_id}")
+async def stop_ui(request: Request, name: str, execution_id: str) -> Response:
+    """Stop the execution's UI: its server and process end."""
+    await _live_ui(request, name, execution_id)
+    _registry(request).stop_ui(name, execution_id)
+    return JSONResponse({"stopped": True, "execution_id": execution_id})
+
+
+@router.api_route("/{name}/ui/{execution_id}/{path:path}", methods=METHODS)
+async def proxy(request: Request, name: str, execution_id: str, path: str) -> Response:
+    ui = await _live_ui(request, name, execution_id)
+    target = _target(ui, path, request.url.query)
+    headers = {k: v for k, v in request.headers.items() if k in FORWARDED_REQUEST_HEADERS}
+    headers["x-forwarded-prefix"] = ui.path.rstrip("/")
+    body = await request.body()
+    client = httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False, trust_env=False)
+    try:
+        upstream = await client.send(
+            client.build_request(request.method, target, headers=headers, content=body),
+            stream=True)
+    except httpx.TimeoutException:
+        await client.aclose()
+        raise ApiError(504, f"the UI of tool {name!r} did not answer in time",
+                       ErrorCode.TOO_SLOW) from None
+    except httpx.HTTPError as exc:
+        await client.aclose()
+        log.info("tool UI %s (port %s) unreachable: %r", name, ui.port, exc)
+        raise ApiError(404, f"the UI of tool {name!r} has stopped; run the tool again",
+                       ErrorCode.NOT_FOUND) from None
+    declared = upstream.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        await upstream.aclose()
+        await client.aclose()
+        raise ApiError(502, f"the UI of tool {name!r} answered more than "
+                       f"{MAX_RESPONSE_BYTES} bytes", ErrorCode.TOO_LARGE)
+    response = StreamingResponse(_body(upstream, client, name),
+                                 status_code=upstream.status_code)
+    response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                            for k, v in _response_headers(upstream, ui)]
+    return response
+
+
+def _target(ui: ToolUi, path: str, query: str) -> httpx.URL:
+    segments = path.split("/")
+    if any(s in (".", "..") for s in segments) or "\\" in path or "\0" in path:
+        raise ApiError(400, "a tool UI path may not hold '.', '..', backslashes or NUL",
+                       ErrorCode.BAD_REQUEST)
+    raw = "/" + quote(path, safe="/:@!$&'()*+,;=-._~")
+    if query:
+        raw += "?" + query
+    return httpx.URL(scheme="http", host="127.0.0.1", port=ui.port, raw_path=raw.encode())
+
+
+def _response_headers(upstream: httpx.Response, ui: ToolUi) -> list[tuple[str, str]]:
+    headers = [(k, v) for k, v in upstream.headers.multi_items()
+               if k.lower() not in DROPPED_RESPONSE_HEADERS and not k.lower().startswith(
+                   "access-control-") and k.lower() not in PROXY_HEADERS]
+    headers = [(k, _location(v, ui) if k.lower() == "location" else v) for k, v in headers]
+    return headers + list(PROXY_HEADERS.items())
+
+
+def _location(value: str, ui: ToolUi) -> str:
+    """A redirect to the tool's own server, or to a root-absolute path, stays under the
+    prefix; any other target is left as the tool wrote it."""
+    for own in (f"http://127.0.0.1:{ui.port}/", f"http://localhost:{ui.port}/"):
+        if value.startswith(own):
+            return ui.path + value[len(own):]
+    if value.startswith("/") and not value.startswith("//"):
+        return ui.path + value[1:]
+    return value
+
+
+async def _body(upstream: httpx.Response, client: httpx.AsyncClient,
+                name: str) -> AsyncIterator[bytes]:
+    sent = 0
+    try:
+        async for chunk in upstream.aiter_raw():
+            sent += len(chunk)
+            if sent > MAX_RESPONSE_BYTES:  # the status went out already: cut the body short
+                log.warning("tool UI %s: response cut at %d bytes", name, MAX_RESPONSE_BYTES)
+                return
+            yield chunk
+    finally:
+        await upstream.aclose()
+        await client.aclose()

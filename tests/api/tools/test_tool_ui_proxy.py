@@ -1,0 +1,114 @@
+"""A tool's own web UI through the API: served under the tool's path, behind the perimeter,
+sandboxed, with the caller's credentials and the tool's cookies kept apart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from shokunin.api import create_app
+from shokunin.api.tools import ui_proxy
+from shokunin.config import Settings
+from tests.tools.origin_shapes import make_ui_tool
+
+TOKEN = "tok-" + "x" * 40
+
+
+def _app(tmp_path: Path, **settings: object) -> TestClient:
+    tools = tmp_path / "tool"
+    make_ui_tool(tools)
+    return TestClient(create_app(Settings(
+        data_dir=tmp_path / "data", tools_dirs=[tools],
+        tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0,
+        **settings)))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with _app(tmp_path) as test_client:
+        yield test_client
+
+
+def _run(client: TestClient, **headers: str) -> str:
+    """Run the UI tool; the path its page is served under."""
+    body = client.post("/api/tools/ui_probe/execute", json={}, headers=headers).json()
+    assert body["success"], body
+    assert body["ui"]["url"] == f"/api/tools/ui_probe/ui/{body['run_id']}/"
+    return str(body["ui"]["url"])
+
+
+def test_the_page_is_served_under_the_tool_in_a_sandbox(client: TestClient) -> None:
+    url = _run(client)
+    page = client.get(url)
+    assert page.status_code == 200 and "UI OK" in page.text
+    csp = page.headers["content-security-policy"]
+    assert csp.startswith("sandbox ") and "allow-same-origin" not in csp
+    assert "frame-ancestors 'self'" in csp and page.headers["x-frame-options"] == "SAMEORIGIN"
+    # the tool's cookie would land on shokunin's origin; the others widen or wipe it
+    for dropped in ("set-cookie", "access-control-allow-origin", "clear-site-data"):
+        assert dropped not in page.headers
+    assert client.get(url.rstrip("/"), follow_redirects=False).headers["location"] == url
+
+
+def test_credentials_and_hop_by_hop_headers_never_reach_the_tool(client: TestClient) -> None:
+    url = _run(client)
+    seen = client.get(url + "headers?q=1", headers={
+        "Authorization": "Bearer secret-token", "Cookie": "shokunin_token=abc",
+        "X-Api-Key": "k", "Connection": "keep-alive, x-hop", "X-Hop": "1",
+        "Proxy-Authorization": "Basic x", "Accept-Language": "ja"}).json()
+    sent = {k.lower(): v for k, v in seen["headers"].items()}
+    assert seen["path"] == "/headers?q=1"
+    for never in ("authorization", "cookie", "x-api-key", "x-hop", "proxy-authorization"):
+        assert never not in sent
+    assert sent["accept-language"] == "ja"
+    assert sent["host"].startswith("127.0.0.1:")
+    assert sent["x-forwarded-prefix"] == url.rstrip("/")
+    posted = client.post(url + "echo", content=b'{"a": 1}',
+                         headers={"Content-Type": "application/json"})
+    assert posted.json() == {"got": '{"a": 1}'}
+
+
+def test_redirects_stay_under_the_prefix_and_paths_cannot_climb(client: TestClient) -> None:
+    url = _run(client)
+    moved = client.get(url + "redirect", follow_redirects=False)
+    assert moved.status_code == 302 and moved.headers["location"] == url + "headers?from=redirect"
+    for climb in ("%2e%2e/%2e%2e/settings", "a/%2e%2e/b", "a%5cb", "%2e/x"):
+        refused = client.get(url + climb)
+        assert refused.status_code == 400 and refused.json()["code"] == "bad_request"
+
+
+def test_an_oversized_answer_is_refused(client: TestClient,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    url = _run(client)
+    monkeypatch.setattr(ui_proxy, "MAX_RESPONSE_BYTES", 1024 * 1024)
+    big = client.get(url + "big")
+    assert big.status_code == 502 and big.json()["code"] == "too_large"
+
+
+def test_stop_ends_the_page_and_unknown_ones_are_404(client: TestClient) -> None:
+    url = _run(client)
+    run_id = url.rstrip("/").rsplit("/", 1)[1]
+    assert client.get(f"/api/tools/probe/ui/{run_id}/").status_code == 404
+    assert client.get("/api/tools/ui_probe/ui/" + "0" * 32 + "/").status_code == 404
+    stopped = client.delete(url.rstrip("/"))
+    assert stopped.json() == {"stopped": True, "execution_id": run_id}
+    gone = client.get(url)
+    assert gone.status_code == 404 and gone.json()["code"] == "not_found"
+    assert client.delete(url.rstrip("/")).status_code == 404
+
+
+def test_with_auth_on_the_page_needs_the_token(tmp_path: Path) -> None:
+    with _app(tmp_path, auth_token=TOKEN) as client:
+        url = _run(client, Authorization=f"Bearer {TOKEN}")
+        assert client.get(url).status_code == 401
+        page = client.get(url, headers={"Authorization": f"Bearer {TOKEN}"})
+        assert page.status_code == 200 and "UI OK" in page.text
+
+
+def test_websocket_upgrades_are_not_proxied(client: TestClient) -> None:
+    url = _run(client)
+    with pytest.raises(Exception), client.websocket_connect(url + "ws"):  # noqa: B017
+        pass
