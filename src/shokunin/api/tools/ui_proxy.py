@@ -110,6 +110,7 @@ async def proxy(request: Request, name: str, execution_id: str, path: str) -> Re
     target = _target(ui, path, request.url.query)
     headers = {k: v for k, v in request.headers.items() if k in FORWARDED_REQUEST_HEADERS}
     headers["x-forwarded-prefix"] = ui.path.rstrip("/")
+    headers["accept-encoding"] = "identity"  # the size cap counts what the browser gets
     body = await request.body()
     client = httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False, trust_env=False)
     try:
