@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     field_validator,
@@ -102,7 +103,7 @@ MAX_EXTRA_FIELDS = 50  # a client's own fields kept in a concept or a config
 
 def _chosen(default: str) -> Any:
     """An empty choice (a form sent before a button was pressed) is the default."""
-    return AfterValidator(lambda value: value or default)
+    return BeforeValidator(lambda value: default if value == "" else value)
 
 
 class Open(Optional_):
@@ -120,8 +121,8 @@ class Open(Optional_):
 
 class GameConcept(Open):
     description: str = Field(min_length=1, max_length=10_000)
-    platform: Annotated[Literal["web", "desktop", "mobile", ""], _chosen(PLATFORMS[0])]
-    scope: Annotated[Literal["mvp", "full", ""], _chosen(SCOPES[0])]
+    platform: Annotated[Literal["web", "desktop", "mobile"], _chosen(PLATFORMS[0])]
+    scope: Annotated[Literal["mvp", "full"], _chosen(SCOPES[0])]
     genre: str | None = Field(default=None, max_length=200)
     target_audience: str | None = Field(default=None, max_length=500)
 
