@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -26,6 +28,15 @@ def _accepts(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(1)
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _closed(port: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while _accepts(port):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _gone(pid: int, timeout: float = 5.0) -> bool:
@@ -68,7 +79,7 @@ async def test_a_tool_with_an_index_html_gets_a_ui_port_and_its_page_lives(
         assert (ui.port, ui.pid) == (port, pid) and owns_listener(pid, port)
     finally:
         await registry.close()
-    assert _gone(pid) and not _accepts(port)  # closing the tools ends the page's process
+    assert _gone(pid) and _closed(port)  # closing the tools ends the page's process
 
 
 async def test_the_ui_server_binds_loopback_even_when_the_tool_asks_for_every_address(
@@ -105,7 +116,7 @@ async def test_stopping_the_ui_ends_its_process(tmp_path: Path, root: Path) -> N
             registry.live_ui("probe", run)  # another tool's name: not its UI
         assert other.value.status == 404
         registry.stop_ui("ui_probe", run)
-        assert _gone(pid) and not _accepts(port)
+        assert _gone(pid) and _closed(port)
         with pytest.raises(ToolError):
             registry.live_ui("ui_probe", run)
     finally:
@@ -127,7 +138,7 @@ async def test_cancelling_a_running_ui_tool_stops_its_server(tmp_path: Path,
         result = await call
         assert said, result
         assert result["aborted"] and "ui" not in result
-        assert not _accepts(int(said[0].split()[1]))  # its server ended with the run
+        assert _closed(int(said[0].split()[1]))  # its server ended with the run
         with pytest.raises(ToolError):
             registry.live_ui("ui_probe", "cancelled-run")
     finally:
@@ -174,3 +185,37 @@ def test_the_sweep_stops_idle_uis_by_itself() -> None:
     while not stopped and time.monotonic() < deadline:
         time.sleep(0.05)
     assert stopped == ["x"] and uis.live() == []
+
+
+HOLDER = '''
+import asyncio, sys
+from pathlib import Path
+from shokunin.tools import ToolRegistry
+
+async def main():
+    tmp = Path(sys.argv[1])
+    registry = ToolRegistry([(tmp / "tool", "user")], tmp / "s.json",
+                            workspace_root=tmp / "ws")
+    result = await registry.execute("ui_probe", {})
+    print(result["result"]["pid"], result["ui"]["port"], flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+'''
+
+
+def test_a_killed_server_leaves_no_tool_ui_behind(tmp_path: Path) -> None:
+    """kill -9 of the server closes the child's pipe; the child exits with its server."""
+    make_ui_tool(tmp_path / "tool")
+    script = tmp_path / "holder.py"
+    script.write_text(HOLDER, encoding="utf-8")
+    holder = subprocess.Popen([sys.executable, str(script), str(tmp_path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None
+        pid, port = map(int, holder.stdout.readline().split())
+        assert _accepts(port)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert _gone(pid) and _closed(port)
