@@ -51,6 +51,8 @@ def test_an_answer_shows_its_step_calculator_chip_sources_and_survives_a_reload(
     assert "電卓" in page.locator('.advisor-chip[data-tool="calculator"]').inner_text()
     answer = page.locator(".advisor-msg.assistant")
     expect(answer).to_contain_text("900")
+    # The wire's marker for the seed client is a chip here, not text.
+    assert "を使用中" not in answer.inner_text()
     assert answer.locator("blockquote").count() >= 1, "knowledge-base quotes render as Markdown"
     assert answer.locator('ol[start="2"]').count() == 1, "numbered hits keep their numbers"
     files = page.locator(".advisor-source-file").all_inner_texts()

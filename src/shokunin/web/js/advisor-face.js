@@ -68,6 +68,10 @@ const MARKUP = `
 `;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// The wire keeps the seed client's tool marker 「*[tool を使用中]*」 in the answer's text;
+// this view shows each tool as a chip instead.
+const MARKER = /\n\n\*\[[^\]\n]+ を使用中\]\*\n\n/g;
+const withoutMarkers = (text) => text.replace(MARKER, "\n\n").trim();
 
 class AdvisorFace {
   mount(container, ctx) {
@@ -328,14 +332,14 @@ class AdvisorFace {
         turn.showSources(data.sources);
         return false;
       case "content":
-        turn.content(data.data);
+        turn.content(withoutMarkers(data.data));
         return false;
       case "diagram":
         turn.diagram(data.diagram);
         return false;
       case "done":
         this.running.done = true;
-        if (data.content) turn.content(data.content);
+        if (data.content) turn.content(withoutMarkers(data.content));
         if ((data.current_step ?? null) !== this.steps.current()) {
           this.steps.show({ step: data.current_step });
         }
