@@ -65,3 +65,21 @@ async def test_initialize_forgets_the_graph_so_a_start_runs_every_agent_again(
     await studio.start(pid)
     assert (await approve_all(services, pid))["status"] == "completed"
     assert len(await studio.records.outputs(project_id=pid)) == 14
+
+
+async def test_agents_not_chosen_replay_without_a_trace_when_a_brush_up_runs(
+        services: Engine) -> None:
+    studio = services.studio
+    pid = (await studio.create(new_project()))["id"]
+    await studio.start(pid)
+    await approve_all(services, pid)
+    leader = agent_id(pid, "code_leader")
+    logs_before = await studio.records.logs(agent_id=leader)
+    await studio.brushup(pid, brushup("concept", concept="明るく"))
+    await studio.start(pid)
+    assert (await approve_all(services, pid))["status"] == "completed"
+    again = await studio.agent(leader)
+    assert (again["status"], again["progress"]) == ("completed", 100)
+    assert len(await studio.records.logs(agent_id=leader)) == len(logs_before)
+    concept = await studio.records.outputs(agent_id=agent_id(pid, "concept"))
+    assert len(concept) == 2 and "明るく" in concept[-1]["content"]["summary"]

@@ -187,6 +187,8 @@ def _leader_node(spec: AgentSpec):  # noqa: ANN202 - a graph node
         if blocked:
             return {"outcome": {spec.type: "blocked"}}
         assert spec.workers is not None
+        if agent["status"] == "completed":  # the graph begun again (after a stop or a
+            return {}  # brush-up): its workers and review replay what they did, no more
         tasks = _tasks(spec, state)
         await session.begin(agent, "タスクの割り振り")
         for task in tasks:
@@ -241,6 +243,7 @@ def _review_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph
         session = runtime.context.session
         leader = await session.agent(spec)
         await session.boundary(passed=session.was_asked(leader))
+        replay = leader["status"] == "completed"  # approved before: its figures stay
         outcome = state.get("outcome", {})
         if outcome.get(spec.type) == "blocked":
             return {}
@@ -267,8 +270,10 @@ def _review_node(spec: AgentSpec, pipeline: Pipeline):  # noqa: ANN202 - a graph
                 row = await session.produce(spec, worker, job, spec.max_retries)
                 if attempt:
                     await session.complete(worker, str((row["content"] or {}).get("summary")))
-                await session.progress(leader, 20 + 70 * (number + 1) // max(1, len(tasks)),
-                                       "ワーカーの出力をまとめています", number + 1, len(tasks))
+                if not replay:
+                    await session.progress(
+                        leader, 20 + 70 * (number + 1) // max(1, len(tasks)),
+                        "ワーカーの出力をまとめています", number + 1, len(tasks))
                 rows.append(row)
             return rows
 
