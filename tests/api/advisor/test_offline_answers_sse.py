@@ -37,15 +37,16 @@ def test_computing_the_cost_increase_proposes_the_cost_step_then_computes_the_nu
 
 
 def test_draw_it_shows_the_steps_process_as_a_diagram_the_clients_fetch(
-        live_server: LiveServer) -> None:
-    session = open_session(live_server.url)
-    chat(live_server.url, session, "原価計算のやり方を教えてください")
-    messages = chat(live_server.url, session, "図で説明して")
+        fresh_server: LiveServer) -> None:
+    # a server of its own: the shared one's callers see no diagram of this test's
+    session = open_session(fresh_server.url)
+    chat(fresh_server.url, session, "原価計算のやり方を教えてください")
+    messages = chat(fresh_server.url, session, "図で説明して")
     assert "generate_diagram" in [m["tool"] for m in messages if m["type"] == "tool_use"]
     assert [m["type"] for m in messages].count("diagram") == 1
     done = messages[-1]["content"]
     assert "「原価計算の実施」の進め方を図にしました" in done and "JSON" not in done
-    latest = httpx.get(f"{live_server.url}/api/diagrams/latest",
+    latest = httpx.get(f"{fresh_server.url}/api/diagrams/latest",
                        params={"session_id": session}).json()["diagram"]
-    png = httpx.get(f"{live_server.url}{latest['url']}")
+    png = httpx.get(f"{fresh_server.url}{latest['url']}")
     assert png.headers["content-type"] == "image/png" and png.content.startswith(b"\x89PNG")
