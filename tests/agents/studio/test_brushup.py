@@ -83,3 +83,25 @@ async def test_agents_not_chosen_replay_without_a_trace_when_a_brush_up_runs(
     assert len(await studio.records.logs(agent_id=leader)) == len(logs_before)
     concept = await studio.records.outputs(agent_id=agent_id(pid, "concept"))
     assert len(concept) == 2 and "明るく" in concept[-1]["content"]["summary"]
+
+
+async def test_a_stop_while_workers_wait_for_review_and_a_start_tell_nothing_twice(
+        services: Engine) -> None:
+    studio = services.studio
+    pid = (await studio.create(new_project()))["id"]
+    await studio.start(pid)
+    leader = agent_id(pid, "code_leader")
+    for _ in range(40):  # approve until the code leader's review waits
+        await settle(services, pid)
+        waiting = await pending(services, pid)
+        if any(c["agent_id"] == leader for c in waiting):
+            break
+        for checkpoint in waiting:
+            await studio.resolve(checkpoint["id"], "approved", None)
+    await studio.stop(pid)
+    await studio.start(pid)
+    assert (await approve_all(services, pid))["status"] == "completed"
+    told = [e for e in await studio.records.logs(agent_id=leader)
+            if "割り振りました" in e["message"]]
+    assert len(told) == 1
+    assert len(await studio.records.outputs(project_id=pid)) == 14

@@ -193,8 +193,9 @@ def _leader_node(spec: AgentSpec):  # noqa: ANN202 - a graph node
         await session.begin(agent, "タスクの割り振り")
         for task in tasks:
             await session.agent(spec.workers.type, task, parent=agent["id"])
+        ids = [t["id"] for t in tasks]
         await session.log(agent, f"{len(tasks)} 件のタスクを {spec.workers.type} に割り振りました",
-                          metadata={"tasks": [t["id"] for t in tasks]})
+                          metadata={"tasks": ids}, once="assign:" + ",".join(ids))
         await session.progress(agent, 20, "ワーカーの作業待ち", 0, len(tasks))
         return {}
 
