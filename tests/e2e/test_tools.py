@@ -212,8 +212,8 @@ def test_the_tools_view_lists_every_tool_of_the_agent_in_the_ui_language(
     own = page.locator(".agent-tool").evaluate_all("cards => cards.map(c => c.dataset.tool)")
     assert own == ["show_map", "clear_map", "draw_arrow", "clear_arrows", "highlight_room",
                    "show_points", "sql_engine", "save_data", "run_python"]
-    # + calculator, generate_diagram, table_format, web_search
-    assert page.locator(".tool-card").count() == len(own) + 4
+    # + calculator, cost_impact, generate_diagram, table_format, web_search
+    assert page.locator(".tool-card").count() == len(own) + 5
     listing = page.locator(".tools-list").inner_text()
     assert "Calculator" in listing and "Show map" in listing and "Run Python" in listing
     assert not any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in listing)

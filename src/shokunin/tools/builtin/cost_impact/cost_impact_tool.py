@@ -125,13 +125,14 @@ def analyze(given: Figures) -> dict[str, Any]:
     # total / (1 - margin), i.e. today's total cost times before's sales per yen of cost.
     reference = current["total_cost"] * before["sales"] / before["total_cost"]
     gap = reference - current["sales"]
-    if changes["total_cost"]["rate"] > changes["sales"]["rate"]:
-        needed, judgement = True, ("総コストの増加率が売上高の増加率を上回っています。"
-                                   "価格転嫁を検討することをお勧めします。")
-    elif current["profit_rate"] < before["profit_rate"]:
-        needed, judgement = True, "利益率が低下しています。価格転嫁を検討することをお勧めします。"
-    else:
-        needed, judgement = False, "コスト高騰の影響は売上で吸収できています。"
+    # With both bases above 0, the margin falls exactly when total cost grows faster than
+    # sales: (1 + cost rate) / (1 + sales rate) > 1.
+    needed = changes["total_cost"]["rate"] > changes["sales"]["rate"]
+    judgement = (f"総コストの増加率（{changes['total_cost']['rate']:.2f}%）が売上高の増加率"
+                 f"（{changes['sales']['rate']:.2f}%）を上回り、利益率が"
+                 f"{before['profit_rate']:.2f}%から{current['profit_rate']:.2f}%に下がっています。"
+                 "価格転嫁を検討することをお勧めします。" if needed else
+                 "売上高の伸びが総コストの伸びに追いついており、利益率は保たれています。")
     return _numbers({
         "before": before, "current": current, "changes": changes,
         "reference_price": reference, "price_gap": gap,
