@@ -185,7 +185,7 @@ def test_agents_logs_outputs_and_metrics_after_a_whole_run(http: httpx.Client) -
     source = http.get(f"/api/projects/{pid}/files/{output['filePath']}")
     assert source.status_code == 200 and "オフライン下書き" in source.text
     figures = http.get(f"/api/projects/{pid}/metrics").json()
-    assert set(figures) == METRICS_KEYS | {"generationCounts"}  # the seed's, and the tiles'
+    assert set(figures) == METRICS_KEYS | {"generationCounts", "remainingEstimated"}
     assert (figures["completedTasks"], figures["totalTasks"], figures["progressPercent"]) == (
         16, 16, 100.0)
     assert figures["currentPhase"] == 3 and figures["phaseName"] == "quality"
@@ -226,8 +226,9 @@ def test_the_eta_is_unknown_until_agents_of_a_type_have_finished(
         http.post(f"/api/projects/{first}/start")
         wait_pending(http, first)
         figures = http.get(f"/api/projects/{first}/metrics").json()
-        assert figures["estimatedRemainingSeconds"] is None
-        assert figures["estimatedEndTime"] is None
+        # no sample, no progress: a number all the same (the seed's type), marked a guess
+        assert figures["estimatedRemainingSeconds"] == 0
+        assert figures["remainingEstimated"] is False and figures["estimatedEndTime"] is None
         approve_all(http, first)
         second = create(http)["id"]
         http.post(f"/api/projects/{second}/start")

@@ -160,3 +160,12 @@ async def test_the_seeds_optional_fields_are_left_out_and_its_numbers_are_number
     for name, payload in seed.events:
         if name == "agent:log":
             assert payload.get("metadata", {}) is not None
+
+
+async def test_the_remaining_time_is_a_number_before_any_agent_finished_over_rest_too(
+        fresh_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=fresh_server.url, timeout=10) as http:
+        pid = await new_project(http)  # a server with no finished agent to go by
+        metrics = (await http.get(f"/api/projects/{pid}/metrics")).json()
+    assert metrics["estimatedRemainingSeconds"] == 0
+    assert metrics["remainingEstimated"] is False

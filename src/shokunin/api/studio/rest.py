@@ -50,7 +50,9 @@ from shokunin.agents.studio.contracts import (
 )
 from shokunin.agents.studio.metrics import agent_metrics, project_metrics
 from shokunin.api.errors import ApiError
+from shokunin.api.studio.wire import metrics_json
 from shokunin.auth import principal
+from shokunin.events import StudioMetrics
 from shokunin.runs import owner_scope
 from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 
@@ -160,7 +162,9 @@ async def project_checkpoints(request: Request, project_id: str) -> list[dict[st
 async def project_metrics_(request: Request, project_id: str) -> dict[str, Any]:
     project = await visible_project(request, project_id)
     service = studio(request)
-    return dump(await project_metrics(service.records, project, service.phase_name(project)))
+    figures = await project_metrics(service.records, project, service.phase_name(project))
+    # as the socket sends them: the remaining time a number even before any sample
+    return metrics_json(StudioMetrics.model_validate(figures.model_dump()))
 
 
 @router.get("/projects/{project_id}/logs")
