@@ -82,6 +82,10 @@ def execute(args, context):
     mode = args.get("mode", "serve")
     if mode == "no_server":
         return {"success": True, "result": "no server"}
+    if mode.startswith("bind:"):  # where a server asking for that host really listens
+        server = HTTPServer((mode[5:], port), Handler)
+        server.server_close()
+        return {"success": True, "result": server.server_address[0]}
     server = HTTPServer(("0.0.0.0", port), Handler)  # as flask_test: every address
     threading.Thread(target=server.serve_forever, daemon=True).start()
     if mode == "wait_abort":

@@ -98,6 +98,30 @@ async def test_the_ui_server_binds_loopback_even_when_the_tool_asks_for_every_ad
         await registry.close()
 
 
+def _own_address() -> str | None:
+    """This machine's own non-loopback address, if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.connect(("192.0.2.1", 9))  # TEST-NET-1: no packet is sent for UDP connect
+        except OSError:
+            return None
+        address = str(sock.getsockname()[0])
+    return None if address.startswith("127.") else address
+
+
+@pytest.mark.parametrize("host", ["", "0.0.0.0", "own"])
+async def test_every_address_or_a_lan_one_becomes_loopback(tmp_path: Path, root: Path,
+                                                           host: str) -> None:
+    if host == "own":
+        host = _own_address() or pytest.skip("this machine has no non-loopback address")
+    registry = registry_for(tmp_path, root)
+    try:
+        result = await registry.execute("ui_probe", {"mode": f"bind:{host}"})
+    finally:
+        await registry.close()
+    assert result["success"] and result["result"] == "127.0.0.1", result
+
+
 async def test_a_tool_without_a_ui_gets_no_port(tmp_path: Path, root: Path) -> None:
     registry = registry_for(tmp_path, root)
     try:

@@ -102,20 +102,26 @@ def _load_runtime() -> ModuleType:
 
 
 def _loopback_only() -> None:
-    """A TCP socket bound to every address (``""``, ``0.0.0.0``, ``::``) is bound to loopback
-    instead: a tool's own web UI (``context["ui_port"]``) is reached through the server's
-    proxy only, never from the network. A courtesy for Python code, not a wall: native code
-    calling bind(2) itself is not seen."""
+    """A TCP socket bound to any address but loopback (``""``, ``0.0.0.0``, ``::``, a LAN
+    address) is bound to loopback instead: a tool's own web UI (``context["ui_port"]``) is
+    reached through the server's proxy only, never from the network. A courtesy for Python
+    code, not a wall: native code calling bind(2) itself is not seen."""
     bind = socket.socket.bind
 
     def loopback_bind(self: socket.socket, address: Any) -> None:
         if (self.type == socket.SOCK_STREAM and isinstance(address, tuple) and address
-                and address[0] in ("", "0.0.0.0", "::")):
+                and self.family in (socket.AF_INET, socket.AF_INET6)
+                and not _is_loopback(address[0])):
             host = "::1" if self.family == socket.AF_INET6 else "127.0.0.1"
             address = (host, *address[1:])
         bind(self, address)
 
     socket.socket.bind = loopback_bind  # type: ignore[method-assign]
+
+
+def _is_loopback(host: Any) -> bool:
+    return isinstance(host, str) and (host == "localhost" or host == "::1"
+                                      or host.startswith("127."))
 
 
 def main(argv: list[str]) -> int:
