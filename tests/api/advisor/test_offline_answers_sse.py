@@ -33,7 +33,7 @@ def test_computing_the_cost_increase_proposes_the_cost_step_then_computes_the_nu
     computed = chat(live_server.url, session,
                     "材料費 400円→480円、労務費 300円→330円、経費 150円→160円、売値 1,100円")
     assert "calculator" in [m["tool"] for m in computed if m["type"] == "tool_use"]
-    assert "**120円**" in computed[-1]["content"] and "**1220円**" in computed[-1]["content"]
+    assert "+120円" in computed[-1]["content"] and "**1,220円**" in computed[-1]["content"]
 
 
 def test_draw_it_shows_the_steps_process_as_a_diagram_the_clients_fetch(

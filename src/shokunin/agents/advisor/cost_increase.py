@@ -1,12 +1,15 @@
-"""The cost increase computed from the user's own numbers, each figure by the calculator
-tool (so the run shows every call and its exact result): per item the increase and its
+"""The cost increase computed from the user's own numbers: per item the increase and its
 rate, the totals, and with a selling price the prices that keep the profit amount or the
-profit rate; or, from items' shares of the cost and their rises, the cost's own rise."""
+profit rate; or, from items' shares of the cost and their rises, the cost's own rise.
+Rates, shares and rounded prices come from the calculator tool (the run shows each call
+and its exact result); sums and differences of the amounts are exact Decimal arithmetic.
+Lists, not tables: the seed's client renders no Markdown tables."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from decimal import Decimal
 
 from shokunin.agents.advisor.intents import Intent
 
@@ -25,6 +28,13 @@ CAN_DO = (
     "売値があれば利益額を維持する売値と利益率を維持する売値をお出しします。")
 
 
+def _yen(amount: Decimal) -> str:
+    """1100 -> 「1,100円」."""
+    if amount == amount.to_integral_value():
+        amount = amount.quantize(Decimal(1))
+    return f"{amount:,}円"
+
+
 def _plain(value: str) -> str:
     """``480.0`` -> ``480``; other values as the calculator gave them."""
     return value[:-2] if value.endswith(".0") else value
@@ -34,39 +44,34 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
     """The computation the numbers in ``intent`` allow, as Markdown (``intent.numbers``)."""
     parts: list[str] = []
     if intent.changes:
-        rows = ["| 費目 | 前回 | 現在 | 増加額 | 上昇率 |", "|---|---:|---:|---:|---:|"]
+        lines = []
         for change in intent.changes:
-            before, after = f"{change.before}", f"{change.after}"
-            diff = _plain(await calculate(f"{after} - {before}"))
-            rate = (_plain(await calculate(f"round(({after} - {before}) / {before} * 100, 1)"))
-                    if change.before else "—")
-            rows.append(f"| {change.label} | {before}円 | {after}円 | {diff}円 | {rate}% |")
-        total_before = _plain(await calculate(
-            " + ".join(str(c.before) for c in intent.changes)))
-        total_after = _plain(await calculate(" + ".join(str(c.after) for c in intent.changes)))
-        total_diff = _plain(await calculate(f"{total_after} - {total_before}"))
-        total_rate = _plain(await calculate(
-            f"round(({total_after} - {total_before}) / {total_before} * 100, 1)"))
-        rows.append(f"| **合計** | {total_before}円 | {total_after}円 | **{total_diff}円** | "
-                    f"**{total_rate}%** |")
-        parts.append("お送りいただいた数値から、コスト上昇分を計算しました（電卓ツール）。\n\n"
-                     + "\n".join(rows))
+            rate = (await calculate(f"round(({change.after} - {change.before}) / "
+                                    f"{change.before} * 100, 1)") if change.before else "—")
+            lines.append(f"- {change.label}: {_yen(change.before)} → {_yen(change.after)}"
+                         f"（+{_yen(change.after - change.before)}、+{_plain(rate)}%）")
+        before = sum((c.before for c in intent.changes), Decimal(0))
+        after = sum((c.after for c in intent.changes), Decimal(0))
+        total_rate = _plain(await calculate(f"round(({after} - {before}) / {before} * 100, 1)"))
+        if len(intent.changes) > 1:
+            lines.append(f"- **合計: {_yen(before)} → {_yen(after)}"
+                         f"（+{_yen(after - before)}、+{total_rate}%）**")
+        parts.append("お送りいただいた数値から、コスト上昇分を計算しました（上昇率と売値は電卓"
+                     "ツール）。\n\n" + "\n".join(lines))
         if intent.price is not None:
-            keep_amount = _plain(await calculate(f"{intent.price} + {total_diff}"))
-            keep_rate = _plain(await calculate(
-                f"round({intent.price} * {total_after} / {total_before}, 0)"))
-            raise_rate = _plain(await calculate(
-                f"round(({keep_amount} - {intent.price}) / {intent.price} * 100, 1)"))
+            price, diff = intent.price, after - before
+            keep_rate = await calculate(f"round({price} * {after} / {before}, 0)")
+            raise_rate = _plain(await calculate(f"round({diff} / {price} * 100, 1)"))
             parts.append(
-                f"現在の売値 {intent.price}円 に対して:\n"
-                f"- 利益**額**を維持する売値: {intent.price} + {total_diff} = **{keep_amount}円**"
-                f"（{raise_rate}% の値上げ）\n"
-                f"- 利益**率**を維持する売値: {intent.price} × {total_after} ÷ {total_before} ≒ "
-                f"**{keep_rate}円**\n"
-                "（上の合計に含めた費目だけで計算しています。ほかに上がった費目があれば加えて"
+                f"現在の売値 {_yen(price)} に対して:\n"
+                f"- 利益の**額**を維持する売値: {_yen(price)} + {_yen(diff)} = "
+                f"**{_yen(price + diff)}**（{raise_rate}% の値上げ）\n"
+                f"- 利益の**率**を維持する売値: {_yen(price)} × {after} ÷ {before} ≒ "
+                f"**{_yen(Decimal(keep_rate))}**\n\n"
+                "（挙げていただいた費目だけで計算しています。ほかに上がった費目があれば加えて"
                 "ください。）")
         else:
-            parts.append("現在の売値（「売値 1,100円」など）を教えていただければ、利益額・利益率を"
+            parts.append("現在の売値（「売値 1,100円」など）を教えていただければ、利益の額・率を"
                          "維持する売値も計算します。")
     if intent.rises:
         lines = []

@@ -117,7 +117,8 @@ class OfflineBrain:
             parts.append(f"「{playbook.title}」は次のステップで進めます。どの段階のご相談かを"
                          f"教えていただければ、そのステップに絞ってお答えします。\n\n{steps}")
         if step and not settled.ask:
-            parts.append(f"**{step}「{playbook.title_of(step)}」**の観点でお答えします。")
+            # 「**…**」: bold closes before the bracket, or CommonMark leaves it open
+            parts.append(f"{step}「**{playbook.title_of(step)}**」の観点でお答えします。")
         parts += done
         if not bare:
             parts += await self._from_knowledge(ctx, message, intent)
