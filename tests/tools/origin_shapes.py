@@ -33,7 +33,8 @@ PAGE = __PAGE__
 
 def get_function_declaration():
     return {"name": "ui_probe", "description": "ui probe",
-            "parameters": {"type": "object", "properties": {"mode": {"type": "string"}}}}
+            "parameters": {"type": "object", "properties": {"mode": {"type": "string"},
+                                                            "told": {"type": "integer"}}}}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -82,6 +83,12 @@ def execute(args, context):
     mode = args.get("mode", "serve")
     if mode == "no_server":
         return {"success": True, "result": "no server"}
+    if mode.startswith("own_port"):  # as the origin's web_search: a port of its own choice
+        server = HTTPServer(("0.0.0.0", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        told = int(args.get("told") or server.server_address[1])
+        return {"success": True, "result": "own port",
+                "ui_info": {"ui_available": True, "ui_port": told}}
     if mode.startswith("bind:"):  # where a server asking for that host really listens
         server = HTTPServer((mode[5:], port), Handler)
         server.server_close()

@@ -169,6 +169,23 @@ async def test_cancelling_a_running_ui_tool_stops_its_server(tmp_path: Path,
         await registry.close()
 
 
+async def test_a_port_the_result_reports_is_proxied_only_when_the_tool_listens_there(
+        tmp_path: Path, root: Path) -> None:
+    registry = registry_for(tmp_path, root)
+    stranger = socket.socket()
+    stranger.bind(("127.0.0.1", 0))
+    stranger.listen()
+    try:
+        own = await registry.execute("ui_probe", {"mode": "own_port"})
+        assert own["success"] and _accepts(own["ui"]["port"])
+        lied = await registry.execute("ui_probe", {"mode": "own_port",
+                                                   "told": stranger.getsockname()[1]})
+        assert lied["success"] and "ui" not in lied  # another process's port: never proxied
+    finally:
+        stranger.close()
+        await registry.close()
+
+
 async def test_a_ui_tool_that_serves_nothing_leaves_no_live_ui(tmp_path: Path,
                                                                 root: Path) -> None:
     registry = registry_for(tmp_path, root)

@@ -226,7 +226,8 @@ class Executor:
         except WorkerDied as exc:
             return failure(mask_text(f"{exc} (it is restarted on the next call)", call.secrets),
                            call.execution_id)
-        ui = self._keep_ui(tool, call, worker, pool, aborted=exe.abort_event.is_set())
+        ui = self._keep_ui(tool, call, worker, pool, _reported_port(message),
+                           aborted=exe.abort_event.is_set())
         result = self._outcome(tool, call, message)
         return result if ui is None else {**result, "ui": {"url": ui.path, "port": ui.port}}
 
@@ -242,12 +243,15 @@ class Executor:
         return finish(message.get("result"), execution_id=call.execution_id,
                       allowed=call.allowed, secrets=call.secrets)
 
-    def _keep_ui(self, tool: LoadedTool, call: Call, worker: Worker, pool: WorkerPool, *,
-                 aborted: bool) -> ToolUi | None:
-        """The execution's live UI when the tool's process now serves its ui_port; else
-        the worker goes back to the pool (or ends, when a cancelled call left a server)."""
-        port = call.context.get("ui_port")
-        if not port or not owns_listener(worker.pid, port):
+    def _keep_ui(self, tool: LoadedTool, call: Call, worker: Worker, pool: WorkerPool,
+                 reported: int | None, *, aborted: bool) -> ToolUi | None:
+        """The execution's live UI when the tool's process now serves its ui_port (or the
+        port its result's ``ui_info`` names, as the origin's web_search does: proxied only
+        when that process is the one listening there); else the worker goes back to the
+        pool (or ends, when a cancelled call left a server)."""
+        ports = [p for p in (call.context.get("ui_port"), reported) if p]
+        port = next((p for p in ports if owns_listener(worker.pid, p)), None)
+        if port is None:
             pool.give_back(worker)
             return None
         if aborted:  # a cancelled run leaves no page behind
@@ -297,6 +301,15 @@ class Executor:
             pool = self._pools[tool.tool_dir] = WorkerPool(python, tool.entry,
                                                            self.max_idle_workers)
         return pool
+
+
+def _reported_port(message: dict[str, Any]) -> int | None:
+    """The port a tool's result says its own UI serves (``{"ui_info": {"ui_port": N}}``)."""
+    result = message.get("result")
+    info = result.get("ui_info") if isinstance(result, dict) else None
+    port = info.get("ui_port") if isinstance(info, dict) else None
+    return port if isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536 \
+        else None
 
 
 def _resolve(future: asyncio.Future[Any], value: Any = None) -> None:
