@@ -30,7 +30,8 @@ it is sent. A subscriber that wants to miss none across a reconnect subscribes w
 ``{"projectId", "after": null}``: each message it gets then carries a ``position``, and a
 later subscription with ``{"projectId", "after": <the last position seen>}`` replays what
 came after it (after the state sync), then goes on live. A bare id, or ``{"projectId"}``
-without ``after``, gets the messages as the seed spells them, from the state sync on.
+without ``after``, gets the messages of its dialect with no ``position``, from the state
+sync on.
 """
 
 from __future__ import annotations
