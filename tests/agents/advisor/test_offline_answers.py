@@ -158,3 +158,10 @@ async def test_each_items_amounts_keep_its_name(advisor: Runner) -> None:
                                          "上がりました。売値は900円です"))
     assert "- 材料費 1個: 250円 → 300円（+50円、+20%）" in text and "**990円**" in text
     assert "使っていません" not in text
+
+
+async def test_a_picture_of_how_a_step_is_done_is_its_process(advisor: Runner) -> None:
+    events = await consult(advisor, "単価表の作り方を図で説明して")
+    [call] = _calls(events, "generate_diagram")
+    flow = load_playbook(Settings().advisor_playbook).step("STEP_0_CHECK_4").flow
+    assert call["description"] == " → ".join(flow)

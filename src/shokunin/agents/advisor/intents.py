@@ -38,9 +38,12 @@ _VALUE_QUESTION = re.compile(r"いくら|何円|何[%％]|何パーセント|何
                              r"(どのくらい|どれくらい|どれだけ)(上が|増え|高く|になる)")
 _DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|絵で|diagram|chart|graph|picture",
                             re.IGNORECASE)
-_DIAGRAM_KINDS = (("flowchart", re.compile(r"流れ|フロー|手順|プロセス|進め方")),
+# data words first: 「原価の内訳を図で説明して」 is a chart, 「単価表の作り方を図で」 a process
+_DIAGRAM_KINDS = (("line", re.compile(r"推移|折れ線|変化|トレンド")),
+                  ("bar", re.compile(r"内訳|構成|比較|割合|棒グラフ|円グラフ")),
                   ("network", re.compile(r"関係図|つながり|ネットワーク")),
-                  ("line", re.compile(r"推移|折れ線|変化|トレンド")))
+                  ("flowchart", re.compile(r"流れ|フロー|手順|プロセス|進め方|やり方|作り方|"
+                                           r"方法|段取り|説明")))
 _ARROW = r"\s*(?:→|->|⇒|=>|から)\s*"
 _YEN = r"\s*(?P<unit{n}>万円|千円|円)?"
 _CHANGE = re.compile(
