@@ -21,6 +21,9 @@ TOKEN = "cost-analysis-admin-token-0123456789"
 # without ".0", a blank field as 0. The form's own placeholders (例: 10000000 ...).
 PLACEHOLDERS = (b'{"before_sales":10000000,"before_cost":6000000,"before_expenses":2000000,'
                 b'"current_sales":10000000,"current_cost":7000000,"current_expenses":2000000}')
+# Recorded from the built client in Chromium: 販管費 before left blank, a decimal 原価 now.
+RECORDED = (b'{"before_sales":10000000,"before_cost":6000000,"before_expenses":0,'
+            b'"current_sales":10500000,"current_cost":7200000.5,"current_expenses":2100000}')
 AXIOS = {"Content-Type": "application/json", "Accept": "application/json, text/plain, */*"}
 
 
@@ -75,20 +78,28 @@ def test_the_forms_placeholders_get_every_figure_the_client_reads(client: TestCl
 
 
 def test_blank_fields_come_as_zero_and_decimals_stay_exact(client: TestClient) -> None:
-    body = _post(client, {"before_sales": 1_200_000, "before_cost": 900_000,
-                          "before_expenses": 0, "current_sales": 1_260_000,
-                          "current_cost": 1_008_000.5, "current_expenses": 0}).json()
+    body = _post(client, RECORDED).json()
     assert body["success"] is True, body
     result = body["result"]
-    assert result["before"]["profit"] == 300_000 and result["before"]["profit_rate"] == 25
-    assert result["current"]["profit"] == 251_999.5  # 1,260,000 - 1,008,000.5
-    assert result["current"]["profit_rate"] == pytest.approx(251_999.5 / 12_600)
-    assert result["changes"]["sales"] == {"amount": 60_000, "rate": 5}
-    assert result["changes"]["cost"]["amount"] == 108_000.5
-    assert result["changes"]["expenses"] == {"amount": 0, "rate": 0}  # no base, no rate
-    # 25 % kept on 1,008,000.5: 1,008,000.5 / 0.75 = 1,344,000.666...
-    assert result["reference_price"] == pytest.approx(1_344_000 + 2 / 3)
-    assert result["price_gap"] == pytest.approx(84_000 + 2 / 3)
+    assert result["before"] == {"sales": 10_000_000, "cost": 6_000_000, "expenses": 0,
+                                "total_cost": 6_000_000, "profit": 4_000_000,
+                                "profit_rate": 40}
+    # 7,200,000.5 + 2,100,000 = 9,300,000.5 of cost; 1,199,999.5 of profit on 10,500,000.
+    assert result["current"]["total_cost"] == 9_300_000.5
+    assert result["current"]["profit"] == 1_199_999.5
+    assert result["current"]["profit_rate"] == pytest.approx(1_199_999.5 / 105_000)
+    changes = result["changes"]
+    assert changes["sales"] == {"amount": 500_000, "rate": 5}
+    assert changes["cost"]["amount"] == 1_200_000.5
+    assert changes["cost"]["rate"] == pytest.approx(1_200_000.5 / 60_000)
+    assert changes["expenses"] == {"amount": 2_100_000, "rate": 0}  # no base, no rate
+    assert changes["total_cost"]["amount"] == 3_300_000.5
+    assert changes["profit"]["amount"] == -2_800_000.5
+    assert changes["profit"]["rate"] == pytest.approx(-2_800_000.5 / 40_000)
+    # A 40 % margin kept on 9,300,000.5: 9,300,000.5 / 0.6 = 15,500,000.833...
+    assert result["reference_price"] == pytest.approx(15_500_000 + 5 / 6)
+    assert result["price_gap"] == pytest.approx(5_000_000 + 5 / 6)
+    assert result["price_gap_rate"] == pytest.approx((5_000_000 + 5 / 6) / 105_000)
 
 
 def test_a_margin_that_held_needs_no_pass_through(client: TestClient) -> None:
