@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from shokunin.tools.builtin.cost_impact import cost_impact_tool
 from tests.e2e.wire_recorder import record
 from tests.live_server import LiveServer
 
@@ -53,6 +54,20 @@ _BAD_ID = ("bad thread id '.hidden': 1 to 128 characters: letters, digits, '-', 
            "not starting with '.'")
 _NO_SESSION_ID = ('send {"message": "...", "session_id": "..."} (create a session with '
                   "POST /api/session)")
+G = "(g, issue 36) a builtin tool more: cost_impact, the later Advisor client's 価格転嫁検討ツール"
+_COST = cost_impact_tool.get_function_declaration()
+
+
+def _inserted(face: str, step: str, path: tuple[str | int, ...], index: int,
+              item: Any) -> Change:
+    """``item`` inserted at ``index`` of the list at ``path`` of before.json's step."""
+    [found] = [s for s in json.loads(BEFORE.read_text(encoding="utf-8"))[face]
+               if s["step"] == step]
+    for key in path:
+        found = found[key]
+    return Change(G, face, step, path, found, [*found[:index], item, *found[index:]])
+
+
 # Not reached by the script: (b) an unexpected failure is ``internal`` (was ``server_error``
 # on the WS); (e) an Advisor delete/clear with a live run says ``run_live`` (was ``conflict``):
 # neither can be caused on purpose, on the offline brain, without racing a run.
@@ -94,6 +109,15 @@ INTENDED: list[Change] = [
           ("", "error", _NO_SESSION_ID,
            "セッションが見つかりません。ページを再読み込みして新しい相談を始めてください。"),
           ("", "detail", ABSENT, _NO_SESSION_ID))],
+    _inserted("tools", "GET /api/tools", ("body", "tools"), 1, {
+        "name": "cost_impact", "function_name": "cost_impact",
+        "title": cost_impact_tool.TOOL_NAME, "description": cost_impact_tool.TOOL_DESCRIPTION,
+        "icon": cost_impact_tool.TOOL_ICON, "declaration": _COST, "status": "ok",
+        "error": None, "source": "builtin", "server": None, "has_venv": False,
+        "has_settings": False, "has_ui": False}),
+    _inserted("mcp", "MCP list_tools", ("result",), 4, {
+        "name": "cost_impact", "title": cost_impact_tool.TOOL_NAME,
+        "description": _COST["description"], "input_schema": _COST["parameters"]}),
 ]
 
 
