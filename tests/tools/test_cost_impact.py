@@ -10,6 +10,7 @@ import pytest
 
 from shokunin.config import Settings
 from shokunin.tools import InvalidArguments, ToolRegistry
+from shokunin.tools.builtin.cost_impact import cost_impact_tool
 
 BASE = {"before_sales": 10_000_000, "before_cost": 6_000_000, "before_expenses": 2_000_000,
         "current_sales": 10_000_000, "current_cost": 7_000_000, "current_expenses": 2_000_000}
@@ -110,3 +111,15 @@ def test_a_call_missing_a_figure_or_with_another_is_refused_before_it_runs(
         tools.validate_args("cost_impact", {k: v for k, v in BASE.items() if k != "before_cost"})
     with pytest.raises(InvalidArguments, match="Additional properties"):
         tools.validate_args("cost_impact", BASE | {"tax": 1})
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    (True, "数値で入力してください"), ("700", "数値で入力してください"),
+    (float("nan"), "有限の数値で入力してください"), (float("inf"), "有限の数値で入力してください"),
+])
+def test_called_directly_a_figure_that_is_not_a_number_is_refused(value: Any,
+                                                                  words: str) -> None:
+    # Through the registry the declaration refuses these first; a direct caller of
+    # execute() (seed 003 tools are plain modules) gets the tool's own words.
+    result = cost_impact_tool.execute(BASE | {"current_cost": value}, {})
+    assert result == {"success": False, "error": f"現在の売上原価: {words}"}
