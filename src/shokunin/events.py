@@ -203,6 +203,7 @@ class StudioOutputRecord(Record):
     file_path: str | None = None
     summary: str = ""
     agent_type: str = ""
+    size_bytes: int | None = None  # the file's, when it was written (not a column)
     created_at: Time
 
 

@@ -312,6 +312,10 @@ def test_a_whole_run_reads_right_on_the_dashboard_sidebar_logs_and_assets(
     assert counts["scenarios"]["count"] == 1 and counts["scenarios"]["unit"] == "本"
     assert counts["code"]["unit"] == "行" and counts["code"]["count"] > 3
     assert counts["images"]["count"] == 3  # scope full: three images
+    # ... on the client's own tiles: player and enemy sprites, one stage background
+    assert counts["characters"] == {"count": 2, "unit": "体", "calls": 2}
+    assert counts["backgrounds"] == {"count": 1, "unit": "枚", "calls": 1}
+    assert "ui" not in counts and "effects" not in counts
     logs = http.get(f"/api/projects/{pid}/logs").json()  # LogsView filters on source
     assert {"source", "details"} <= set(logs[0])
     assert {entry["source"] for entry in logs} >= {"concept", "code_worker"}

@@ -99,9 +99,14 @@ async def test_the_react_client_as_recorded_finds_every_field_it_reads_with_no_s
     assets = [p["asset"] for n, p in events if n == "asset:created"]
     assert assets and {a["type"] for a in assets} == {"image"}
     assert {a["approvalStatus"] for a in assets} == {"pending"}
+    # the file's real size at once, as the assets listing gives it (not "" until a reload)
+    listed = {a["id"]: a["size"] for a in (await http.get(f"/api/projects/{pid}/assets")).json()}
+    assert {a["id"]: a["size"] for a in assets} == listed
+    assert all(size.endswith((" B", " KB")) for size in listed.values())
     # approved with their checkpoint: the client's count of assets waiting goes down
     updated = {p["asset"]["id"]: p["asset"] for n, p in events if n == "asset:updated"}
     assert set(updated) == {a["id"] for a in assets}
+    assert {a["id"]: a["size"] for a in updated.values()} == listed
     assert {a["approvalStatus"] for a in updated.values()} == {"approved"}
     image = await http.get(assets[0]["url"])
     assert image.status_code == 200 and image.text.lstrip().startswith("<svg")
@@ -169,3 +174,14 @@ async def test_the_remaining_time_is_a_number_before_any_agent_finished_over_res
         metrics = (await http.get(f"/api/projects/{pid}/metrics")).json()
     assert metrics["estimatedRemainingSeconds"] == 0
     assert metrics["remainingEstimated"] is False
+
+
+async def test_an_agents_remaining_time_is_a_number_before_any_agent_finished(
+        fresh_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=fresh_server.url, timeout=10) as http:
+        pid = await new_project(http)  # a server with no finished agent to go by
+        agents = (await http.get(f"/api/projects/{pid}/agents")).json()
+        for agent in agents:
+            metrics = (await http.get(f"/api/agents/{agent['id']}/metrics")).json()
+            assert metrics["estimatedRemainingSeconds"] == 0, agent["type"]
+            assert metrics["remainingEstimated"] is False

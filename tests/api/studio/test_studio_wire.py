@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from shokunin import events as ev
-from shokunin.api.studio.wire import checkpoint_json, to_wire
+from shokunin.agents.studio.contracts import AgentMetrics
+from shokunin.api.studio.wire import agent_metrics_json, checkpoint_json, file_size, to_wire
 
 
 def failed(**overrides: object) -> ev.AgentFailed:
@@ -144,3 +145,30 @@ def test_a_checkpoints_output_leaves_out_what_it_does_not_have() -> None:
     cp = checkpoint_json(record)
     assert cp["output"] == {"summary": "s", "content": {"text": "# t"}}
     assert cp["description"] is None and cp["resolvedAt"] is None  # the seed's `T | null`
+
+
+def test_an_agents_remaining_time_is_a_number_estimated_from_its_progress() -> None:
+    def figures(progress: int, remaining: float | None, subs: list[AgentMetrics]
+                ) -> AgentMetrics:
+        return AgentMetrics(
+            agent_id="a1", agent_type="code_leader", status="running", progress=progress,
+            current_task=None, tokens_used=0, tokens_estimated=0, runtime_seconds=30.0,
+            estimated_remaining_seconds=remaining, completed_tasks=0, total_tasks=1,
+            active_sub_agents=0, sub_agent_metrics=subs)
+
+    metrics = agent_metrics_json(figures(25, None, [figures(0, None, []), figures(50, 4, [])]))
+    # 25% in 30 s: 90 s to go, by the same estimate as the project's
+    assert (metrics["estimatedRemainingSeconds"], metrics["remainingEstimated"]) == (90, True)
+    waiting, sampled = metrics["subAgentMetrics"]
+    assert (waiting["estimatedRemainingSeconds"], waiting["remainingEstimated"]) == (0, False)
+    assert sampled["estimatedRemainingSeconds"] == 4  # the samples' own estimate stays
+
+
+def test_an_asset_on_the_socket_carries_its_files_size_as_the_listing_does() -> None:
+    output = ev.OutputCreated(output={
+        "id": "o1", "project_id": "p1", "agent_id": "a1", "output_type": "asset_image",
+        "file_path": "outputs/assets/hero.svg", "agent_type": "asset_worker",
+        "size_bytes": 2560, "created_at": "2026-01-01T00:00:00Z"}, thread_id="p1")
+    [(_, payload)] = to_wire(output, "client")
+    assert payload["asset"]["size"] == "2.5 KB"
+    assert file_size(300) == "300 B" and file_size(None) == ""

@@ -4,6 +4,7 @@ the agents' own clocks, estimates from rolling medians of finished agents of the
 
 from __future__ import annotations
 
+import re
 import statistics
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,6 +17,23 @@ SAMPLES = 20  # the rolling window: the latest finished agents of a type
 KINDS = {"scenario_doc": ("scenarios", "本"), "code": ("code", "行"),
          "asset_image": ("images", "枚"), "asset_audio": ("audio", "件")}
 DOCUMENTS = ("documents", "件")  # every other output type: a document
+# The client's dashboard tiles split images and sounds further. An image or sound is classed
+# by the words of its file name and summary (the task it was made for), first match wins;
+# one that names none is a character (an image: sprites are what a game mostly draws) or a
+# sound effect (a sound).
+CLASSES = {
+    "asset_image": ([("backgrounds", "枚", ("background", "bg", "stage", "背景", "ステージ",
+                                          "風景", "マップ")),
+                     ("ui", "点", ("ui", "icon", "button", "hud", "logo", "title", "font",
+                                   "アイコン", "ボタン", "ロゴ", "タイトル", "画面")),
+                     ("effects", "種", ("effect", "fx", "particle", "explosion",
+                                        "エフェクト", "効果", "爆発"))],
+                    ("characters", "体")),
+    "asset_audio": ([("music", "曲", ("bgm", "music", "theme", "song", "音楽", "曲")),
+                     ("voice", "件", ("voice", "speech", "line", "ボイス", "声", "台詞",
+                                      "セリフ"))],
+                    ("sfx", "個")),
+}
 
 
 class Estimates:
@@ -48,22 +66,46 @@ def elapsed_seconds(project: dict[str, Any], at: datetime | None = None) -> floa
     return round(elapsed, 3)
 
 
+def asset_class(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The dashboard tile (key, unit) an image or sound output counts under; None for
+    other outputs."""
+    classes = CLASSES.get(row["output_type"])
+    if classes is None:
+        return None
+    named, fallback = classes
+    text = f"{row.get('file_path') or ''} {(row.get('content') or {}).get('summary') or ''}"
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    for key, unit, marks in named:
+        if any(m in words if m.isascii() else m in text for m in marks):
+            return key, unit
+    return fallback
+
+
+def _kinds(row: dict[str, Any]) -> list[tuple[str, str]]:
+    kinds = [KINDS.get(row["output_type"], DOCUMENTS)]
+    tile = asset_class(row)
+    return kinds + [tile] if tile else kinds
+
+
 def generation_counts(outputs: list[dict[str, Any]]) -> dict[str, GenerationCount]:
     """The project's outputs by kind: each agent's latest version counts (lines, for
-    code), ``calls`` counts every version written."""
+    code), ``calls`` counts every version written. An image or sound counts under its
+    output type's kind (``images``, ``audio``) and under its dashboard tile too
+    (``characters``, ``backgrounds``, ...: see ``asset_class``)."""
     latest: dict[str, dict[str, Any]] = {}
     calls: dict[str, int] = {}
+    units: dict[str, str] = {}
     for row in outputs:  # oldest first: a later version replaces an earlier one
         latest[row["agent_id"]] = row
-        kind = KINDS.get(row["output_type"], DOCUMENTS)[0]
-        calls[kind] = calls.get(kind, 0) + 1
+        for kind, unit in _kinds(row):
+            calls[kind] = calls.get(kind, 0) + 1
+            units[kind] = unit
     counts: dict[str, int] = {}
-    units = dict([DOCUMENTS, *KINDS.values()])
     for row in latest.values():
-        kind = KINDS.get(row["output_type"], DOCUMENTS)[0]
-        text = (row["content"] or {}).get("content") if kind == "code" else None
-        counts[kind] = counts.get(kind, 0) + (
-            len(text.splitlines()) if isinstance(text, str) else 1)
+        for kind, _ in _kinds(row):
+            text = (row["content"] or {}).get("content") if kind == "code" else None
+            counts[kind] = counts.get(kind, 0) + (
+                len(text.splitlines()) if isinstance(text, str) else 1)
     return {kind: GenerationCount(count=n, unit=units[kind], calls=calls[kind])
             for kind, n in counts.items()}
 

@@ -241,15 +241,17 @@ class ProjectSession:
 
     async def _store(self, spec: AgentSpec, agent: dict[str, Any], job: Job,
                      produced: Produced, output_id: str, elapsed_ms: int) -> dict[str, Any]:
-        first_file = None
+        first_file, first_size = None, None
         for rel, text in produced.files.items():
+            data = text.encode("utf-8")
             try:
                 name = "/".join(["outputs", *parts(rel)])
                 # atomic: a crash leaves the old file or the new one, never half
-                await asyncio.to_thread(self.workspace.replace, name, text.encode("utf-8"))
+                await asyncio.to_thread(self.workspace.replace, name, data)
             except UnsafePath as exc:
                 raise GaveUp("validation_error", f"output path {rel!r}: {exc}") from None
-            first_file = first_file or name
+            if first_file is None:
+                first_file, first_size = name, len(data)
         output_type = (spec.workers.output if spec.workers and job.task else spec.output)
         row = {"id": output_id, "project_id": self.project_id, "agent_id": agent["id"],
                "output_type": output_type,
@@ -271,7 +273,8 @@ class ProjectSession:
         events.append(ev.AgentProgress(agent_id=agent["id"], progress=90, current_task=what,
                                        completed_tasks=0, total_tasks=1, tokens_used=tokens))
         events.append(ev.OutputCreated(output=ev.StudioOutputRecord.model_validate(
-            row | {"summary": produced.summary, "agent_type": fresh["type"]})))
+            row | {"summary": produced.summary, "agent_type": fresh["type"],
+                   "size_bytes": first_size})))
         # The output, the agent's figures and what tells of them: one commit.
         await self.ctx.emit_all(events, writes=[
             self.records.insert_write(outputs_table, row), log_row,
@@ -343,7 +346,7 @@ class ProjectSession:
             + (f"(修正 {attempt} 回目)" if attempt else ""),
             "description": f"{spec.type} の出力 ({spec.output}) を確認してください。",
             "output": {"documentType": spec.output, "summary": summary[:4000],
-                       "content": content, "assets": _assets(outputs, self._agents),
+                       "content": content, "assets": _assets(outputs, self._agents, self.workspace),
                        "tokensUsed": sum(o["tokens_used"] for o in outputs),
                        "generationTimeMs": sum(o["generation_time_ms"] for o in outputs)},
             "status": "pending", "feedback": None, "resolved_at": None,
@@ -425,14 +428,22 @@ class ProjectSession:
         return await asyncio.to_thread(_read_tree, self.workspace)
 
 
-def _assets(outputs: list[dict[str, Any]], agents: dict[str, dict[str, Any]]
-            ) -> list[dict[str, Any]]:
-    """The image and sound files among a checkpoint's outputs (JSON: stored in its row)."""
+def _assets(outputs: list[dict[str, Any]], agents: dict[str, dict[str, Any]],
+            tree: SafeTree) -> list[dict[str, Any]]:
+    """The image and sound files among a checkpoint's outputs (JSON: stored in its row),
+    with their sizes now."""
     return [{"id": o["id"], "project_id": o["project_id"], "agent_id": o["agent_id"],
              "agent_type": agents[o["agent_id"]]["type"], "output_type": o["output_type"],
              "file_path": o["file_path"], "summary": str((o["content"] or {}).get("summary", "")),
-             "created_at": o["created_at"].isoformat()}
+             "size_bytes": _size(tree, o["file_path"]), "created_at": o["created_at"].isoformat()}
             for o in outputs if o["output_type"].startswith("asset_") and o["file_path"]]
+
+
+def _size(tree: SafeTree, path: str) -> int | None:
+    try:
+        return tree.stat(path).st_size
+    except (OSError, UnsafePath):  # gone, or no longer a plain file: not known
+        return None
 
 
 def _since(started: datetime | None, at: datetime) -> int:

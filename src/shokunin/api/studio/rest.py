@@ -50,7 +50,7 @@ from shokunin.agents.studio.contracts import (
 )
 from shokunin.agents.studio.metrics import agent_metrics, project_metrics
 from shokunin.api.errors import ApiError
-from shokunin.api.studio.wire import metrics_json
+from shokunin.api.studio.wire import agent_metrics_json, file_size, metrics_json
 from shokunin.auth import principal
 from shokunin.events import StudioMetrics
 from shokunin.runs import owner_scope
@@ -261,14 +261,9 @@ async def _assets(request: Request, project: dict[str, Any]) -> list[dict[str, A
 def _size(tree: SafeTree, path: str) -> str:
     """The file's size as the client reads it (``"12.3 KB"``); ``"0 B"`` if it is gone."""
     try:
-        size = float(tree.stat(path).st_size)
+        return file_size(tree.stat(path).st_size)
     except (OSError, UnsafePath):
         return "0 B"
-    for unit in ("B", "KB", "MB"):
-        if size < 1024:
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GB"
 
 
 UPLOADS = "uploads"  # a project's uploaded files, in its workspace (uploads.py)
@@ -354,7 +349,7 @@ async def agent_metrics_(request: Request, agent_id: str) -> dict[str, Any]:
     records = studio(request).records
     children = [a for a in await records.agents(agent["project_id"])
                 if a["parent_agent_id"] == agent_id]
-    return dump(await agent_metrics(records, agent, children))
+    return agent_metrics_json(await agent_metrics(records, agent, children))
 
 
 # checkpoints

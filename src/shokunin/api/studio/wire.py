@@ -32,7 +32,13 @@ from pydantic import BaseModel
 
 from shokunin import events as ev
 from shokunin.agents.studio import socket_resolution
-from shokunin.agents.studio.contracts import Agent, AgentLogEntry, Checkpoint, ProjectMetrics
+from shokunin.agents.studio.contracts import (
+    Agent,
+    AgentLogEntry,
+    AgentMetrics,
+    Checkpoint,
+    ProjectMetrics,
+)
 
 Dialect = Literal["seed", "client", "both"]
 DIALECTS: tuple[Dialect, ...] = ("seed", "client", "both")
@@ -93,35 +99,65 @@ def system_log_json(record: ev.StudioLogEntry, agent_id: str, source: str
         metadata, ensure_ascii=False) if metadata else None}
 
 
+def remaining_estimate(seconds: float | None, progress: float, elapsed: float
+                       ) -> tuple[float, bool]:
+    """The remaining time as a number and whether it is an estimate: ``seconds`` when the
+    figures had one (from finished agents of the same types), else one from the progress so
+    far (percent) and the time it took; (0, False) when neither can be made yet."""
+    if seconds is not None:
+        return seconds, True
+    if progress <= 0:
+        return 0.0, False
+    return round(elapsed * (100 - progress) / progress, 3), True
+
+
 def metrics_json(record: ev.StudioMetrics) -> dict[str, Any]:
-    """The seed's ProjectMetrics. ``estimatedRemainingSeconds`` is a number: the figures'
-    own estimate (from finished agents of the same types) when there is one, else one from
-    the progress so far and the time it took; ``remainingEstimated`` is false when neither
-    can be made yet (no progress: the number is then 0)."""
+    """The seed's ProjectMetrics. ``estimatedRemainingSeconds`` is a number
+    (``remaining_estimate``); ``remainingEstimated`` is false when it could not be
+    estimated yet (the number is then 0)."""
     metrics = _camel(ProjectMetrics, record)
-    estimated = True
-    if metrics["estimatedRemainingSeconds"] is None:
-        done, elapsed = metrics["progressPercent"], metrics["elapsedTimeSeconds"]
-        estimated = done > 0
-        metrics["estimatedRemainingSeconds"] = round(
-            elapsed * (100 - done) / done, 3) if estimated else 0.0
-    metrics["remainingEstimated"] = estimated
+    metrics["estimatedRemainingSeconds"], metrics["remainingEstimated"] = remaining_estimate(
+        metrics["estimatedRemainingSeconds"], metrics["progressPercent"],
+        metrics["elapsedTimeSeconds"])
     return metrics
+
+
+def agent_metrics_json(figures: AgentMetrics) -> dict[str, Any]:
+    """The seed's AgentMetrics, its sub-agents' too, with the remaining time a number as in
+    ``metrics_json`` (from the agent's progress and running time when no agent of its type
+    finished yet)."""
+    metrics = figures.model_dump(mode="json", by_alias=True, exclude={"sub_agent_metrics"})
+    metrics["estimatedRemainingSeconds"], metrics["remainingEstimated"] = remaining_estimate(
+        metrics["estimatedRemainingSeconds"], metrics["progress"], metrics["runtimeSeconds"])
+    metrics["subAgentMetrics"] = [agent_metrics_json(s) for s in figures.sub_agent_metrics]
+    return metrics
+
+
+def file_size(size_bytes: int | None) -> str:
+    """A file's size as the client reads it (``"12.3 KB"``); ``""`` when it is not known."""
+    if size_bytes is None:
+        return ""
+    size = float(size_bytes)
+    for unit in ("B", "KB", "MB"):
+        if size < 1024:
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
 
 
 def asset_json(record: ev.StudioOutputRecord, approval_status: str = "pending"
                ) -> dict[str, Any]:
     """An output file as the seed project's client lists an asset, in the form of ``GET
     /api/projects/{id}/assets``: its kind (``image`` for ``asset_image``; the seed's type in
-    ``outputType``), where it is served, and whether a person approved it yet. ``size`` is
-    left for that listing (the client reads ``""`` as 0)."""
+    ``outputType``), where it is served, and whether a person approved it yet. ``size`` is the
+    file's as written (``""`` for an output told before sizes were recorded)."""
     path = record.file_path or ""
     url = f"/api/projects/{record.project_id}/files/{quote(path)}" if path else None
     kind = ASSET_TYPES.get(record.output_type, "other")
     return {"id": record.id, "agentId": record.agent_id,
             "name": path.rsplit("/", 1)[-1] or record.output_type, "type": kind,
             "outputType": record.output_type, "filePath": path or None,
-            "agent": record.agent_type, "size": "", "url": url,
+            "agent": record.agent_type, "size": file_size(record.size_bytes), "url": url,
             "thumbnail": url if kind == "image" else None, "duration": None,
             "content": record.summary or None, "approvalStatus": approval_status,
             "createdAt": _iso(record.created_at)}
