@@ -59,9 +59,10 @@ def auth_ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
     server.stop()
 
 
-def test_with_auth_on_the_frame_loads_with_the_login_cookie(make_page, auth_ui_server) -> None:
-    """The frame is opened by shokunin's own page, so its first load carries the SameSite
-    cookie; what the sandboxed page requests itself does not (docs: self-contained pages)."""
+def test_with_auth_on_the_page_and_its_own_links_load_by_its_key(make_page,
+                                                                auth_ui_server) -> None:
+    """The sandboxed page's own requests carry no login cookie: the key in its address lets
+    them in; without the key the token is needed as on every route."""
     ui = make_page(auth_ui_server)
     page = ui.page
     page.goto(f"{auth_ui_server.url}/login")
@@ -75,5 +76,8 @@ def test_with_auth_on_the_frame_loads_with_the_login_cookie(make_page, auth_ui_s
     frame = page.frame_locator(".tool-ui-frame")
     assert frame.locator("#ok").inner_text() == "UI OK"
     assert frame.locator("#probe").inner_text() == "parent:blocked cookie:blocked storage:blocked"
+    frame.locator("#rel").click()  # the page's own request: no cookie, its key lets it in
+    assert '"path": "/headers"' in frame.locator("body").inner_text()
     src = page.locator(".tool-ui-frame").get_attribute("src")
-    assert httpx.get(auth_ui_server.url + src).status_code == 401  # no token, no page
+    keyless = src.rstrip("/").rsplit("/", 1)[0]
+    assert httpx.get(auth_ui_server.url + keyless).status_code == 401  # no token, no key

@@ -70,8 +70,10 @@ async def test_a_tool_with_an_index_html_gets_a_ui_port_and_its_page_lives(
         result = await registry.execute("ui_probe", {}, thread_id="t1")
         assert result["success"], result
         port, pid = result["result"]["port"], result["result"]["pid"]
-        assert result["ui"] == {"url": f"/api/tools/ui_probe/ui/{result['execution_id']}/",
-                                "port": port}
+        assert result["ui"]["port"] == port
+        prefix = f"/api/tools/ui_probe/ui/{result['execution_id']}/"
+        key = result["ui"]["url"].removeprefix(prefix).rstrip("/")
+        assert result["ui"]["url"] == f"{prefix}{key}/" and len(key) >= 32
         assert pid != os.getpid()  # its own process: it can be stopped
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
         assert "UI OK" in page.text

@@ -25,6 +25,7 @@ from shokunin.api.perimeter import (
     is_loopback_name,
 )
 from shokunin.api.studio import StudioSocket
+from shokunin.api.tools import tool_ui_page
 from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.engine import Engine
@@ -47,8 +48,9 @@ def middleware(app: FastAPI, settings: Settings, authenticator: Authenticator,
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"], max_age=600))
     stack += [
         Middleware(OriginMiddleware, allowed_origins=settings.allowed_origins,
-                   loopback=is_loopback_name(settings.host.strip().lower())),
-        Middleware(AuthMiddleware, authenticator=authenticator),
+                   loopback=is_loopback_name(settings.host.strip().lower()),
+                   capability=tool_ui_page),
+        Middleware(AuthMiddleware, authenticator=authenticator, capability=tool_ui_page),
         Middleware(LiveMiddleware, live=live),
         Middleware(ContentTypeMiddleware),
         Middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes,

@@ -279,6 +279,15 @@ class ToolRegistry:
                             f"{execution_id[:100]!r}", status=404, code=ErrorCode.NOT_FOUND)
         return ui
 
+    def ui_by_key(self, name: str, execution_id: str, key: str) -> ToolUi | None:
+        """The live UI of that execution of ``name`` when ``key`` is its secret; None
+        otherwise (no such UI, another tool's, or a wrong key)."""
+        tool = self._tools.get(name) or self._by_function.get(name)
+        ui = self._executor.uis.get(execution_id) if tool is not None else None
+        if ui is None or ui.tool != tool.name or not ui.opens(key):
+            return None
+        return ui
+
     def stop_ui(self, name: str, execution_id: str) -> None:
         """Stop that execution's UI (its process ends); ToolError (404) when none is live."""
         self.live_ui(name, execution_id)

@@ -3,7 +3,10 @@
 A tool with a UI runs in a child process of its own. When its ``execute()`` returns and that
 process listens on the port it was given, the process is kept (not given back to the warm
 pool) as the execution's *live UI*, which the API proxies under
-``/api/tools/<name>/ui/<execution_id>/``. Its lifetime:
+``/api/tools/<name>/ui/<execution_id>/<key>/``. ``key`` is a secret of that UI: the page's
+own requests (its links, images, scripts and fetches, from a sandboxed frame that carries
+no login cookie) are let in by it alone, so only who was shown the page's address can use
+it. Its lifetime:
 
 * it lives after the run ends (a tool such as the origin's ``flask_test`` starts its
   server, returns, and its page is looked at afterwards);
@@ -17,6 +20,8 @@ pool) as the execution's *live UI*, which the API proxies under
 
 from __future__ import annotations
 
+import hmac
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -37,13 +42,18 @@ class ToolUi:
     port: int
     pid: int
     stop_process: Callable[[], None] = field(repr=False)
+    key: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
     started: float = field(default_factory=time.monotonic)
     used: float = field(default_factory=time.monotonic)
 
     @property
     def path(self) -> str:
         """Where the API serves it (relative links of the page resolve under it)."""
-        return f"/api/tools/{self.tool}/ui/{self.execution_id}/"
+        return f"/api/tools/{self.tool}/ui/{self.execution_id}/{self.key}/"
+
+    def opens(self, key: str) -> bool:
+        """Whether ``key`` is this UI's secret (compared in constant time)."""
+        return hmac.compare_digest(self.key.encode(), key.encode())
 
     def serving(self) -> bool:
         """Whether the tool's own process still listens on the port."""

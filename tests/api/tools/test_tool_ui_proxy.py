@@ -33,11 +33,19 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def _run(client: TestClient, **headers: str) -> str:
-    """Run the UI tool; the path its page is served under."""
+    """Run the UI tool; the path its page is served under (holding the page's secret key)."""
     body = client.post("/api/tools/ui_probe/execute", json={}, headers=headers).json()
     assert body["success"], body
-    assert body["ui"]["url"] == f"/api/tools/ui_probe/ui/{body['run_id']}/"
-    return str(body["ui"]["url"])
+    url = str(body["ui"]["url"])
+    prefix = f"/api/tools/ui_probe/ui/{body['run_id']}/"
+    assert url.startswith(prefix) and url.endswith("/")
+    assert len(url[len(prefix):-1]) >= 32  # the key: unguessable
+    return url
+
+
+def _keyless(url: str) -> str:
+    """The page's address without its key: a route like any other."""
+    return url.rstrip("/").rsplit("/", 1)[0]
 
 
 def test_the_page_is_served_under_the_tool_in_a_sandbox(client: TestClient) -> None:
@@ -51,6 +59,7 @@ def test_the_page_is_served_under_the_tool_in_a_sandbox(client: TestClient) -> N
     for dropped in ("set-cookie", "access-control-allow-origin", "clear-site-data"):
         assert dropped not in page.headers
     assert client.get(url.rstrip("/"), follow_redirects=False).headers["location"] == url
+    assert client.get(_keyless(url), follow_redirects=False).headers["location"] == url
 
 
 def test_credentials_and_hop_by_hop_headers_never_reach_the_tool(client: TestClient) -> None:
@@ -90,22 +99,47 @@ def test_an_oversized_answer_is_refused(client: TestClient,
 
 def test_stop_ends_the_page_and_unknown_ones_are_404(client: TestClient) -> None:
     url = _run(client)
-    run_id = url.rstrip("/").rsplit("/", 1)[1]
-    assert client.get(f"/api/tools/probe/ui/{run_id}/").status_code == 404
-    assert client.get("/api/tools/ui_probe/ui/" + "0" * 32 + "/").status_code == 404
-    stopped = client.delete(url.rstrip("/"))
+    run_id = _keyless(url).rsplit("/", 1)[1]
+    key = url.rstrip("/").rsplit("/", 1)[1]
+    assert client.get(f"/api/tools/probe/ui/{run_id}/{key}/").status_code == 404
+    assert client.get("/api/tools/ui_probe/ui/" + "0" * 32 + f"/{key}/").status_code == 404
+    assert client.get(f"{_keyless(url)}/{'k' * len(key)}/").status_code == 404
+    stopped = client.delete(_keyless(url))
     assert stopped.json() == {"stopped": True, "execution_id": run_id}
     gone = client.get(url)
     assert gone.status_code == 404 and gone.json()["code"] == "not_found"
-    assert client.delete(url.rstrip("/")).status_code == 404
+    assert client.delete(_keyless(url)).status_code == 404
 
 
-def test_with_auth_on_the_page_needs_the_token(tmp_path: Path) -> None:
+def test_with_auth_on_the_key_alone_opens_the_page_and_nothing_else(tmp_path: Path) -> None:
+    """The sandboxed page's own requests carry no login cookie: its address's key lets it
+    in; without the key (or with a wrong one) the token is needed as on every route."""
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
     with _app(tmp_path, auth_token=TOKEN) as client:
-        url = _run(client, Authorization=f"Bearer {TOKEN}")
-        assert client.get(url).status_code == 401
-        page = client.get(url, headers={"Authorization": f"Bearer {TOKEN}"})
+        url = _run(client, **bearer)
+        page = client.get(url)  # no token: a sub-request of the sandboxed page
         assert page.status_code == 200 and "UI OK" in page.text
+        assert client.get(url + "headers").status_code == 200
+        wrong = url.rstrip("/").rsplit("/", 1)[0] + "/" + "k" * 32 + "/"
+        assert client.get(wrong).status_code == 401
+        assert client.get(_keyless(url), follow_redirects=False).status_code == 401
+        moved = client.get(_keyless(url), headers=bearer, follow_redirects=False)
+        assert moved.status_code == 307 and moved.headers["location"] == url
+        assert client.delete(_keyless(url)).status_code == 401
+
+
+def test_the_sandboxed_page_may_fetch_its_own_api_but_nothing_else(client: TestClient) -> None:
+    """A page under ``sandbox`` has an opaque origin: its fetches say ``Origin: null``, which
+    only its own address (by its key) lets through."""
+    url = _run(client)
+    null = {"Origin": "null", "Content-Type": "application/json"}
+    own = client.post(url + "echo", content=b'{"a": 1}', headers=null)
+    assert own.status_code == 200 and own.json() == {"got": '{"a": 1}'}
+    other = client.post("/api/tools/calculator/execute",
+                        json={"args": {"expression": "1 + 1"}}, headers=null)
+    assert other.status_code == 403 and other.json()["code"] == "forbidden_origin"
+    wrong = url.rstrip("/").rsplit("/", 1)[0] + "/" + "k" * 32 + "/echo"
+    assert client.post(wrong, content=b"{}", headers=null).status_code == 403
 
 
 def test_websocket_upgrades_are_not_proxied(client: TestClient) -> None:

@@ -1,6 +1,7 @@
 """The auth middleware: every HTTP request and WebSocket handshake, of every route and
 mounted app, carries a valid token once auth is on, except the public paths (/health,
-the login page and its stylesheet, logout).
+the login page and its stylesheet, logout) and a ``capability``: an address that is its own
+credential (a live tool UI's page, whose secret key is in its path).
 
 Tokens come as ``Authorization: Bearer <token>`` or, from browsers (WebSocket and
 EventSource cannot set headers), in the HttpOnly cookie the login page sets; never in a
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
@@ -61,10 +62,12 @@ def app_path(scope: Scope) -> str:
 
 class AuthMiddleware:
     def __init__(self, app: ASGIApp, authenticator: Authenticator,
-                 public_paths: Collection[str] = PUBLIC_PATHS) -> None:
+                 public_paths: Collection[str] = PUBLIC_PATHS,
+                 capability: Callable[[Scope], bool] | None = None) -> None:
         self.app = app
         self.authenticator = authenticator
         self.public_paths = frozenset(public_paths)
+        self.capability = capability  # a request whose address is its own credential
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -72,7 +75,8 @@ class AuthMiddleware:
             return
         state = scope.setdefault("state", {})
         state["principal"] = None
-        if app_path(scope) in self.public_paths:
+        if app_path(scope) in self.public_paths or (
+                self.capability is not None and self.capability(scope)):
             await self.app(scope, receive, send)
             return
         if not self.authenticator.ready:

@@ -8,12 +8,14 @@ any port: a client's own dev server (vite on ``localhost:5173``) proxies to shok
 own ``Origin``, and only programs on this machine can serve a page from a loopback origin. A
 state-changing request without it but marked ``Sec-Fetch-Site: cross-site`` is refused too.
 Clients that are not browsers send neither header and pass (the auth middleware judges them).
-A refusal names the setting that would allow the origin.
+A sandboxed page's ``Origin: null`` passes only on a ``capability`` address (a live tool UI's
+page, whose secret key is in its path). A refusal names the setting that would allow the
+origin.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -43,17 +45,21 @@ def origin_allowed(origin: str, host: str | None, allowed: frozenset[str],
 
 class OriginMiddleware:
     def __init__(self, app: ASGIApp, allowed_origins: Iterable[str] = (),
-                 loopback: bool = False) -> None:
+                 loopback: bool = False,
+                 capability: Callable[[Scope], bool] | None = None) -> None:
         self.app = app
         self.allowed = frozenset(o.lower().rstrip("/") for o in allowed_origins)
         self.loopback = loopback
+        self.capability = capability  # an address that is its own credential
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             headers = Headers(scope=scope)
             origin = headers.get("origin")
-            if origin is not None and not origin_allowed(origin, headers.get("host"),
-                                                         self.allowed, self.loopback):
+            if (origin is not None and not origin_allowed(origin, headers.get("host"),
+                                                          self.allowed, self.loopback)
+                    and not (origin == "null" and self.capability is not None
+                             and self.capability(scope))):
                 await deny(scope, receive, send, 403,
                            # short enough for a WebSocket close reason (123 bytes)
                            f"origin {origin[:40]!r} not allowed: add it to {SETTING}",

@@ -1,14 +1,17 @@
 """A tool's own web UI, served through shokunin under the tool's page.
 
 A tool with a UI gets ``context["ui_port"]`` and starts a small web server there, in its own
-child process, bound to loopback (``tools/tool_ui.py``). Its pages are reached only here,
-behind the perimeter (host, origin, auth) like every route::
+child process, bound to loopback (``tools/tool_ui.py``). Its pages are reached only here::
 
-    GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /api/tools/{name}/ui/{execution_id}/{path}
-    GET    /api/tools/{name}/ui/{execution_id}   -> 307 to the same path with a final "/"
+    GET    /api/tools/{name}/ui/{execution_id}   -> 307 to the page's address (below)
     DELETE /api/tools/{name}/ui/{execution_id}   stops that UI (its process ends)
+    GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS /api/tools/{name}/ui/{execution_id}/{key}/{path}
 
-Who may see the execution's run may use its UI (404 otherwise, as for an unknown one).
+The first two are routes like any other (auth, and who may see the execution's run may use
+its UI; 404 otherwise, as for an unknown one). The page's address holds the UI's secret
+``key``, shown only in the execution's result: the page runs sandboxed (below), so its own
+requests carry no login cookie and an ``Origin: null``, and the perimeter lets a request to
+that address in by the key alone (``capability``). A wrong key is a 404.
 
 What crosses the proxy, and why:
 
@@ -30,12 +33,14 @@ What crosses the proxy, and why:
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator
 from urllib.parse import quote
 
 import httpx
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.types import Scope
 
 from shokunin.agents.tool_run import NAME as TOOL_AGENT
 from shokunin.api.errors import ApiError
@@ -104,9 +109,39 @@ async def stop_ui(request: Request, name: str, execution_id: str) -> Response:
     return JSONResponse({"stopped": True, "execution_id": execution_id})
 
 
-@router.api_route("/{name}/ui/{execution_id}/{path:path}", methods=METHODS)
-async def proxy(request: Request, name: str, execution_id: str, path: str) -> Response:
-    ui = await _live_ui(request, name, execution_id)
+PAGE = re.compile(r"/api/tools/(?P<name>[^/]+)/ui/(?P<execution_id>[^/]+)/(?P<key>[^/]+)"
+                  r"(?:/|$)")
+
+
+def capability(scope: Scope) -> bool:
+    """Whether the request is for a live tool UI's page with its right key: the perimeter
+    lets it in without a login (the key is the credential) and with the sandboxed page's
+    ``Origin: null``."""
+    match = PAGE.match(scope.get("path", "")[len(scope.get("root_path", "")):])
+    engine = getattr(scope["app"].state, "engine", None) if "app" in scope else None
+    return (match is not None and engine is not None
+            and engine.tools.ui_by_key(**match.groupdict()) is not None)
+
+
+def _page(request: Request, name: str, execution_id: str, key: str) -> ToolUi:
+    ui = _registry(request).ui_by_key(name, execution_id, key)
+    if ui is None:
+        raise ApiError(404, f"no live UI of tool {name[:100]!r} at this address; run the tool "
+                       "again", ErrorCode.NOT_FOUND)
+    return ui
+
+
+@router.get("/{name}/ui/{execution_id}/{key}", include_in_schema=False)
+async def page_root(request: Request, name: str, execution_id: str, key: str) -> Response:
+    ui = _page(request, name, execution_id, key)
+    query = request.url.query
+    return RedirectResponse(ui.path + (f"?{query}" if query else ""), status_code=307)
+
+
+@router.api_route("/{name}/ui/{execution_id}/{key}/{path:path}", methods=METHODS)
+async def proxy(request: Request, name: str, execution_id: str, key: str,
+                path: str) -> Response:
+    ui = _page(request, name, execution_id, key)
     target = _target(ui, path, request.url.query)
     headers = {k: v for k, v in request.headers.items() if k in FORWARDED_REQUEST_HEADERS}
     headers["x-forwarded-prefix"] = ui.path.rstrip("/")

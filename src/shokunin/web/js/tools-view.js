@@ -258,7 +258,8 @@ export class ToolsView {
     frame.src = url;
     stop.addEventListener("click", async () => {
       stop.disabled = true;
-      await fetch(url.replace(/\/$/, ""), { method: "DELETE" });
+      // the page's address less its key: /api/tools/<name>/ui/<execution_id>
+      await fetch(url.replace(/\/[^/]+\/$/, ""), { method: "DELETE" });
       frame.replaceWith(tr("p", "muted", "tools.liveUiStopped"));
       open.remove();
       stop.remove();
