@@ -199,6 +199,21 @@ class StudioRecords:
             query = query.where(outputs.c.project_id == project_id)
         return await self._rows(query)
 
+    async def model_calls(self, owner: str | None = None, *, project_id: str | None = None
+                          ) -> list[dict[str, Any]]:
+        """Each output an agent wrote is one model call: its tokens, time and agent type,
+        oldest first; with ``owner``, only in that owner's projects."""
+        query = select(outputs.c.id, outputs.c.project_id, outputs.c.agent_id,
+                       outputs.c.output_type, outputs.c.tokens_used,
+                       outputs.c.generation_time_ms, outputs.c.created_at,
+                       agents.c.type.label("agent_type")).select_from(
+            outputs.join(projects, projects.c.id == outputs.c.project_id).outerjoin(
+                agents, agents.c.id == outputs.c.agent_id))
+        if project_id is not None:
+            query = query.where(outputs.c.project_id == project_id)
+        return await self._rows(_owned(query, owner).order_by(outputs.c.created_at,
+                                                              outputs.c.id))
+
     # logs
     async def log_ids(self, project_id: str) -> set[str]:
         async with self.engine.connect() as conn:
