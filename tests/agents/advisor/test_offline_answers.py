@@ -120,7 +120,7 @@ async def test_a_chart_with_data_still_draws_the_data(advisor: Runner) -> None:
 async def test_a_question_on_the_whole_subject_gets_the_whole_process(advisor: Runner) -> None:
     text = answer(await consult(advisor, "価格転嫁の進め方を教えて"))
     assert text.startswith("「価格転嫁の進め方」は次のステップで進めます。")
-    assert "13. STEP_5: 発注後に発生する価格交渉" in text and "〔出典: " in text
+    assert "14. STEP_5: 発注後に発生する価格交渉" in text and "〔出典: " in text
     greeting = answer(await consult(advisor, "こんにちは", thread="s2"))
     assert "判断できませんでした" in greeting  # small talk is asked back, not answered
 

@@ -133,7 +133,7 @@ def test_resuming_with_last_event_id_sends_the_rest_with_the_whole_answer(
 def test_the_step_can_be_chosen_and_the_playbook_lists_the_steps(
         live_server: LiveServer) -> None:
     book = httpx.get(f"{live_server.url}/api/playbook").json()
-    assert len(book["steps"]) == 13 and book["steps"][0] == {**book["steps"][0], **{
+    assert len(book["steps"]) == 14 and book["steps"][0] == {**book["steps"][0], **{
         "id": "STEP_0_CHECK_1", "title": "取引条件・業務内容の確認"}}
     session = _session(live_server)
     chosen = httpx.post(f"{live_server.url}/api/session/{session}/step",
