@@ -96,7 +96,7 @@ def test_an_invalid_project_is_422_naming_the_field(
     response = http.post("/api/projects", json=body)
     assert response.status_code == 422
     assert response.json()["code"] == "invalid_request"
-    assert response.json()["error"].startswith(field)
+    assert response.json()["field"].startswith(field)
 
 
 def test_unknown_ids_are_404(http: httpx.Client) -> None:
@@ -151,7 +151,7 @@ def test_checkpoints_resolve_in_either_spelling_once(http: httpx.Client) -> None
     assert checkpoint["output"]["content"]["draft"] is True  # offline: marked as a draft
     assert http.get(f"/api/checkpoints/{checkpoint['id']}").json() == checkpoint
     bad = http.post(f"/api/checkpoints/{checkpoint['id']}/resolve", json={"resolution": "ok"})
-    assert bad.status_code == 422 and bad.json()["error"].startswith("body.resolution")
+    assert bad.status_code == 422 and bad.json()["field"].startswith("body.resolution")
     resolved = http.post(f"/api/checkpoints/{checkpoint['id']}/resolve", json={
         "resolution": "revision_requested", "feedback": "短く"}).json()
     assert resolved["status"] == "revision_requested" and resolved["feedback"] == "短く"

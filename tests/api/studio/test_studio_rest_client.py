@@ -102,7 +102,35 @@ def test_the_seeds_own_fields_are_still_checked(
     response = http.post("/api/projects", json={**CLIENT_CREATE, **change})
     assert response.status_code == 422
     assert response.json()["code"] == "invalid_request"
-    assert response.json()["error"].startswith(field)
+    assert response.json()["field"].startswith(field)
+
+
+@pytest.mark.parametrize(("request_", "field", "words"), [
+    # handleCreateProject with the name left empty, a blank one, a platform of its own
+    (("POST", "/api/projects", {**CLIENT_CREATE, "name": ""}), "body.name",
+     ["「プロジェクト名」(name)", "入れて送ってください"]),
+    (("POST", "/api/projects", {**CLIENT_CREATE, "name": "  "}), "body.name",
+     ["「プロジェクト名」(name)", "空白だけの名前は使えません"]),
+    (("POST", "/api/projects", {**CLIENT_CREATE, "concept": {
+        **CLIENT_CREATE["concept"], "platform": "switch"}}), "body.concept.platform",
+     ["「プラットフォーム」(concept.platform)", "'web', 'desktop' or 'mobile'",
+      "のどれかを送ってください"]),
+    # CostReportPanel's page, with a month past December
+    (("GET", "/api/cost/history?year=2026&month=13&limit=20&offset=0", None), "query.month",
+     ["「月」(month)", "12 以下で送ってください"]),
+])
+def test_a_studio_validation_error_says_in_japanese_which_field_and_what_to_send(
+        http: httpx.Client, request_: tuple[str, str, Any], field: str, words: list[str]
+        ) -> None:
+    method, path, body = request_
+    response = http.request(method, path, json=body)
+    assert response.status_code == 422
+    answer = response.json()  # extractApiError shows data.error to the user
+    assert (answer["code"], answer["field"]) == ("invalid_request", field)
+    assert ".".join(str(p) for p in answer["errors"][0]["loc"]) == field
+    for word in words:
+        assert word in answer["error"], answer["error"]
+    assert "Input should" not in answer["error"] and "Field required" not in answer["error"]
 
 
 def test_the_clients_edit_form_saves_a_started_project_it_sends_back_whole(

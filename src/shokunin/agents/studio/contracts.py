@@ -58,7 +58,7 @@ def parse_resolution(value: str) -> Resolution:
         return "revision_requested"
     if value in ("approved", "rejected", "revision_requested"):
         return value  # type: ignore[return-value]
-    raise ValueError(f"resolution must be one of {', '.join(RESOLUTIONS)}")
+    raise ValueError(f"{', '.join(RESOLUTIONS)} のどれかにしてください")
 
 
 def socket_resolution(value: str) -> str:
@@ -84,7 +84,7 @@ class Input(Wire):
     def _no_nul(self) -> Input:
         for name, value in self:
             if isinstance(value, str) and "\x00" in value:
-                raise ValueError(f"{name} must not contain a NUL character")
+                raise ValueError(f"{name} に NUL 文字は使えません")
         return self
 
 
@@ -115,7 +115,7 @@ class Open(Optional_):
     @model_validator(mode="after")
     def _few_extras(self) -> Open:
         if len(self.model_extra or {}) > MAX_EXTRA_FIELDS:
-            raise ValueError(f"at most {MAX_EXTRA_FIELDS} fields beyond the seed's")
+            raise ValueError(f"シードにない項目は {MAX_EXTRA_FIELDS} 個までです")
         return self
 
 
@@ -143,7 +143,7 @@ class CreateProjectInput(Input):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("name must not be blank")
+            raise ValueError("空白だけの名前は使えません")
         return value.strip()
 
 

@@ -20,8 +20,9 @@ from fastapi import APIRouter, Request
 from shokunin.agents.studio.contracts import PLATFORMS, SCOPES
 from shokunin.agents.studio.pipeline import AgentSpec, Pipeline
 from shokunin.api.studio.rest import studio
+from shokunin.api.studio.validation import StudioRoute
 
-router = APIRouter(prefix="/api", tags=["studio"])
+router = APIRouter(prefix="/api", tags=["studio"], route_class=StudioRoute)
 
 _PLATFORMS = {"web": ("Webブラウザ", "ブラウザで遊べるゲーム"),
               "desktop": ("デスクトップ", "PCで動くゲーム"),

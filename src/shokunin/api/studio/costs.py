@@ -26,10 +26,11 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from shokunin.api.studio.rest import studio
+from shokunin.api.studio.validation import StudioRoute
 from shokunin.auth import principal
 from shokunin.runs import owner_scope
 
-router = APIRouter(prefix="/api", tags=["studio"])
+router = APIRouter(prefix="/api", tags=["studio"], route_class=StudioRoute)
 
 SERVICE = "llm"
 LOCAL = {"offline": "オフライン(モデルなし)", "scripted": "台本モデル(テスト用)"}

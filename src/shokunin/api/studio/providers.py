@@ -14,11 +14,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from shokunin.api.studio.rest import studio
+from shokunin.api.studio.validation import StudioRoute
 from shokunin.auth import principal
 from shokunin.runs import owner_scope
 from shokunin.store.studio_records import now
 
-router = APIRouter(prefix="/api", tags=["studio"])
+router = APIRouter(prefix="/api", tags=["studio"], route_class=StudioRoute)
 
 
 @router.get("/providers/monitor")

@@ -50,13 +50,14 @@ from shokunin.agents.studio.contracts import (
 )
 from shokunin.agents.studio.metrics import agent_metrics, project_metrics
 from shokunin.api.errors import ApiError
+from shokunin.api.studio.validation import StudioRoute
 from shokunin.api.studio.wire import agent_metrics_json, file_size, metrics_json
 from shokunin.auth import principal
 from shokunin.events import StudioMetrics
 from shokunin.runs import owner_scope
 from shokunin.store.safe_files import SafeTree, UnsafePath, parts
 
-router = APIRouter(prefix="/api", tags=["studio"])
+router = APIRouter(prefix="/api", tags=["studio"], route_class=StudioRoute)
 MAX_FILE_BYTES = 64 * 1024 * 1024  # per output file served or zipped
 
 

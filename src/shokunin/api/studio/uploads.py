@@ -29,9 +29,10 @@ from shokunin.api.errors import ApiError
 from shokunin.api.perimeter.content_type import check as check_content_type
 from shokunin.api.perimeter.declared_body import MULTIPART
 from shokunin.api.studio.rest import UPLOADS, visible_project, workspace
+from shokunin.api.studio.validation import StudioRoute
 from shokunin.store.safe_files import SafeTree, UnsafePath
 
-router = APIRouter(prefix="/api", tags=["studio"])
+router = APIRouter(prefix="/api", tags=["studio"], route_class=StudioRoute)
 MAX_FILES = 20  # in one batch
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]")
 _FILE = {"type": "string", "format": "binary"}
