@@ -7,6 +7,8 @@
   to send, in which form;
 - a picture with data is drawn as a chart; without data, the step's own process (the
   playbook's ``flow``) is drawn as a flowchart by the diagram tool;
+- the cost-analysis form's result, sent back by the later origin client, is explained from
+  its own figures and its chart data drawn (``cost_report``);
 - anything else is answered with quotes from the knowledge base, with their sources.
 
 It says plainly that it quotes rather than advises, and never answers another question than
@@ -22,6 +24,7 @@ from langchain_core.messages import AnyMessage
 from langchain_core.tools import BaseTool
 
 from shokunin.agents.advisor.cost_increase import ask_for_numbers, cost_increase
+from shokunin.agents.advisor.cost_report import chart_data, explain, read_report
 from shokunin.agents.advisor.intents import Intent, read_intent
 from shokunin.agents.advisor.knowledge_tool import search_knowledge
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
@@ -98,6 +101,14 @@ class OfflineBrain:
         intent = read_intent(message)
         tools = plugins(ctx, set(TOOLS))
         step = settled.step if settled.step and settled.step != UNKNOWN else None
+        report = read_report(message)
+        if report is not None:  # the tool computed the figures: say what they mean
+            parts = [explain(report)]
+            given = chart_data(message)
+            if given and "generate_diagram" in tools:
+                parts.append(await self._chart(tools["generate_diagram"],
+                                               "コスト高騰前と現在の比較", given))
+            return "\n\n".join(parts)
         done: list[str] = []
         if intent.diagram is not None:
             done.append(await self._picture(tools.get("generate_diagram"), intent, message,
@@ -198,6 +209,11 @@ class OfflineBrain:
         if tool is None:
             return "図生成ツールが使えないため、図は作成できませんでした。"
         sentences = [s.strip() for s in re.split(r"[。\n]", message) if s.strip()]
+        given = chart_data(message)
+        if given and intent.diagram in ("bar", "line"):
+            title = next((s for s in sentences if not re.search(r"[\d{}\[\]\"]", s)), "")
+            title = re.sub(r"[をの]?(グラフ|図|チャート|可視化).*$", "", title)[:30] or "図"
+            return await self._chart(tool, title, given, intent.diagram)
         data = [s for s in sentences if re.search(r"\d", s)]
         if data and intent.diagram in ("bar", "line"):
             # the sentences holding numbers are the data; the first without is the title
@@ -216,6 +232,17 @@ class OfflineBrain:
                     "送ってください（図生成ツールで描きます）。\n- 材料費: 450\n- 労務費: 300\n"
                     "- 経費: 150")
         return await self._draw_flow(tool, playbook, step)
+
+    @staticmethod
+    async def _chart(tool: BaseTool, title: str, data: dict[str, float],
+                     kind: str = "bar") -> str:
+        """A chart of data given as labels and values."""
+        answer = json.loads(await tool.ainvoke({
+            "diagram_type": kind, "title": title,
+            "description": json.dumps(data, ensure_ascii=False)}))
+        if answer.get("success"):
+            return f"図を作成しました（図生成ツール）。{answer['result']['summary']}"
+        return f"図を作成できませんでした（{answer.get('error')}）。"
 
     @staticmethod
     async def _draw_flow(tool: BaseTool, playbook: Playbook, step: str | None) -> str:
