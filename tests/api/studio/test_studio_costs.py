@@ -24,7 +24,8 @@ ALICE, BOB = {"x-principal": "key:alice"}, {"x-principal": "key:bob"}
 NOW = datetime.now(UTC)
 # as the client sends them: CostView's fetches carry no query; CostReportPanel's the month
 # shown and its page (pageSize 20)
-CLIENT_GETS = ["/api/config/ai-services", "/api/config/pricing", "/api/cost/daily",
+CLIENT_GETS = ["/api/config/ai-services", "/api/config/pricing",
+               "/api/config/global-cost-settings", "/api/cost/daily",
                "/api/cost/prediction", "/api/cost/budget-status",
                f"/api/cost/summary?year={NOW.year}&month={NOW.month}",
                f"/api/cost/history?year={NOW.year}&month={NOW.month}&limit=20&offset=0"]
@@ -117,3 +118,14 @@ def test_a_wrong_month_or_page_is_a_422_naming_the_field(client: TestClient) -> 
     response = client.get("/api/cost/history?month=13&limit=20&offset=0", headers=ALICE)
     assert response.status_code == 422
     assert "month" in response.text
+
+
+def test_no_budget_is_shown_as_none_and_saving_one_says_why_not(client: TestClient) -> None:
+    settings = client.get("/api/config/global-cost-settings", headers=ALICE).json()
+    assert settings["global_enabled"] is False and settings["global_monthly_limit"] == 0
+    # GlobalCostManagement's save: globalCostApi.updateSettings(form)
+    refused = client.put("/api/config/global-cost-settings", headers=ALICE, json={
+        "global_enabled": True, "global_monthly_limit": 100, "alert_threshold": 80,
+        "stop_on_budget_exceeded": False})
+    assert refused.status_code == 501
+    assert "予算を設定する機能がありません" in refused.json()["error"]

@@ -5,6 +5,8 @@ from what shokunin knows, never from a price table it does not have.
     GET /api/config/pricing       its price: known only for a model that runs here (offline,
                                   scripted: 0); any other has no price (``pricing: {}``,
                                   ``priced: false``)
+    GET /api/config/global-cost-settings   no budget (shokunin sets none); a PUT is refused
+                                  in Japanese, saying so
     GET /api/cost/history | summary | daily | prediction | budget-status
                                   the token usage the Studio recorded: each output an agent
                                   wrote is one model call (its tokens, its time)
@@ -25,6 +27,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request
 
+from shokunin.api.errors import ApiError
 from shokunin.api.studio.rest import studio
 from shokunin.api.studio.validation import StudioRoute
 from shokunin.auth import principal
@@ -201,3 +204,20 @@ async def budget_status(request: Request) -> dict[str, Any]:
             "stop_on_budget_exceeded": False, "global_enabled": False,
             "cost_known": usage.known, "budget_set": False}
 
+
+
+@router.get("/config/global-cost-settings")
+async def global_cost_settings(request: Request) -> dict[str, Any]:
+    """No budget: the client's form shows it off and at 0 instead of its own defaults."""
+    studio(request)
+    return {"global_enabled": False, "global_monthly_limit": 0, "alert_threshold": 0,
+            "stop_on_budget_exceeded": False, "services": {}, "updated_at": None,
+            "budget_set": False}
+
+
+@router.put("/config/global-cost-settings")
+async def set_global_cost_settings(request: Request) -> None:
+    studio(request)
+    raise ApiError(501, "shokunin には予算を設定する機能がありません。使用量は「コスト」と"
+                   "「コスト履歴・レポート」で確認し、上限はモデルのプロバイダー側で設定して"
+                   "ください。", "unavailable")
