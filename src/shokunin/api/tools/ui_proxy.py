@@ -138,7 +138,10 @@ async def page_root(request: Request, name: str, execution_id: str, key: str) ->
     return RedirectResponse(ui.path + (f"?{query}" if query else ""), status_code=307)
 
 
-@router.api_route("/{name}/ui/{execution_id}/{key}/{path:path}", methods=METHODS)
+# A tool's own pages, not shokunin's API: not in the OpenAPI schema (one operation for
+# seven methods would also repeat its operation id).
+@router.api_route("/{name}/ui/{execution_id}/{key}/{path:path}", methods=METHODS,
+                  include_in_schema=False)
 async def proxy(request: Request, name: str, execution_id: str, key: str,
                 path: str) -> Response:
     ui = _page(request, name, execution_id, key)
