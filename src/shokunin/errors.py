@@ -42,9 +42,11 @@ lower in the tree only says what went wrong; no face decides that again.
     ├── NotTextEncoding (ValueError)    400 bad_request
     ├── NoReport (LookupError)          409 no_report
     ├── PlaybookError (ValueError)      500 internal
+    ├── CalculationFailed               422 bad_request (the offline Advisor's calculator refused)
     ├── StudioError                     409 conflict
     │   ├── StudioNotFound              404 not_found
-    │   └── StudioConflict              409 conflict
+    │   ├── StudioConflict              409 conflict
+    │   └── StudioInvalid               422 invalid_request
     ├── JobFailed, GaveUp               500 internal (a Studio job that failed for good)
     ├── PipelineError (ValueError)      500 internal
     ├── CustomEventError (TypeError)    500 internal

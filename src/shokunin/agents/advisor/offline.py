@@ -30,6 +30,7 @@ from shokunin.agents.advisor.knowledge_tool import search_knowledge
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
 from shokunin.agents.advisor.steps import Settled, StepClassifier, StepDetection
 from shokunin.agents.advisor.verdicts import direct_answer, restate
+from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.knowledge import KnowledgeIndex
 from shokunin.runs import RunContext
 
@@ -44,8 +45,11 @@ _REQUEST_WORDS = re.compile(
 TOOLS = ("calculator", "generate_diagram")
 
 
-class CalculationFailed(Exception):
+class CalculationFailed(ShokuninError):
     """The calculator refused an expression; the message is its reason."""
+
+    status = 422
+    code = ErrorCode.BAD_REQUEST
 
 
 def quote(text: str) -> str:

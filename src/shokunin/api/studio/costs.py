@@ -216,8 +216,11 @@ async def global_cost_settings(request: Request) -> dict[str, Any]:
 
 
 @router.put("/config/global-cost-settings")
-async def set_global_cost_settings(request: Request) -> None:
+async def set_global_cost_settings(request: Request, settings: dict[str, Any]) -> None:
+    """The client's settings are read (a body that is not JSON is the usual 4xx), then
+    refused: there is no budget to set."""
     studio(request)
+    del settings
     raise ApiError(501, "shokunin には予算を設定する機能がありません。使用量は「コスト」と"
                    "「コスト履歴・レポート」で確認し、上限はモデルのプロバイダー側で設定して"
                    "ください。", "unavailable")

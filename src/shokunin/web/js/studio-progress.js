@@ -93,11 +93,13 @@ export class ProgressPanel {
       ? t("studio.metric.tokensOf", { used: m.totalTokensUsed.toLocaleString(),
         total: m.estimatedTotalTokens.toLocaleString() })
       : m.totalTokensUsed.toLocaleString();
+    // a number always (seed 002); remainingEstimated false: nothing to estimate from yet
     const eta = m.estimatedRemainingSeconds;
-    this.figures.eta.textContent = eta === null || eta === undefined ? "—" : duration(eta);
-    this.figures.eta.title = eta === null || eta === undefined ? t("studio.metric.noEta") : "";
-    this.figures.eta.dataset.known = String(eta !== null && eta !== undefined);
-    this.box.querySelector(".studio-eta-note").hidden = eta !== null && eta !== undefined;
+    const known = typeof eta === "number" && m.remainingEstimated !== false;
+    this.figures.eta.textContent = known ? duration(eta) : "—";
+    this.figures.eta.title = known ? "" : t("studio.metric.noEta");
+    this.figures.eta.dataset.known = String(known);
+    this.box.querySelector(".studio-eta-note").hidden = known;
     this.renderElapsed();
   }
 
