@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -14,23 +13,10 @@ import httpx
 import pytest
 import socketio
 
-from tests.api.studio.watcher import Watcher
+from tests.api.studio.watcher import Watcher, new_project
 from tests.live_server import LiveServer
 
-CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
-
-
-@pytest.fixture
-async def http(live_server: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=live_server.url, timeout=10) as client:
-        yield client
-
-
-async def new_project(http: httpx.AsyncClient) -> str:
-    response = await http.post("/api/projects", json={"name": "雨", "concept": CONCEPT})
-    assert response.status_code == 201
-    return response.json()["id"]
 
 
 def ended(watcher: Watcher, status: str, dialect: str = "seed") -> bool:

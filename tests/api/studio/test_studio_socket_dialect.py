@@ -7,32 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import httpx
-import pytest
 
-from tests.api.studio.watcher import Watcher
+from tests.api.studio.watcher import Watcher, new_project
 from tests.live_server import LiveServer
 
 CLIENT = json.loads(Path(__file__).with_name("toybox_socket.json").read_text("utf-8"))
-CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
 MISSING = object()
-
-
-@pytest.fixture
-async def http(live_server: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=live_server.url, timeout=10) as client:
-        yield client
-
-
-async def new_project(http: httpx.AsyncClient) -> str:
-    response = await http.post("/api/projects", json={"name": "雨", "concept": CONCEPT})
-    assert response.status_code == 201
-    return response.json()["id"]
 
 
 def at(payload: Any, path: str) -> Any:

@@ -1,11 +1,21 @@
-"""A Socket.IO client that records every event the Studio sends it."""
+"""A Socket.IO client that records every event the Studio sends it, and a project to watch."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import httpx
 import socketio
+
+CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
+
+
+async def new_project(http: httpx.AsyncClient) -> str:
+    """A new project of the Studio (its id), made over REST."""
+    response = await http.post("/api/projects", json={"name": "雨", "concept": CONCEPT})
+    assert response.status_code == 201
+    return response.json()["id"]
 
 
 class Watcher:
