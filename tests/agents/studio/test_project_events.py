@@ -99,7 +99,7 @@ async def test_pause_and_resume_still_work_after_a_restart(tmp_path: Path) -> No
         studio = engine.studio
         assert (await studio.project(pid))["status"] == "paused"
         await studio.resolve(concept["id"], "approved", None)
-        await asyncio.sleep(0.3)
+        await settle(engine, pid)  # runs the approved node, then holds: paused
         assert (await studio.agent(concept["agent_id"]))["status"] == "completed"
         design = await studio.agent(agent_id(pid, "design"))
         assert design["status"] == "pending"  # held at the next node's boundary
