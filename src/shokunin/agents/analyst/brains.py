@@ -1,4 +1,4 @@
-"""The Analyst's brains: OfflineBrain plans with a grammar (offline_planner.py); LLMBrain
+"""The Analyst's brains: OfflineBrain plans with a grammar (``offline``); LLMBrain
 asks a chat model for a structured ReasonDecision, the code, and the report."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.constants import TAG_NOSTREAM
 
 from shokunin.agents.analyst import kernel_code
-from shokunin.agents.analyst import offline_planner as planner
+from shokunin.agents.analyst import offline as planner
 from shokunin.agents.analyst.contracts import Cell, ReasonDecision
 from shokunin.agents.analyst.storage import DatasetRecord
 
@@ -33,16 +33,16 @@ class OfflineBrain:
                      max_attempts: int) -> ReasonDecision:
         if cells:  # the planner's code ran: a second try would run the same code
             return ReasonDecision(action="report")
-        task = planner.plan(question, record.profile)
+        task = planner.plan(question, record.profile, record.original_name)
         if isinstance(task, planner.Clarify):
             return ReasonDecision(action="ask_clarification", clarification_question=task.question)
         if isinstance(task, planner.NotUnderstood):
-            return ReasonDecision(action="report")
+            return ReasonDecision(action="report")  # summarize() says what and why
         return ReasonDecision(action="run_code", analysis_instruction=task.instruction)
 
     async def write_code(self, question: str, instruction: str, record: DatasetRecord,
                          cells: list[Cell]) -> str:
-        task = planner.plan(question, record.profile)
+        task = planner.plan(question, record.profile, record.original_name)
         assert isinstance(task, planner.Task)  # decide() chose run_code for this question
         if record.parquet_path is not None and task.columns is not None:
             return kernel_code.table_reader(task.columns) + task.code
@@ -51,16 +51,9 @@ class OfflineBrain:
     async def summarize(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
         ja = planner.is_ja(question)
         if not cells:
-            task = planner.plan(question, record.profile)
-            understood = task.understood if isinstance(task, planner.NotUnderstood) else ""
-            return (f"「{question}」をオフラインでは分析できませんでした"
-                    f"（読み取れたこと: {understood}）。概要、列ごとの集計（合計・平均・件数・"
-                    "中央値・最小・最大）、上位N件、相関、分布に答えられます。それ以外は"
-                    "モデルを設定してください（SHOKUNIN_MODEL）。" if ja else
-                    f"I could not analyse “{question}” offline (what I understood: {understood}). "
-                    "I answer overviews, aggregates by a column (sum, mean, count, median, min, "
-                    "max), top N, correlations and distributions; for anything else configure a "
-                    "model (SHOKUNIN_MODEL).")
+            task = planner.plan(question, record.profile, record.original_name)
+            assert isinstance(task, planner.NotUnderstood)  # decide() chose to report
+            return planner.explain(question, task)
         cell = cells[-1]
         if not cell.result.ok:
             return (f"分析は失敗しました（{cell.instruction}）: {_failure(cell)}" if ja else

@@ -22,6 +22,7 @@ from shokunin.agents.analyst.profile import (
     ColumnProfile,
     DatasetProfile,
     LogicalType,
+    all_values,
     clip,
     scalar,
     top_values,
@@ -157,7 +158,7 @@ def _column(con: duckdb.DuckDBPyConnection, name: str, type_: str, rows: int) ->
         name=clip(name), dtype=kind, storage_type=type_, null_count=nulls,
         null_share=nulls / rows if rows else 0.0, distinct_count=distinct,
         min=scalar(low), max=scalar(high), mean=None if mean is None else float(mean),
-        top_values=top_values(pairs))
+        top_values=top_values(pairs), values=all_values(pairs, distinct, kind))
 
 
 def profile_parquet(parquet: Path, source: TableSource,

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 Scalar = str | int | float | bool | None
 LogicalType = Literal["integer", "float", "boolean", "datetime", "string"]
 TOP_VALUES = 5
+ALL_VALUES = 50  # a text column with at most this many distinct values lists them all
 SAMPLE_ROWS = 5
 # Characters kept of one cell or column name in a profile or preview: the uploader chose
 # them, and one shared string of an xlsx can be megabytes in hundreds of cells.
@@ -38,6 +39,9 @@ class ColumnProfile(BaseModel):
     max: Scalar = None
     mean: float | None = None
     top_values: list[ValueCount] = Field(default_factory=list)
+    values: list[Scalar] = Field(default_factory=list, description=(
+        f"Every distinct value of a text column with at most {ALL_VALUES} of them, most "
+        "frequent first (what a question may name to filter on)."))
 
 
 class DatasetProfile(BaseModel):
@@ -98,6 +102,13 @@ def top_values(pairs: list[tuple[Any, int]]) -> list[ValueCount]:
     return [ValueCount(value=scalar(value), count=count) for value, count in ranked[:TOP_VALUES]]
 
 
+def all_values(pairs: list[tuple[Any, int]], distinct: int, kind: LogicalType) -> list[Scalar]:
+    """Every value of a text column with few enough of them (``ALL_VALUES``), else none."""
+    if kind != "string" or distinct > ALL_VALUES:
+        return []
+    return [scalar(value) for value, _ in sorted(pairs, key=lambda p: (-p[1], str(scalar(p[0]))))]
+
+
 def column_profile(name: str, series: pd.Series) -> ColumnProfile:
     rows = len(series)
     kind = logical_type(series)
@@ -107,7 +118,8 @@ def column_profile(name: str, series: pd.Series) -> ColumnProfile:
     profile = ColumnProfile(
         name=name, dtype=kind, storage_type=str(series.dtype), null_count=nulls,
         null_share=nulls / rows if rows else 0.0, distinct_count=len(counts),
-        top_values=top_values([(value, int(count)) for value, count in counts.items()]))
+        top_values=top_values(pairs := [(value, int(count)) for value, count in counts.items()]),
+        values=all_values(pairs, len(counts), kind))
     if kind in ("integer", "float", "datetime") and len(present):
         profile.min, profile.max = scalar(present.min()), scalar(present.max())
         if kind != "datetime":

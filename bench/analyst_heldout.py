@@ -1,0 +1,208 @@
+"""The offline Analyst on questions nobody tuned it on: right / honest / wrong per set.
+
+Sets: ``ja-tune`` and ``ja-test`` (bench/heldout/, Japanese business questions written blind
+to the planner) and ``dabench-tune`` / ``dabench-test`` (InfiAgent-DABench's dev questions
+with their CSVs and labels: even ids are the tuning split, odd ids are never tuned on). For
+DABench, clone https://github.com/InfiAgent/InfiAgent and pass
+``--dabench InfiAgent/examples/DA-Agent/data`` (its CSVs and the two .jsonl files).
+
+Each question is planned offline against the table's profile (read the way an upload is),
+and the planned code runs here on the same DataFrame (the kernel's cell conventions: ``_md``,
+``TABLE_MARKDOWN``, ``JSON_OUT``). Outcomes:
+
+- right: the code ran and every expected value is shown (a number to its given decimals);
+- honest: a clarification (it must name a real column), a plain "cannot do offline", or a
+  failed cell reported as failed;
+- wrong: an answer given that does not show the expected values;
+- answered: an answer to a question with no single right answer (``expect: null``): read
+  these by hand (``--show answered``).
+
+    python bench/analyst_heldout.py [--dabench DIR] [--sets ja-tune,dabench-tune] [--show wrong]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import re
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import yaml
+from rich.console import Console
+from rich.table import Table
+from scipy import stats
+
+from shokunin.agents.analyst import kernel_code
+from shokunin.agents.analyst.dataset import detect_source, profile_file, read_frame
+from shokunin.agents.analyst.offline import Clarify, NotUnderstood, Task, plan
+
+matplotlib.use("Agg")
+HELDOUT = Path(__file__).resolve().parent / "heldout"
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?", re.I)
+
+
+@dataclass
+class Case:
+    set: str
+    file: Path
+    question: str
+    kind: str
+    expected: list[Any] | None  # None: no single right answer
+
+
+def _ja_cases(name: str) -> list[Case]:
+    entries = yaml.safe_load((HELDOUT / f"{name.replace('-', '_')}.yaml").read_text("utf-8"))
+    cases = []
+    for e in entries:
+        path = HELDOUT / "tables" / e["file"]
+        expected = None
+        if e.get("expect") is not None:
+            df = pd.read_csv(path)
+            value = eval(e["expect"], {"df": df, "pd": pd, "np": np, "stats": stats})  # noqa: S307
+            expected = _flatten(value)
+        cases.append(Case(name, path, e["question"], e.get("kind", "other"), expected))
+    return cases
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (pd.Series, pd.Index, np.ndarray, list, tuple)):
+        return [v for item in list(value) for v in _flatten(item)]
+    if isinstance(value, pd.DataFrame):
+        return _flatten(value.to_numpy().ravel().tolist())
+    if hasattr(value, "item"):
+        value = value.item()
+    return [value]
+
+
+def _dabench_cases(root: Path, split: str) -> list[Case]:
+    labels = {json.loads(line)["id"]: json.loads(line)["common_answers"]
+              for line in (root / "da-dev-labels.jsonl").read_text().splitlines() if line}
+    cases = []
+    for line in (root / "da-dev-questions.jsonl").read_text().splitlines():
+        q = json.loads(line)
+        path = root / q["file_name"]
+        if (q["id"] % 2 == 1) != (split == "test") or not path.exists():
+            continue
+        expected: list[Any] = []
+        for _name, text in labels[q["id"]]:
+            parts = [p.strip() for p in str(text).split(",")]
+            for part in parts:
+                try:
+                    expected.append(float(part))
+                except ValueError:
+                    expected.append(part)
+        cases.append(Case(f"dabench-{split}", path, q["question"], "dabench", expected))
+    return cases
+
+
+def _run(code: str, df: pd.DataFrame) -> tuple[bool, str]:
+    """The cell run here as the kernel runs it: ok, and everything it showed."""
+    namespace: dict[str, Any] = {"df": df.copy(), "TABLE_MARKDOWN": [], "JSON_OUT": []}
+    exec(kernel_code._HELPERS, namespace)  # noqa: S102 - the bench's own cell helpers
+    import matplotlib.pyplot as plt
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(code, namespace)  # noqa: S102 - the planner's code, as in the sandbox
+    except Exception as exc:  # noqa: BLE001 - a failed cell is an outcome
+        return False, f"{type(exc).__name__}: {exc}"
+    finally:
+        plt.close("all")
+    shown = [out.getvalue(), *namespace["TABLE_MARKDOWN"],
+             *(json.dumps(v, default=str, ensure_ascii=False) for v in namespace["JSON_OUT"])]
+    return True, "\n".join(shown)
+
+
+def _decimals(value: float) -> int:
+    text = repr(value)
+    return len(text.split(".")[1]) if "." in text and "e" not in text else 0
+
+
+# A test's verdict, however a label words it: "Not Normal", "not_normal", "no", False, ...
+_NO = re.compile(r"^(no|false|not?[ _-]?normal|not a normal distribution|not significant|"
+                 r"non[ _-]?significant)$")
+_YES = re.compile(r"^(yes|true|normal|significant)$")
+
+
+def _found(want: Any, text: str, numbers: list[float]) -> bool:
+    label = str(want).strip().lower()
+    said = text.lower()
+    if _NO.match(label):
+        return any(s in said for s in ('"normal": false', '"significant": false',
+                                       "no (non-normal)"))
+    if _YES.match(label):
+        return any(s in said for s in ('"normal": true', '"significant": true', "yes (normal)"))
+    if isinstance(want, (int, float)) and not (isinstance(want, float) and math.isnan(want)):
+        places = min(_decimals(float(want)), 4)
+        return any(abs(got - want) <= 1e-6 * max(1.0, abs(want))
+                   or round(got, places) == round(float(want), places)
+                   or (places >= 2 and abs(got - want) <= 0.5 * 10 ** -places + 1e-9)
+                   for got in numbers)
+    return re.search(rf"(?<!\w){re.escape(str(want).lower())}(?!\w)", text.lower()) is not None
+
+
+def judge(case: Case) -> tuple[str, str]:
+    """The outcome of one question, and what was said."""
+    source = detect_source(case.file)
+    source, profile = profile_file(case.file, source)
+    result = plan(case.question, profile, case.file.name)
+    if isinstance(result, Clarify):
+        real = any(c.name in result.question for c in profile.columns)
+        return ("honest" if real else "bad-clarify"), result.question
+    if isinstance(result, NotUnderstood):
+        return "honest", f"cannot: {result.cannot} unused: {result.unused}"
+    assert isinstance(result, Task)
+    ok, shown = _run(result.code, read_frame(case.file, source))
+    said = f"{result.instruction}\n{shown[:600]}"
+    if not ok:
+        return "honest", said
+    if case.expected is None:
+        return "answered", said
+    numbers = [float(n.replace(",", "")) for n in _NUMBER.findall(shown)]
+    right = all(_found(want, shown, numbers) for want in case.expected)
+    return ("right" if right else "wrong"), said
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dabench", type=Path, help="InfiAgent's examples/DA-Agent/data")
+    parser.add_argument("--sets", default="ja-tune,ja-test,dabench-tune,dabench-test")
+    parser.add_argument("--show", default="", help="outcomes to list: wrong,honest,...")
+    args = parser.parse_args()
+    console = Console()
+    cases: list[Case] = []
+    for name in args.sets.split(","):
+        if name.startswith("ja-"):
+            cases += _ja_cases(name)
+        elif args.dabench is not None:
+            cases += _dabench_cases(args.dabench, name.removeprefix("dabench-"))
+    outcomes = ("right", "honest", "wrong", "answered", "bad-clarify")
+    counts: dict[str, dict[str, int]] = {}
+    for case in cases:
+        outcome, said = judge(case)
+        counts.setdefault(case.set, dict.fromkeys(outcomes, 0))[outcome] += 1
+        if outcome in args.show.split(","):
+            console.print(f"[bold]{outcome}[/bold] {case.file.name}: {case.question}\n"
+                          f"  expected {case.expected}\n  {said[:500]}", markup=False)
+    table = Table(title="Offline Analyst, held-out questions")
+    for column in ("set", "questions", *outcomes):
+        table.add_column(column, justify="right")
+    for name, row in counts.items():
+        table.add_row(name, str(sum(row.values())), *(str(row[o]) for o in outcomes))
+    console.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

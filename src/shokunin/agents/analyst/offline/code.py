@@ -1,0 +1,280 @@
+"""A ``Query`` as the pandas code that answers it, run in the thread's kernel (``df`` is the
+table; ``_md``, ``TABLE_MARKDOWN`` and ``JSON_OUT`` are the cell's conventions), so every
+number in the answer comes from running it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from shokunin.agents.analyst.offline.query import Query, Task
+
+_PERIODS_PER_YEAR = {"D": 365, "W": 52, "M": 12, "Q": 4, "Y": 1}
+_WINDOW = {"D": 7, "W": 4, "M": 3, "Q": 4, "Y": 3}
+_CHART = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(7, 3.5))\n"
+_SHOW_TABLE = "TABLE_MARKDOWN.append(_md(table.round(4)))\nprint(table.round(4).to_string())\n"
+
+
+def _lit(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def task(query: Query, ja: bool) -> Task:
+    """The code for ``query`` and the sentence that states what it computes."""
+    q = query
+    body = _body(q)
+    rows, periods = _filters(q)
+    # the cell works on ``data``: a filter never narrows the kernel's df for later cells
+    code = "data = df\n" + re.sub(r"\bdf\b", "data", rows + body + periods)
+    used = [*q.measures, *([q.group] if q.group else []), *([q.time] if q.time else []),
+            *(f.column for f in q.filters)]
+    columns = None if q.overview or q.rows or (q.missing and not q.measures) or (
+        q.aggs == ["count"] and not used) else list(dict.fromkeys(used))
+    return Task(q.restate(ja), code, columns)
+
+
+def _period_mask(q: Query, frame: str, on_index: bool) -> str:
+    """A boolean mask of the periods the question names (2024年9月, 2024, 9月)."""
+    masks = []
+    for f in q.filters:
+        if f.period is None:
+            continue
+        grain, parts = f.period
+        when = (f"pd.to_datetime(pd.Index({frame}.index.astype(str)), errors='coerce')"
+                if on_index else
+                f"pd.to_datetime({frame}[{_lit(f.column)}].astype(str), errors='coerce').dt")
+        if grain == "M":
+            masks.append(f"(({when}.year == {parts[0]}) & ({when}.month == {parts[1]}))")
+        elif grain == "Y":
+            masks.append(f"({when}.year == {parts[0]})")
+        else:
+            masks.append(f"({when}.month == {parts[0]})")
+    return " | ".join(masks)
+
+
+def _over_time(q: Query) -> bool:
+    return q.time is not None and q.compare in ("previous", "yoy", "cumulative", "moving")
+
+
+def _filters(q: Query) -> tuple[str, str]:
+    """Code that narrows ``df`` to the filtered rows (before), and code that keeps only the
+    named periods of a series over time (after)."""
+    lines: list[str] = []
+    by_column: dict[str, list[object]] = {}
+    for f in q.filters:
+        if f.period is None:
+            by_column.setdefault(f.column, []).append(f.value)
+    for column, values in by_column.items():
+        kept = _lit([str(v) for v in values])
+        lines.append(f"df = df[df[{_lit(column)}].astype(str).isin({kept})]")
+    periods = [f for f in q.filters if f.period is not None]
+    after = ""
+    if periods and not _over_time(q):
+        lines.append(f"df = df[{_period_mask(q, 'df', on_index=False)}]")
+    elif periods:
+        after = (f"table = table[{_period_mask(q, 'table', on_index=True)}]\n"
+                 "print('shown:')\n" + _SHOW_TABLE)
+    if lines:
+        lines.append("print(f'{len(df)} rows kept')")
+    return "".join(line + "\n" for line in lines), after
+
+
+def _body(q: Query) -> str:
+    if q.overview and not q.missing:
+        return ("print(f'{len(df)} rows x {df.shape[1]} columns')\n"
+                "types = pd.DataFrame({'dtype': df.dtypes.astype(str), "
+                "'missing': df.isna().sum(), 'missing_share': df.isna().mean().round(3)})\n"
+                "TABLE_MARKDOWN.append(_md(types))\n"
+                "TABLE_MARKDOWN.append(_md(df.describe().T.round(3)))\n"
+                "JSON_OUT.append({'rows': len(df), 'columns': int(df.shape[1])})\n")
+    if q.missing:
+        cols = _lit(q.measures) if q.measures else "list(df.columns)"
+        return (f"table = pd.DataFrame({{'missing': df[{cols}].isna().sum(), "
+                f"'missing_%': df[{cols}].isna().mean() * 100}})\n" + _SHOW_TABLE)
+    if q.test == "correlation":
+        return _correlation(q)
+    if q.test in ("normality", "distribution"):
+        return _normality(q)
+    if q.test == "ttest":
+        return _ttest(q)
+    if q.test == "chi2":
+        return _chi2(q)
+    if q.test == "crosstab":
+        return _crosstab(q)
+    if q.rows:
+        col = _lit(q.measures[0])
+        return (f"table = df.sort_values({col}, ascending={q.order == 'asc'})"
+                f".head({q.limit})\n" + _SHOW_TABLE)
+    if q.time is not None:
+        return _series(q)
+    if q.aggs in (["count"], ["nunique"]) and (q.aggs == ["count"] or not q.measures):
+        return _count(q)
+    if q.group is not None:
+        return _grouped(q)
+    return _overall(q)
+
+
+def _overall(q: Query) -> str:
+    if q.aggs == ["nunique"]:
+        return (f"table = df[{_lit(q.measures)}].nunique().rename('distinct')\n" + _SHOW_TABLE)
+    return (f"table = df[{_lit(q.measures)}].agg({_lit(q.aggs)}).T\n" + _SHOW_TABLE
+            + "JSON_OUT.append({str(m): {str(a): float(v) for a, v in row.items()} "
+            "for m, row in table.iterrows()})\n")
+
+
+def _count(q: Query) -> str:
+    if q.group is None:
+        return "print(f'{len(df)} rows')\nJSON_OUT.append({'rows': len(df)})\n"
+    return (f"table = df.groupby({_lit(q.group)}).size().rename('rows')"
+            ".sort_values(ascending=False)\n" + _limit(q) + _SHOW_TABLE + _bars())
+
+
+def _limit(q: Query) -> str:
+    return f"table = table.head({q.limit})\n" if q.limit else ""
+
+
+def _bars() -> str:
+    return ("if 1 < len(table) <= 30:\n"
+            "    import matplotlib.pyplot as plt\n"
+            "    fig, ax = plt.subplots(figsize=(7, 3.5))\n"
+            "    (table.iloc[:, 0] if hasattr(table, 'columns') else table).plot.bar(ax=ax)\n"
+            "    plt.show()\n")
+
+
+def _grouped(q: Query) -> str:
+    by, measure, agg = _lit(q.group), q.measures[0], q.aggs[0]
+    code = f"table = df.groupby({by})[{_lit(q.measures)}].agg({_lit(q.aggs)})\n"
+    code += "table.columns = [f'{a}_{m}' if len(table.columns) > 1 else m " \
+            "for m, a in table.columns]\n"
+    key = f"{agg}_{measure}" if len(q.measures) * len(q.aggs) > 1 else measure
+    if q.compare == "share":
+        code += (f"table['share_%'] = table[{_lit(key)}] / table[{_lit(key)}].sum() * 100\n")
+    if q.order or q.limit or q.label:
+        code += f"table = table.sort_values({_lit(key)}, ascending={q.order == 'asc'})\n"
+    code += _limit(q) + _SHOW_TABLE
+    if q.label:
+        code += (f"best = table.index[0]\n"
+                 f"print({_lit(f'{q.group}:')}, best, {_lit(f'({agg} of {measure}:')}, "
+                 f"round(float(table[{_lit(key)}].iloc[0]), 4), ')')\n"
+                 f"JSON_OUT.append({{{_lit(q.group)}: str(best), "
+                 f"{_lit(f'{agg}_{measure}')}: float(table[{_lit(key)}].iloc[0])}})\n")
+    return code + _bars()
+
+
+def _series(q: Query) -> str:
+    time, agg = _lit(q.time), q.aggs[0]
+    measure = _lit(q.measures[0]) if q.measures else None
+    key = (f"pd.to_datetime(df[{time}].astype(str), errors='coerce').dt.to_period("
+           f"{_lit(q.grain)})" if q.grain else f"df[{time}]")
+    keys = f"[{key}, df[{_lit(q.group)}]]" if q.group else key
+    code = (f"series = df.groupby({keys})[{measure}].agg({_lit(agg)})\n" if measure else
+            f"series = df.groupby({keys}).size().rename('rows')\n")
+    if q.per_period:  # 「1日あたりの平均」: the periods' totals, averaged
+        code = code.replace(f".agg({_lit(agg)})", ".agg('sum')")
+        return (code + "table = series.agg(['mean', 'median', 'min', 'max', 'count'])"
+                ".to_frame('per period')\n" + _SHOW_TABLE)
+    if q.group:
+        code += f"series = series.unstack({_lit(q.group)})\n"
+    code += "series = series.sort_index()\n"
+    if q.compare == "previous":
+        code += "table = pd.concat({'value': series, 'change_%': series.pct_change(" \
+                "fill_method=None) * 100}, axis=1)\n"
+    elif q.compare == "yoy":
+        lag = _PERIODS_PER_YEAR.get(q.grain or "", 1)
+        code += (f"table = pd.concat({{'value': series, 'yoy_%': series.pct_change({lag}, "
+                 "fill_method=None) * 100}, axis=1)\n")
+    elif q.compare == "cumulative":
+        code += "table = pd.concat({'value': series, 'cumulative': series.cumsum()}, axis=1)\n"
+    elif q.compare == "moving":
+        window = q.window or _WINDOW.get(q.grain or "", 3)
+        code += (f"table = pd.concat({{'value': series, 'moving_avg_{window}': "
+                 f"series.rolling({window}).mean()}}, axis=1)\n")
+    elif q.compare == "share":
+        code += "table = pd.concat({'value': series, 'share_%': series / series.sum() * 100}" \
+                ", axis=1)\n"
+    else:
+        code += "table = series.to_frame() if not hasattr(series, 'columns') else series\n"
+    if q.order or q.limit:
+        code += f"table = table.sort_values(table.columns[0], ascending={q.order == 'asc'})\n"
+        code += _limit(q)
+    code += "table.index = table.index.astype(str)\n" + _SHOW_TABLE
+    code += (_CHART + "table.plot(ax=ax, marker='o')\n"
+             f"ax.set_ylabel({_lit(f'{agg} of {q.measures[0]}' if q.measures else 'rows')})"
+             "\nplt.show()\n")
+    return code
+
+
+def _correlation(q: Query) -> str:
+    if len(q.measures) == 2:
+        a, b = (_lit(m) for m in q.measures)
+        return ("from scipy import stats\n"
+                f"pair = df[[{a}, {b}]].dropna()\n"
+                f"r, p = stats.pearsonr(pair[{a}], pair[{b}])\n"
+                "table = pd.DataFrame({'r': [r], 'p_value': [p], 'n': [len(pair)]}, "
+                f"index=[{_lit(' ~ '.join(q.measures))}])\n" + _SHOW_TABLE
+                + "kind = ('none (not significant at the 5% level)' if p >= 0.05 else "
+                "('positive' if r > 0 else 'negative') + (' linear' if abs(r) >= 0.5 else "
+                "' weak linear'))\n"
+                "strength = 'weak' if abs(r) < 0.3 else 'moderate' if abs(r) < 0.7 else 'strong'\n"
+                "print(f'r = {r:.4f} ({strength}), p = {p:.4g}, relationship: {kind}')\n"
+                "JSON_OUT.append({'r': float(r), 'p_value': float(p), 'n': len(pair)})\n")
+    return (f"table = df[{_lit(q.measures)}].corr()\n" + _SHOW_TABLE)
+
+
+def _normality(q: Query) -> str:
+    col = _lit(q.measures[0])
+    groups = f"df.groupby({_lit(q.group)})[{col}]" if q.group else f"[('all', df[{col}])]"
+    if q.test == "distribution":
+        code = (f"table = df.groupby({_lit(q.group)})[{col}].describe()\n" if q.group
+                else f"table = df[{col}].describe().to_frame()\n") + _SHOW_TABLE
+    else:
+        code = ("from scipy import stats\nresults = {}\n"
+                f"for name, values in {groups}:\n"
+                "    x = values.dropna()\n"
+                "    test, (stat, p) = (('Shapiro-Wilk', stats.shapiro(x)) if len(x) <= 5000 "
+                "else (\"D'Agostino-Pearson\", stats.normaltest(x)))\n"
+                "    results[name] = {'test': test, 'n': len(x), 'statistic': stat, "
+                "'p_value': p, 'normal_at_5%': bool(p >= 0.05)}\n"
+                "table = pd.DataFrame(results).T\n"
+                "TABLE_MARKDOWN.append(_md(table))\nprint(table.to_string())\n"
+                "for name, row in results.items():\n"
+                "    print(name, ': p =', f\"{row['p_value']:.4f}\", '-> normal at the 5% level:', "
+                "'yes (normal)' if row['normal_at_5%'] else 'no (non-normal)')\n"
+                "JSON_OUT.append({str(k): {'p_value': float(v['p_value']), "
+                "'normal': v['normal_at_5%']} for k, v in results.items()})\n")
+    return code + (_CHART + f"df[{col}].plot.hist(ax=ax, bins=30)\n"
+                   f"ax.set_xlabel({col})\nplt.show()\n")
+
+
+def _ttest(q: Query) -> str:
+    col, by = _lit(q.measures[0]), _lit(q.group)
+    return ("from scipy import stats\n"
+            f"names = df[{by}].dropna().unique()\n"
+            "if len(names) != 2:\n"
+            f"    raise ValueError({_lit(f'{q.group} has ')} + str(len(names)) + "
+            "' values, not two: ' + ', '.join(map(str, names[:10])))\n"
+            f"a, b = (df.loc[df[{by}] == n, {col}].dropna() for n in names)\n"
+            "t, p = stats.ttest_ind(a, b, equal_var=False)\n"
+            "table = pd.DataFrame({'mean': [a.mean(), b.mean()], 'n': [len(a), len(b)]}, "
+            "index=[str(n) for n in names])\n" + _SHOW_TABLE
+            + "print(f't = {t:.4f}, p = {p:.4f} ->', 'significant' if p < 0.05 else "
+            "'not significant', 'at the 5% level')\n"
+            "JSON_OUT.append({'t': float(t), 'p_value': float(p), "
+            "'significant': bool(p < 0.05)})\n")
+
+
+def _chi2(q: Query) -> str:
+    a, b = (_lit(m) for m in q.measures)
+    return ("from scipy import stats\n"
+            f"table = pd.crosstab(df[{a}], df[{b}])\n" + _SHOW_TABLE
+            + "chi2, p, dof, _ = stats.chi2_contingency(table)\n"
+            "print(f'chi2 = {chi2:.4f}, dof = {dof}, p = {p:.4f} ->', 'associated' if p < 0.05 "
+            "else 'no evidence of association', 'at the 5% level')\n"
+            "JSON_OUT.append({'chi2': float(chi2), 'dof': int(dof), 'p_value': float(p)})\n")
+
+
+def _crosstab(q: Query) -> str:
+    a, b = (_lit(m) for m in q.measures[:2])
+    values = (f", values=df[{_lit(q.measures[2])}], aggfunc={_lit(q.aggs[0])}"
+              if len(q.measures) == 3 else "")
+    return f"table = pd.crosstab(df[{a}], df[{b}]{values})\n" + _SHOW_TABLE
