@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from shokunin.agents.advisor import load_playbook
 from shokunin.config import Settings
 from shokunin.events import BaseEvent
@@ -165,3 +167,64 @@ async def test_a_picture_of_how_a_step_is_done_is_its_process(advisor: Runner) -
     [call] = _calls(events, "generate_diagram")
     flow = load_playbook(Settings().advisor_playbook).step("STEP_0_CHECK_4").flow
     assert call["description"] == " → ".join(flow)
+
+
+# issue 37, checked on wordings written apart from the intent rules: the same three requests
+# in the other ways people ask them
+CAN_I_PASS_ON_PRICES = ["価格転嫁って可能？", "値上げを取引先にお願いしてもいいの？",
+                        "うちみたいな小さい会社でも価格転嫁できる？",
+                        "コストが上がった分を販売価格に上乗せしてもいいですか",
+                        "価格転嫁は認められていますか", "値上げ交渉ってしてもいいんですか？"]
+
+
+@pytest.mark.parametrize("question", CAN_I_PASS_ON_PRICES)
+async def test_asking_whether_prices_may_be_passed_on_gets_a_yes_from_the_cited_rule(
+        advisor: Runner, question: str) -> None:
+    text = _reply(await consult(advisor, question))
+    assert text.startswith("はい"), text[:200]
+    assert "> 受注者は、コスト上昇を理由に、発注者に取引価格の引上げ（価格転嫁）を求めることが" \
+           "できます。" in text
+    assert "〔出典: price_pass_through_basics.md" in text
+
+
+async def test_a_question_whether_it_is_allowed_is_no_question_whether_it_is_a_problem(
+        advisor: Runner) -> None:
+    # 認められていますか asks whether it is allowed: 「問題となる可能性があります」 is no answer
+    text = _reply(await consult(advisor, "価格転嫁は認められていますか"))
+    assert "問題となる可能性" not in text.split("\n", 1)[0]
+
+
+@pytest.mark.parametrize("request_", ["原価がいくら上がったのか知りたい",
+                                      "仕入れ値の上昇額を出したいです",
+                                      "コストアップの影響額を算出したい",
+                                      "原材料費がどれだけ上がったか計算したい"])
+async def test_asking_for_the_cost_increase_without_numbers_asks_for_them_at_the_cost_step(
+        advisor: Runner, request_: str) -> None:
+    events = await consult(advisor, request_)
+    text = answer(events)
+    assert "材料費 400円→480円" in text and "売値" in text  # which numbers, with an example
+    assert f"{COST_STEP}「原価計算の実施」" in text  # the step for it, by name
+    assert _step(events) in (COST_STEP, None) and not _calls(events, "calculator")
+
+
+@pytest.mark.parametrize("request_", ["図示してもらえますか", "フローを図で見せて",
+                                      "流れを図解してください", "手順をチャートで見せて"])
+async def test_other_wordings_of_draw_it_draw_the_current_steps_process_alone(
+        advisor: Runner, request_: str) -> None:
+    await consult(advisor, "原価計算のやり方を教えてください")
+    events = await consult(advisor, request_)
+    flow = load_playbook(Settings().advisor_playbook).step(COST_STEP).flow
+    [call] = _calls(events, "generate_diagram")
+    assert call["diagram_type"] == "flowchart" and call["description"] == " → ".join(flow)
+    # the picture was the whole request: no quotes of chunks that merely mention 図 or 手順
+    assert not _calls(events, "search_knowledge_base")
+
+
+async def test_a_direct_answer_quotes_each_condition_once_and_echoes_no_casual_speech(
+        advisor: Runner) -> None:
+    text = _reply(await consult(advisor, "コストが上がった分を販売価格に上乗せしてもいいですか"))
+    conditions = [line.strip(" -").split("〔")[0] for line in text.splitlines()
+                  if line.lstrip().startswith("- ")]
+    assert conditions and len(conditions) == len(set(conditions))  # an item, not again alone
+    casual = _reply(await consult(advisor, "値上げ交渉ってしてもいいんですか？", thread="s2"))
+    assert casual.startswith("はい。")  # not 「はい、値上げ交渉ってしてもいいんです。」

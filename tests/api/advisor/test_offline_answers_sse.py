@@ -1,12 +1,14 @@
-"""The offline Advisor's answers to the three requests of issue 36, as the origin's React
-clients send them to ``POST /api/chat`` on a live server and as they show them: a direct
-answer to 「価格転嫁はできますか？」, the cost-calculation step and a request for the user's
-numbers for 「コスト上昇分を計算して」, and the step's own process drawn for 「図で説明して」
-(a ``diagram`` message, and the PNG behind ``GET /api/diagrams/latest`` the clients poll)."""
+"""The offline Advisor's answers to the three requests of issue 36 (and, for issue 37, in
+other words), as the origin's React clients send them to ``POST /api/chat`` on a live
+server and as they show them: a direct answer to 「価格転嫁はできますか？」, the
+cost-calculation step and a request for the user's numbers for 「コスト上昇分を計算して」,
+and the step's own process drawn for 「図で説明して」 (a ``diagram`` message, and the PNG
+behind ``GET /api/diagrams/latest`` the clients poll)."""
 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.api.advisor.origin_client import chat, open_session, screen
 from tests.live_server import LiveServer
@@ -50,3 +52,36 @@ def test_draw_it_shows_the_steps_process_as_a_diagram_the_clients_fetch(
                        params={"session_id": session}).json()["diagram"]
     png = httpx.get(f"{fresh_server.url}{latest['url']}")
     assert png.headers["content-type"] == "image/png" and png.content.startswith(b"\x89PNG")
+
+
+# issue 37: the same requests in other words, as a user of the clients types them
+@pytest.mark.parametrize("question", ["価格転嫁って可能？", "値上げを取引先にお願いしてもいいの？"])
+def test_can_i_pass_on_prices_in_casual_words_is_answered_directly_with_its_source(
+        live_server: LiveServer, question: str) -> None:
+    messages = chat(live_server.url, open_session(live_server.url), question)
+    done = messages[-1]["content"]
+    answered = done.split("使用中]*")[-1].strip()  # after the tool markers
+    assert answered.startswith("はい") and "判断できませんでした" not in done
+    assert "を求めることができます。" in done and "出典: price_pass_through_basics.md" in done
+
+
+@pytest.mark.parametrize("request_", ["原価がいくら上がったのか知りたい",
+                                      "コストアップの影響額を算出したい"])
+def test_asking_for_the_cost_increase_in_other_words_proposes_the_cost_step_and_asks_numbers(
+        live_server: LiveServer, request_: str) -> None:
+    asked = chat(live_server.url, open_session(live_server.url), request_)
+    assert next(m for m in asked if m["type"] == "step_update")["step"] == "STEP_0_CHECK_3"
+    done = asked[-1]["content"]
+    assert "STEP_0_CHECK_3「原価計算の実施」" in done and "材料費 400円→480円" in done
+    assert "calculator" not in [m.get("tool") for m in asked if m["type"] == "tool_use"]
+
+
+@pytest.mark.parametrize("request_", ["図示してもらえますか", "フローを図で見せて"])
+def test_draw_it_in_other_words_shows_the_steps_process_alone(
+        live_server: LiveServer, request_: str) -> None:
+    session = open_session(live_server.url)
+    chat(live_server.url, session, "原価計算のやり方を教えてください")
+    messages = chat(live_server.url, session, request_)
+    assert [m["type"] for m in messages].count("diagram") == 1
+    assert [m.get("tool") for m in messages if m["type"] == "tool_use"] == ["generate_diagram"]
+    assert "「原価計算の実施」の進め方を図にしました" in messages[-1]["content"]

@@ -17,6 +17,7 @@ _QUANTITY = re.compile(r"\d[\d,]*(?:\.\d+)?\s*(?:万円|千円|円|kg|g|t|トン
                        r"か月|ヶ月|月|年|%|割|ロット)?")
 Calculate = Callable[[str], Awaitable[str]]  # an expression -> its exact value, as text
 
+OFFER = "コスト上昇分の計算"  # what the Advisor computes for a request without numbers
 NUMBERS_FORM = (
     "- 費目ごとの前回と現在の金額（1個あたり、円）: 「材料費 400円→480円、労務費 300円→330円、"
     "経費 150円→160円」\n"
@@ -100,5 +101,5 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
 
 def ask_for_numbers(step: str) -> str:
     """What the Advisor can compute with the user's numbers, and which numbers in which form."""
-    return (f"{step}コスト上昇分の計算をお手伝いできます。{CAN_DO}\n\n"
+    return (f"{step}{OFFER}をお手伝いできます。{CAN_DO}\n\n"
             f"次のような形で数字を送ってください（概算で構いません）:\n{NUMBERS_FORM}")

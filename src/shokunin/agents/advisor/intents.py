@@ -17,18 +17,21 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # 1,200 × 1.08, (450+300)/2: an arithmetic expression of at least two numbers
 _OPERAND = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
 _EXPRESSION = re.compile(rf"{_OPERAND}(?:\s*[-+*/×÷＋－＊／]\s*{_OPERAND})+")
-# the predicate that ends a yes/no question, by the verdict it asks for; the first that
-# matches wins (「違法ではないですか」 is about legality, not permission)
+# the predicate of a yes/no question, by the verdict it asks for; the first that matches
+# wins (「違法ではないですか」 is about legality, 「問題ないですか」 and 「認められますか」
+# ask whether it is allowed)
 _YES_NO: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
-    ("legality", re.compile(r"(違法|違反|問題|あた|当た|該当|許され|認められ)[^。？?]{0,12}"
-                            r"(ですか|ますか|でしょうか|のか|か)$")),
-    ("necessity", re.compile(r"(必要|べき|いけない|ならない|なければ)[^。？?]{0,12}"
-                             r"(ですか|ますか|でしょうか|か)$")),
+    ("permission", re.compile(r"問題(は|に)?(ない|ありません|ならない|なりません)[^。？?]{0,12}$")),
+    ("legality", re.compile(r"(違法|違反|問題|あた|当た|該当)[^。？?]{0,12}$")),
+    ("necessity", re.compile(r"(必要|べき|いけない|ならない|なければ)[^。？?]{0,12}$")),
     ("permission", re.compile(r"(いい|よい|良い|大丈夫|構わない|構いません|かまわない|失礼|平気|"
-                              r"差し支え)[^。？?]{0,12}(ですか|ますか|でしょうか|か)$")),
+                              r"差し支え|許され|認められ)[^。？?]{0,12}$")),
     ("ability", re.compile(r"(できる|できます|できない|出来る|出来ます|可能|もらえ|られる|られます)"
-                           r"[^。？?]{0,12}(ですか|ますか|でしょうか|のか|か)$")),
+                           r"[^。？?]{0,12}$")),
 )
+# how a question ends: polite (ですか), plain (のか, かな) or casual (いいの？, 可能？: the
+# question mark, or の, says it is one)
+_QUESTION_END = re.compile(r"(ですか|ますか|でしょうか|のか|かな|か|の)$")
 # a request to compute, not a name of the subject (「原価計算のやり方」 asks how, not what)
 _COMPUTE = re.compile(r"(計算|算出|試算|算定)(して|したい|してほし|してくだ|でき|を|お願い)|"
                       r"compute|calculate", re.IGNORECASE)
@@ -36,6 +39,12 @@ _COMPUTE = re.compile(r"(計算|算出|試算|算定)(して|したい|してほ
 # (「値上げ率は何%くらいが普通？」 asks what is usual, not to compute)
 _VALUE_QUESTION = re.compile(r"いくら|何円|何[%％]|何パーセント|何割|"
                              r"(どのくらい|どれくらい|どれだけ)(上が|増え|高く|になる)")
+# the rise of the user's own cost asked for (「原価がいくら上がったのか知りたい」, 「上昇額を
+# 出したい」): a calculation on the user's numbers even when none are given yet; asking how
+# to find a rise out (「…いくら上がったか確認する方法」) or where (「指標は？」) is not
+_RISE_ASKED = re.compile(r"((いくら|どれだけ|どれくらい|どのくらい)(上が|増え|高く)|"
+                         r"(上昇|増加|値上が|上が|増え|アップ|影響)(った)?(分|額|幅))"
+                         r"[^。？?]{0,8}(知りたい|出したい|出して|求めたい|求めて|計算|算出|試算)")
 _DIAGRAM_WORDS = re.compile(r"図|グラフ|チャート|可視化|絵で|diagram|chart|graph|picture",
                             re.IGNORECASE)
 # data words first: 「原価の内訳を図で説明して」 is a chart, 「単価表の作り方を図で」 a process
@@ -44,6 +53,7 @@ _DIAGRAM_KINDS = (("line", re.compile(r"推移|折れ線|変化|トレンド")),
                   ("network", re.compile(r"関係図|つながり|ネットワーク")),
                   ("flowchart", re.compile(r"流れ|フロー|手順|プロセス|進め方|やり方|作り方|"
                                            r"方法|段取り|説明")))
+_PROCESS_WORDS = _DIAGRAM_KINDS[-1][1]
 _ARROW = r"\s*(?:→|->|⇒|=>|から)\s*"
 _YEN = r"\s*(?P<unit{n}>万円|千円|円)?"
 _CHANGE = re.compile(
@@ -85,6 +95,7 @@ class Intent:
     """What the message asks for, and the numbers it gives."""
 
     verdict: Verdict | None = None  # a yes/no question asking this kind of verdict
+    topic: str = ""  # what the yes/no question asks it of (the message up to its predicate)
     calculation: bool = False  # it asks to compute something
     diagram: str | None = None  # the kind of picture it asks for
     changes: list[Change] = field(default_factory=list)
@@ -110,13 +121,23 @@ def _label(raw: str) -> str:
     return re.sub(r"^(?:また|そして|それと|あと|うち|当社|弊社|前回|今回)[、,]?", "", label) or raw
 
 
-def yes_no(message: str) -> Verdict | None:
-    """The verdict a yes/no question asks for, or None when it is no yes/no question."""
+def yes_no(message: str) -> tuple[Verdict, str] | None:
+    """The verdict a yes/no question asks for and what it asks it of: the message up to the
+    predicate (「値上げを取引先にお願いしても」 of 「…お願いしてもいいの？」)."""
     text = unicodedata.normalize("NFKC", message).strip()
-    last = re.split(r"[。\n]", text.rstrip("?？!！ 　。"))[-1].strip()
+    marked = text.endswith("?")  # NFKC folds ？ into ?
+    body = text.rstrip("?! 。")
+    start = max(body.rfind("。"), body.rfind("\n")) + 1
+    last = body[start:].strip()
     if not last or re.search(r"(何|どう|どこ|どれ|どの|いつ|誰|なぜ|いくら|どんな|どちら)", last):
         return None  # a question word asks for more than a yes or a no
-    return next((verdict for verdict, ending in _YES_NO if ending.search(last)), None)
+    if not (marked or _QUESTION_END.search(last)):
+        return None
+    for verdict, words in _YES_NO:
+        found = words.search(last)
+        if found:
+            return verdict, body[:start] + last[:found.start()]
+    return None
 
 
 def diagram_kind(message: str) -> str | None:
@@ -124,6 +145,12 @@ def diagram_kind(message: str) -> str | None:
     if not _DIAGRAM_WORDS.search(message):
         return None
     return next((kind for kind, words in _DIAGRAM_KINDS if words.search(message)), "bar")
+
+
+def without_process_words(text: str) -> str:
+    """``text`` without the words that ask for a process (流れ, 手順): in a request for a
+    picture they name its kind, not its subject."""
+    return _PROCESS_WORDS.sub("", text)
 
 
 def read_intent(message: str) -> Intent:
@@ -155,9 +182,10 @@ def read_intent(message: str) -> Intent:
     if expression:
         spans.append(expression.span())
     rest = "".join(c for i, c in enumerate(text) if not any(a <= i < b for a, b in spans))
+    asked = yes_no(message)
     return Intent(
-        verdict=yes_no(message),
-        calculation=bool(_COMPUTE.search(text) or (
+        verdict=asked[0] if asked else None, topic=asked[1] if asked else "",
+        calculation=bool(_COMPUTE.search(text) or _RISE_ASKED.search(text) or (
             _VALUE_QUESTION.search(text) and (changes or rises or expression))),
         diagram=diagram_kind(message), changes=changes, rises=rises,
         price=_decimal(price.group("price"), price.group("unit")) if price else None,

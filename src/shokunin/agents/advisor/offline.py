@@ -23,13 +23,13 @@ from typing import Any
 from langchain_core.messages import AnyMessage
 from langchain_core.tools import BaseTool
 
-from shokunin.agents.advisor.cost_increase import ask_for_numbers, cost_increase
+from shokunin.agents.advisor.cost_increase import OFFER, ask_for_numbers, cost_increase
 from shokunin.agents.advisor.cost_report import chart_data, explain, read_report
-from shokunin.agents.advisor.intents import Intent, read_intent
+from shokunin.agents.advisor.intents import Intent, read_intent, without_process_words
 from shokunin.agents.advisor.knowledge_tool import search_knowledge
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
 from shokunin.agents.advisor.steps import Settled, StepClassifier, StepDetection
-from shokunin.agents.advisor.verdicts import direct_answer, restate
+from shokunin.agents.advisor.verdicts import direct_answer, in_base_words, restate
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.knowledge import KnowledgeIndex
 from shokunin.runs import RunContext
@@ -42,6 +42,7 @@ _REQUEST_WORDS = re.compile(
     r"図|グラフ|チャート|可視化|絵|フローチャート|説明|計算|算出|試算|して|ください|下さい|"
     r"ほしい|欲しい|お願い|したい|見せ|描い|書い|作っ|示し|教え|います|ます|です|でした|した|"
     r"で|を|に|は|の|て|も")
+_HIRAGANA = re.compile(r"[\u3041-\u309f]")
 TOOLS = ("calculator", "generate_diagram")
 
 
@@ -75,9 +76,13 @@ def plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
 
 
 def _bare(intent: Intent) -> bool:
-    """Whether the message is only a request (「図で説明して」) or numbers to compute with,
-    with no question of its own to look up."""
-    return len(_REQUEST_WORDS.sub("", re.sub(r"[\W\d_]", "", intent.rest))) < 2
+    """Whether the message is only a request (「図で説明して」, 「フローを図示してもらえますか」)
+    or numbers to compute with, with no question of its own to look up. A subject is named
+    in kanji, katakana or Latin letters: what is left in hiragana is grammar (もらえ, か)."""
+    rest = _REQUEST_WORDS.sub("", re.sub(r"[\W\d_]", "", intent.rest))
+    if intent.diagram is not None:
+        rest = without_process_words(rest)
+    return len(_HIRAGANA.sub("", rest)) < 2
 
 
 class OfflineBrain:
@@ -92,7 +97,15 @@ class OfflineBrain:
         intent = read_intent(message)
         # a request that needs a tool is about a step that recommends that tool
         needs = {"calculator"} if intent.calculation or intent.numbers else set()
-        return self.classifier.detect(message, needs=needs)
+        detection = self.classifier.detect(message, needs=needs)
+        if intent.calculation and not intent.numbers and detection.confidence != "high":
+            # asked without numbers and naming no step clearly, what is computed is the cost
+            # increase: its step is the playbook's step for that calculation
+            # (「コストアップの影響額を算出したい」 is not STEP_5's)
+            offered = self.classifier.detect(OFFER, needs=needs)
+            return offered.model_copy(update={"reasoning": (
+                f"数値のない計算のご依頼のため、{OFFER}として判定: {offered.reasoning}")})
+        return detection
 
     async def answer(self, ctx: RunContext, message: str, playbook: Playbook,
                      settled: Settled, profile: dict[str, Any],
@@ -153,15 +166,26 @@ class OfflineBrain:
                 f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")
 
     async def _from_knowledge(self, ctx: RunContext, message: str, intent: Intent) -> list[str]:
-        found = await search_knowledge(self.index, ctx, message, QUOTES)
+        # a yes/no question is looked up by what it asks, in the knowledge base's words
+        topic = in_base_words(intent.topic).strip() if intent.verdict else ""
+        found = await search_knowledge(self.index, ctx, topic or message, QUOTES)
         hits = (found["result"] or {}).get("results", [])
+        answer = direct_answer(topic, intent.verdict, hits) if intent.verdict else None
+        subject = self.classifier.subject_in(topic)
+        if intent.verdict and answer is None and subject:
+            # asked of the playbook's own subject (「うちみたいな小さい会社でも価格転嫁できる？」):
+            # what the base says of the subject itself, which the user's circumstances
+            # (会社, コスト) outrank in a search for the whole question
+            again = await search_knowledge(self.index, ctx, subject, QUOTES)
+            more = (again["result"] or {}).get("results", [])
+            answer = direct_answer(topic, intent.verdict, more)
+            hits = more if answer else hits
         if not hits:
             return ["ナレッジベースに該当する記述が見つかりませんでした。モデル未設定のオフライン"
                     "動作では、ナレッジベースにない内容にはお答えできません（SHOKUNIN_MODEL を"
                     "設定すると一般的な助言もできます）。"]
         parts: list[str] = []
         if intent.verdict is not None:
-            answer = direct_answer(message, intent.verdict, hits)
             if answer is None:
                 parts.append("このご質問に「はい／いいえ」で答える記述は、ナレッジベースに見つかり"
                              "ませんでした（オフライン動作のため、推測で結論は出しません）。"

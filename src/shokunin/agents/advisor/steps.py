@@ -132,7 +132,11 @@ class StepClassifier:
 
     def about_subject(self, question: str) -> bool:
         """Whether the question names the playbook's own subject (価格転嫁)."""
-        return bool(self.subject & set(_words(question)))
+        return bool(self.subject_in(question))
+
+    def subject_in(self, question: str) -> str:
+        """The words of the playbook's own subject the question holds, as a search query."""
+        return " ".join(w for w in dict.fromkeys(_words(question)) if w in self.subject)
 
     def _shared(self, question: str, text: str) -> list[str]:
         """The question's words found in ``text``: whole katakana and Latin words (リスト is

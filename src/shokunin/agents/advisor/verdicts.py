@@ -1,7 +1,8 @@
 """A direct answer to a yes/no question, taken from the knowledge base: the sentence of the
 found chunks that shares the most of the question's words and states a verdict of the kind
-asked (can / may / is it a problem / must), read as a yes or a no. No such sentence, no
-verdict: the answer says so instead of guessing."""
+asked (can / may / is it a problem / must), read as a yes or a no. The user's words for the
+base's notions (値上げ for 価格転嫁, 取引先 for 発注者) are read as the base's. No such
+sentence, no verdict: the answer says so instead of guessing."""
 
 from __future__ import annotations
 
@@ -25,6 +26,14 @@ _WORDING: dict[Verdict, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "necessity": (re.compile(r"必要です|必要があり|べきです|しましょう|欠かせ|重要です|求められ"),
                   re.compile(r"不要|必要ありません|必要はありません|必要はない")),
 }
+# the user's words for what the knowledge base names otherwise, each turned into the base's
+# word: 「値上げを取引先にお願いしても」 then shares the terms of 「発注者に取引価格の引上げ
+# （価格転嫁）を求めることができます」
+_BASE_WORDS = (
+    ("価格転嫁", re.compile(r"値上げ|上乗せ|引き?上げ")),
+    ("発注者", re.compile(r"取引先|得意先|客先|納入先|発注元")),
+    ("求め", re.compile(r"お願い|依頼|頼")),
+)
 _CONDITION = re.compile(r"条件|場合|ためには|には|前提|根拠|書面|協議")
 _MARKUP = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s*|\*\*")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+")
@@ -53,6 +62,13 @@ class DirectAnswer:
     conditions: list[Found]
 
 
+def in_base_words(text: str) -> str:
+    """``text`` with the user's words for the knowledge base's notions in the base's words."""
+    for word, synonyms in _BASE_WORDS:
+        text = synonyms.sub(word, text)
+    return text
+
+
 def _sentences(hits: list[dict[str, Any]]) -> list[tuple[Found, set[str]]]:
     out = []
     for rank, hit in enumerate(hits):
@@ -75,20 +91,15 @@ def _sentences(hits: list[dict[str, Any]]) -> list[tuple[Found, set[str]]]:
                         items.append(_MARKUP.sub("", after).replace("**", "").strip())
                 found = Found(sentence, str(hit["source"]), str(hit.get("heading", "")),
                               rank, tuple(items))
-                out.append((found, set(terms(sentence))))
+                out.append((found, set(terms(in_base_words(sentence)))))
     return out
 
 
-def _topic(question: str) -> set[str]:
-    """The question's own words, without the predicate that asks for the verdict."""
-    body = re.sub(r"(ですか|ますか|でしょうか|のか|か)?[?？。\s]*$", "", question)
-    return set(terms(body))
-
-
-def direct_answer(question: str, verdict: Verdict, hits: list[dict[str, Any]]
+def direct_answer(topic_text: str, verdict: Verdict, hits: list[dict[str, Any]]
                   ) -> DirectAnswer | None:
-    """The verdict the found chunks give on ``question``, or None when none states one."""
-    topic = _topic(question)
+    """The verdict the found chunks give on what a yes/no question asks it of (its words
+    before the predicate, ``Intent.topic``), or None when none states one."""
+    topic = set(terms(in_base_words(topic_text)))
     yes_words, no_words = _WORDING[verdict]
     best: tuple[int, int, Found, bool] | None = None
     sentences = _sentences(hits)
@@ -107,9 +118,12 @@ def direct_answer(question: str, verdict: Verdict, hits: list[dict[str, Any]]
     if best is None:
         return None
     because = best[2]
-    conditions = [found for found, words in sentences
-                  if found != because and len(topic & words) >= MIN_SHARED
-                  and _CONDITION.search(found.text)][:2]
+    conditions: list[Found] = []
+    for found, words in sentences:
+        listed = any(found.text in c.items for c in conditions)  # quoted with its list
+        if (found != because and not listed and len(topic & words) >= MIN_SHARED
+                and _CONDITION.search(found.text) and len(conditions) < 2):
+            conditions.append(found)
     return DirectAnswer(yes=best[3], because=because, conditions=conditions)
 
 
@@ -120,6 +134,8 @@ def restate(question: str, verdict: Verdict, yes: bool) -> str:
     if verdict == "legality":
         return ("はい、問題となる可能性があります。" if yes
                 else "いいえ、ナレッジベースの記述では問題にならないとされています。")
-    if yes and re.search(r"(ます|です)か$", stem) and len(stem) <= 40:
+    # casual speech (値上げ交渉ってしてもいいんですか) is not echoed back
+    if (yes and re.search(r"(ます|です)か$", stem) and len(stem) <= 40
+            and not re.search(r"って|んです", stem)):
         return f"はい、{stem[:-1]}。"
     return "はい。" if yes else "いいえ。"
