@@ -17,6 +17,10 @@ and the planned code runs here on the same DataFrame (the kernel's cell conventi
 - answered: an answer to a question with no single right answer (``expect: null``): read
   these by hand (``--show answered``).
 
+"right of in-scope" counts the questions whose answer is an aggregate, ranking, period
+comparison, correlation or standard test (the set's ``kind``; for DABench, questions whose
+concepts are only summary statistics, correlation or distribution analysis).
+
     python bench/analyst_heldout.py [--dabench DIR] [--sets ja-tune,dabench-tune] [--show wrong]
 """
 
@@ -84,6 +88,10 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
+_DABENCH_SCOPE = {"Summary Statistics", "Correlation Analysis", "Distribution Analysis"}
+_SCOPED = {"aggregate", "ranking", "period", "correlation", "test", "scored"}
+
+
 def _dabench_cases(root: Path, split: str) -> list[Case]:
     labels = {json.loads(line)["id"]: json.loads(line)["common_answers"]
               for line in (root / "da-dev-labels.jsonl").read_text().splitlines() if line}
@@ -94,14 +102,19 @@ def _dabench_cases(root: Path, split: str) -> list[Case]:
         if (q["id"] % 2 == 1) != (split == "test") or not path.exists():
             continue
         expected: list[Any] = []
-        for _name, text in labels[q["id"]]:
-            parts = [p.strip() for p in str(text).split(",")]
+        for _name, label in labels[q["id"]]:
+            text = str(label)
+            if "{" in text or ":" in text:  # a dict as text: its values
+                text = ",".join(re.findall(r":\s*'?([^,'}]+)", text))
+            parts = [p.strip() for p in text.split(",")]
             for part in parts:
                 try:
                     expected.append(float(part))
                 except ValueError:
                     expected.append(part)
-        cases.append(Case(f"dabench-{split}", path, q["question"], "dabench", expected))
+        # in scope: what the offline brain aims to answer (statistics, correlation, tests)
+        kind = "scored" if set(q["concepts"]) <= _DABENCH_SCOPE else "other"
+        cases.append(Case(f"dabench-{split}", path, q["question"], kind, expected))
     return cases
 
 
@@ -189,17 +202,23 @@ def main() -> int:
             cases += _dabench_cases(args.dabench, name.removeprefix("dabench-"))
     outcomes = ("right", "honest", "wrong", "answered", "bad-clarify")
     counts: dict[str, dict[str, int]] = {}
+    scoped: dict[str, list[int]] = {}
     for case in cases:
         outcome, said = judge(case)
         counts.setdefault(case.set, dict.fromkeys(outcomes, 0))[outcome] += 1
+        if case.kind in _SCOPED:
+            scoped.setdefault(case.set, [0, 0])[0] += outcome == "right"
+            scoped[case.set][1] += 1
         if outcome in args.show.split(","):
             console.print(f"[bold]{outcome}[/bold] {case.file.name}: {case.question}\n"
                           f"  expected {case.expected}\n  {said[:500]}", markup=False)
     table = Table(title="Offline Analyst, held-out questions")
-    for column in ("set", "questions", *outcomes):
+    for column in ("set", "questions", *outcomes, "right of in-scope"):
         table.add_column(column, justify="right")
     for name, row in counts.items():
-        table.add_row(name, str(sum(row.values())), *(str(row[o]) for o in outcomes))
+        right, total = scoped.get(name, [0, 0])
+        table.add_row(name, str(sum(row.values())), *(str(row[o]) for o in outcomes),
+                      f"{right}/{total}")
     console.print(table)
     return 0
 

@@ -150,3 +150,34 @@ def test_a_part_that_binds_to_nothing_is_named_and_not_answered(
     assert isinstance(result, planner.NotUnderstood), result
     assert word in [*result.cannot, *result.unused]
     assert word in planner.explain(question, result)
+
+
+def test_a_part_its_computation_would_leave_out_is_not_answered() -> None:
+    df = pd.DataFrame({"station": ["a", "a", "b"], "obs": [1.0, None, 3.0],
+                       "temp": [1.0, 2.0, 4.0]})
+    # a correlation has no grouping: "for each station" would be dropped
+    result = planner.plan("For each station, the correlation between obs and temp",
+                          _profile(df))
+    assert isinstance(result, planner.NotUnderstood)
+    assert "the grouping" in result.unused
+
+
+def test_a_value_that_is_the_columns_own_word_is_not_a_filter() -> None:
+    df = pd.DataFrame({"hotel_type": ["Hotel", "Hotel", "Hostel"],
+                       "review_count": [10, 20, 60]})
+    task = planner.plan("What is the average review count per hotel?", _profile(df))
+    shown, ns = _run(task, df) if isinstance(task, planner.Task) else ("", {})
+    if isinstance(task, planner.Task):  # never narrowed to hotel_type = Hotel
+        assert ns["table"].loc["review_count", "mean"] == 30.0
+    assert "hotel_type = Hotel" not in getattr(task, "instruction", "")
+
+
+def test_a_daily_average_of_an_additive_measure_averages_the_days_totals(
+        daily: pd.DataFrame) -> None:
+    shown, ns = _run(planner.plan("1日あたりの平均売上はいくら？", _profile(daily)), daily)
+    per_day = daily.groupby(daily.date.dt.date).sales.sum().mean()
+    assert ns["table"].loc["mean", "per period"] == pytest.approx(per_day)
+    weather = pd.DataFrame({"date": pd.date_range("2024-01-01", periods=60, freq="D"),
+                            "wind": np.arange(60, dtype=float)})
+    shown, ns = _run(planner.plan("average wind for each month", _profile(weather)), weather)
+    assert ns["table"]["wind"].tolist() == [15.0, 45.0]  # a mean per month, not a total

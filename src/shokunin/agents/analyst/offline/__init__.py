@@ -6,12 +6,25 @@ use is said; what it cannot do offline is not answered."""
 from __future__ import annotations
 
 from shokunin.agents.analyst.offline.binding import closest_columns, is_ja
-from shokunin.agents.analyst.offline.code import task
+from shokunin.agents.analyst.offline.code import task, unused_parts
 from shokunin.agents.analyst.offline.query import Clarify, NotUnderstood, Query, Task
 from shokunin.agents.analyst.offline.reader import read
 from shokunin.agents.analyst.profile import DatasetProfile
 
 __all__ = ["Clarify", "NotUnderstood", "Query", "Task", "explain", "is_ja", "plan"]
+
+
+_PART_NAMES = {"measures": ("the measure", "集計する列"), "aggs": ("the aggregation", "集計方法"),
+               "group": ("the grouping", "グループ分け"), "time": ("the time axis", "時間軸"),
+               "grain": ("the period", "期間の単位"), "order": ("the order", "並び順"),
+               "limit": ("the number of top items", "上位の件数"),
+               "label": ("which one", "どれかという問い"), "compare": ("the comparison", "比較"),
+               "window": ("the window", "移動平均の期間")}
+
+
+def _understood_parts(query: Query, ja: bool) -> str:
+    return (f"計算できるのは「{query.restate(ja)}」です" if ja else
+            f"what I can compute is “{query.restate(ja)}”")
 
 
 def _quoted(words: list[str], ja: bool) -> str:
@@ -26,16 +39,18 @@ def plan(question: str, profile: DatasetProfile,
     query = read(question, profile, table_name)
     if not isinstance(query, Query):
         return query
+    if left := unused_parts(query):  # e.g. "for each station" on a test of one column
+        return NotUnderstood(_understood_parts(query, ja), [], [
+            *query.unused, *(_PART_NAMES[p][ja] for p in left)])
     planned = task(query, ja)
-    near = {w: closest_columns(w, profile) for w in query.unused}
+    names = {c.name for c in profile.columns}
+    near = {w: closest_columns(w, profile) for w in query.unused if w not in names}
     if typo := next((w for w, columns in near.items() if columns), None):  # "by regoin"
         return Clarify(f"「{typo}」という列はありません。{'、'.join(near[typo])} のことですか？"
                        if ja else f"There is no column “{typo}”. Did you mean "
                        f"{' or '.join(f'“{c}”' for c in near[typo])}?")
     if query.unused:  # a part of the question went unused: what it can do, not an answer
-        return NotUnderstood(
-            (f"計算できるのは「{planned.instruction}」です" if ja else
-             f"what I can compute is “{planned.instruction}”"), [], query.unused)
+        return NotUnderstood(_understood_parts(query, ja), [], query.unused)
     return planned
 
 

@@ -85,6 +85,13 @@ def _column_surfaces(columns: list[ColumnProfile]) -> dict[str, str]:
         for form in (low, low.replace("_", " "), low.replace("_", ""), low.replace(" ", "")):
             if form:
                 surfaces.setdefault(form, col.name)
+    for col in columns:  # review_count, num_reviews: "the number of reviews"
+        words = re.split(r"[\s_]+", normalize(col.name).strip())
+        thing = (words[0] if len(words) == 2 and words[1] in ("count", "counts", "数") else
+                 words[1] if len(words) == 2 and words[0] in ("num", "n", "number") else None)
+        if thing:
+            for form in (f"number of {thing}", f"count of {thing}", f"{thing} count"):
+                surfaces.setdefault(form, col.name)
     for group in vocab.SYNONYMS:
         exact = [c.name for c in columns if normalize(c.name).replace("_", " ") in group]
         holding = [c.name for c in columns if any(_holds(normalize(c.name), w) for w in group)]
@@ -105,15 +112,25 @@ def _values(column: ColumnProfile) -> list[Any]:
     return [v for v in (column.values or [t.value for t in column.top_values]) if v is not None]
 
 
-def _candidates(low: str, profile: DatasetProfile) -> list[Match]:
+def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
     found: list[Match] = []
+    # a value that is also a word of a column's name ("Hotel" of hotel_type) names the
+    # column's kind of thing ("reviews per hotel") unless written as the value is
+    name_words = {w for c in profile.columns for w in re.split(r"[\s_]+", normalize(c.name))}
 
-    def add(surface: str, kind: str, value: Any) -> None:
+    def add(surface: str, kind: str, value: Any, exact: str | None = None) -> None:
         for hit in re.finditer(_boundary(surface), low):
-            found.append(Match(hit.start(), hit.end(), kind, value, hit.group()))
+            if exact is None or cased[hit.start():hit.start() + len(exact)] == exact:
+                found.append(Match(hit.start(), hit.end(), kind, value, hit.group()))
 
     for surface, name in _column_surfaces(profile.columns).items():
         add(surface, "column", name)
+    for column in profile.columns:  # "wind speed" names WINDSPEED, "size rank" SizeRank
+        compact = re.sub(r"[\s_-]+", "", normalize(column.name))
+        if len(compact) >= 6 and compact.isascii() and compact.isalnum():
+            spaced = r"[\s_-]?".join(re.escape(ch) for ch in compact)
+            for hit in re.finditer(rf"(?<![a-z0-9_]){spaced}(?:s|es)?(?![a-z0-9_])", low):
+                found.append(Match(hit.start(), hit.end(), "column", column.name, hit.group()))
     words = vocab.terms()
     for column in profile.columns:
         if column.dtype != "string":
@@ -123,7 +140,9 @@ def _candidates(low: str, profile: DatasetProfile) -> list[Match]:
             # a value that is also an everyday word ("no", "other") counts only when quoted
             if len(text) > 1 and not text.isdigit() and text not in words \
                     and text not in vocab.FILLER_EN:
-                add(text, "value", (column.name, value))
+                exact = unicodedata.normalize("NFKC", str(value)).strip()
+                add(text, "value", (column.name, value),
+                    exact if text in name_words and len(cased) == len(low) else None)
     for surface, (kind, value) in words.items():
         add(surface, kind, value)
     for pattern, kind in ((_LIMIT, "limit"), (_WINDOW, "window")):
@@ -166,7 +185,8 @@ def bind(question: str, profile: DatasetProfile, table_name: str = "") -> Bound:
         else:
             continue  # unquoted, its words are bound one by one below
         taken.append(hit.span())
-    candidates = sorted(_candidates(low, profile), key=lambda m: (
+    cased = unicodedata.normalize("NFKC", question)
+    candidates = sorted(_candidates(low, profile, cased), key=lambda m: (
         -(m.end - m.start), _PRIORITY.get(m.kind, 5), m.start))
     for match in candidates:
         if all(match.end <= s or match.start >= e for s, e in taken):
@@ -183,6 +203,26 @@ def bind(question: str, profile: DatasetProfile, table_name: str = "") -> Bound:
 
 
 def _described(bound: Bound, low: str, taken: list[tuple[int, int]]) -> None:
+    _describing(bound, low, taken)
+    _bracketed(bound, low, taken)
+
+
+def _describing(bound: Bound, low: str, taken: list[tuple[int, int]]) -> None:
+    """"the "compound" sentiment score column": words between a column and the word column
+    describe it."""
+    for m in bound.matches:
+        if m.kind != "column":
+            continue
+        if hit := re.match(r"-[a-z]+(?![a-z0-9_])", low[m.end:]):  # "X-coordinate"
+            taken.append((m.end, m.end + hit.end()))
+        if hit := re.match(r"[\s\"”']*([a-z][a-z0-9 _-]{0,40}?)\s+(?:column|variable|field)s?\b",
+                           low[m.end:]):
+            start = m.end + hit.start(1)
+            if all(p.end <= start or p.start >= m.end + hit.end(1) for p in bound.matches):
+                taken.append((start, m.end + hit.end(1)))
+
+
+def _bracketed(bound: Bound, low: str, taken: list[tuple[int, int]]) -> None:
     """"ticket class (Pclass)": the words before a column in brackets describe it; a column
     they happen to name (Ticket) is not meant, and they are not left over."""
     for m in [m for m in bound.matches if m.kind == "column"]:

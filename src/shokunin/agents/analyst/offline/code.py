@@ -79,39 +79,90 @@ def _filters(q: Query) -> tuple[str, str]:
     return "".join(line + "\n" for line in lines), after
 
 
-def _body(q: Query) -> str:
+def path(q: Query) -> str:
+    """Which computation answers ``q``."""
     if q.overview and not q.missing:
-        return ("print(f'{len(df)} rows x {df.shape[1]} columns')\n"
-                "types = pd.DataFrame({'dtype': df.dtypes.astype(str), "
-                "'missing': df.isna().sum(), 'missing_share': df.isna().mean().round(3)})\n"
-                "TABLE_MARKDOWN.append(_md(types))\n"
-                "TABLE_MARKDOWN.append(_md(df.describe().T.round(3)))\n"
-                "JSON_OUT.append({'rows': len(df), 'columns': int(df.shape[1])})\n")
+        return "overview"
     if q.missing:
-        cols = _lit(q.measures) if q.measures else "list(df.columns)"
+        return "missing"
+    if q.test is not None:
+        return q.test
+    if q.rows:
+        return "rows"
+    if q.time is not None:
+        return "series"
+    if q.aggs in (["count"], ["nunique"]) and (q.aggs == ["count"] or not q.measures):
+        return "count"
+    return "grouped" if q.group is not None else "overall"
+
+
+# The parts of a query each computation uses: a part the question set that its computation
+# does not use is a part of the question left unanswered (``unused_parts``).
+_USES = {
+    "overview": set(), "missing": {"measures", "group", "order", "limit", "label"},
+    # an aggregation word in a correlation or a test describes its columns ("the number of
+    # children", "the maximum temperature (TMAX_F)")
+    "correlation": {"measures", "aggs"}, "normality": {"measures", "group", "aggs"},
+    "distribution": {"measures", "group", "aggs"}, "ttest": {"measures", "group", "aggs"},
+    "chi2": {"measures"}, "crosstab": {"measures", "aggs"},
+    "rows": {"measures", "order", "limit"},
+    "series": {"measures", "aggs", "time", "grain", "group", "compare", "window", "order",
+               "limit"},
+    "count": {"aggs", "group", "order", "limit", "label"},
+    "grouped": {"measures", "aggs", "group", "order", "limit", "label", "compare"},
+    "overall": {"measures", "aggs", "order"},
+}
+PARTS = ("measures", "aggs", "group", "time", "grain", "order", "limit", "label", "compare",
+         "window")
+
+
+def unused_parts(q: Query) -> list[str]:
+    """The parts of ``q`` its computation would leave out (e.g. a grouping of a test)."""
+    uses = _USES[path(q)]
+    left = [part for part in PARTS if getattr(q, part) and part not in uses]
+    if q.compare and path(q) == "grouped" and q.compare != "share":
+        left.append("compare")
+    if q.window and q.compare != "moving":
+        left.append("window")
+    return list(dict.fromkeys(left))
+
+
+def _body(q: Query) -> str:
+    return {"overview": _overview, "missing": _missing, "correlation": _correlation,
+            "normality": _normality, "distribution": _normality, "ttest": _ttest,
+            "chi2": _chi2, "crosstab": _crosstab, "rows": _rows, "series": _series,
+            "count": _count, "grouped": _grouped, "overall": _overall}[path(q)](q)
+
+
+def _overview(q: Query) -> str:
+    return ("print(f'{len(df)} rows x {df.shape[1]} columns')\n"
+            "types = pd.DataFrame({'dtype': df.dtypes.astype(str), "
+            "'missing': df.isna().sum(), 'missing_share': df.isna().mean().round(3)})\n"
+            "TABLE_MARKDOWN.append(_md(types))\n"
+            "TABLE_MARKDOWN.append(_md(df.describe().T.round(3)))\n"
+            "JSON_OUT.append({'rows': len(df), 'columns': int(df.shape[1])})\n")
+
+
+def _missing(q: Query) -> str:
+    cols = _lit(q.measures) if q.measures else "list(df.columns)"
+    if q.group is None:
         return (f"table = pd.DataFrame({{'missing': df[{cols}].isna().sum(), "
                 f"'missing_%': df[{cols}].isna().mean() * 100}})\n" + _SHOW_TABLE)
-    if q.test == "correlation":
-        return _correlation(q)
-    if q.test in ("normality", "distribution"):
-        return _normality(q)
-    if q.test == "ttest":
-        return _ttest(q)
-    if q.test == "chi2":
-        return _chi2(q)
-    if q.test == "crosstab":
-        return _crosstab(q)
-    if q.rows:
-        col = _lit(q.measures[0])
-        return (f"table = df.sort_values({col}, ascending={q.order == 'asc'})"
-                f".head({q.limit})\n" + _SHOW_TABLE)
-    if q.time is not None:
-        return _series(q)
-    if q.aggs in (["count"], ["nunique"]) and (q.aggs == ["count"] or not q.measures):
-        return _count(q)
-    if q.group is not None:
-        return _grouped(q)
-    return _overall(q)
+    code = (f"table = df[{cols}].isna().groupby(df[{_lit(q.group)}]).sum()\n"
+            "table['missing'] = table.sum(axis=1)\n")
+    if q.order or q.limit or q.label:
+        code += f"table = table.sort_values('missing', ascending={q.order == 'asc'})\n"
+    code += _limit(q) + _SHOW_TABLE
+    if q.label:
+        code += (f"print({_lit(f'{q.group}:')}, table.index[0], '(missing:', "
+                 "int(table['missing'].iloc[0]), ')')\n")
+    return code
+
+
+def _rows(q: Query) -> str:
+    col = _lit(q.measures[0])
+    return (f"table = df.sort_values({col}, ascending={q.order == 'asc'})"
+            f".head({q.limit})\n" + _SHOW_TABLE)
 
 
 def _overall(q: Query) -> str:
@@ -213,11 +264,12 @@ def _correlation(q: Query) -> str:
                 "table = pd.DataFrame({'r': [r], 'p_value': [p], 'n': [len(pair)]}, "
                 f"index=[{_lit(' ~ '.join(q.measures))}])\n" + _SHOW_TABLE
                 + "kind = ('none (not significant at the 5% level)' if p >= 0.05 else "
-                "('positive' if r > 0 else 'negative') + (' linear' if abs(r) >= 0.5 else "
-                "' weak linear'))\n"
+                "('positive' if r > 0 else 'negative') + (', linear' if abs(r) >= 0.5 else "
+                "', nonlinear (|r| < 0.5)'))\n"
                 "strength = 'weak' if abs(r) < 0.3 else 'moderate' if abs(r) < 0.7 else 'strong'\n"
                 "print(f'r = {r:.4f} ({strength}), p = {p:.4g}, relationship: {kind}')\n"
-                "JSON_OUT.append({'r': float(r), 'p_value': float(p), 'n': len(pair)})\n")
+                "JSON_OUT.append({'r': float(r), 'p_value': float(p), 'n': len(pair), "
+                "'significant': bool(p < 0.05)})\n")
     return (f"table = df[{_lit(q.measures)}].corr()\n" + _SHOW_TABLE)
 
 
@@ -242,6 +294,11 @@ def _normality(q: Query) -> str:
                 "'yes (normal)' if row['normal_at_5%'] else 'no (non-normal)')\n"
                 "JSON_OUT.append({str(k): {'p_value': float(v['p_value']), "
                 "'normal': v['normal_at_5%']} for k, v in results.items()})\n")
+    if q.aggs:  # "is it normal, and its skewness and kurtosis"
+        frame = f"df.groupby({_lit(q.group)})[{col}]" if q.group else f"df[{col}]"
+        code += (f"stats_table = {frame}.agg({_lit(q.aggs)})\n"
+                 "TABLE_MARKDOWN.append(_md(stats_table.round(4)))\n"
+                 "print(stats_table.round(4).to_string())\n")
     return code + (_CHART + f"df[{col}].plot.hist(ax=ax, bins=30)\n"
                    f"ax.set_xlabel({col})\nplt.show()\n")
 

@@ -39,8 +39,9 @@ def time_column(profile: DatasetProfile) -> ColumnProfile | None:
         sample = [str(t.value) for t in col.top_values]
         if sample and all(_DATE_TEXT.match(v) for v in sample):
             return col
-    return next((c for c in profile.columns if normalize(c.name) in _TIME_NAMES
-                 and c.dtype in ("integer", "string")), None)
+    return next((c for c in profile.columns if (normalize(c.name).strip() in _TIME_NAMES or set(
+        re.split(r"[\s_]+", normalize(c.name).strip())) & {"date", "datetime", "timestamp"})
+        and c.dtype in ("integer", "string")), None)
 
 
 def _column(profile: DatasetProfile, name: str) -> ColumnProfile:
@@ -87,7 +88,10 @@ def read(question: str, profile: DatasetProfile,
     names = [c.name for c in profile.columns]
     kinds = {m.kind for m in bound.matches}
     first = {k: next((m.value for m in bound.matches if m.kind == k), None) for k in kinds}
-    q = Query(unused=[*bound.unused, *bound.unknown_quoted])
+    # 「注文件数」 on a table of 注文日, 注文ID: 注文 is what a row is, not a missing column
+    entity = [w for w in bound.unused if any(
+        normalize(c.name).startswith(w) and normalize(c.name) != w for c in profile.columns)]
+    q = Query(unused=[w for w in [*bound.unused, *bound.unknown_quoted] if w not in entity])
     timecol = time_column(profile)
 
     group_matches, q.label = _groups(bound, low, profile)
@@ -114,8 +118,8 @@ def read(question: str, profile: DatasetProfile,
     q.test = first.get("test") or first.get("distribution")
     q.missing = "missing" in kinds
     q.overview = "overview" in kinds
-    if "grain" in kinds:
-        q.grain = first["grain"]
+    if "grain" in kinds or "rate" in kinds:
+        q.grain = first.get("grain") or first["rate"]
     trend = "trend" in kinds
     superlative = any(re.search(_SUPERLATIVE, m.text) for m in bound.of("order"))
     ranked = [m for m in dims if m.value != (timecol.name if timecol else None)]
@@ -129,6 +133,9 @@ def read(question: str, profile: DatasetProfile,
         pair = list(dict.fromkeys([*([q.group] if q.group else []), *(m.value for m in ranked)]))
         q.measures, q.group = [*pair[:2], *q.measures[:1]], None
         dims = [m for m in dims if m.value not in pair[:2]]
+    elif q.test == "ttest" and q.group is None and ranked and not by_value_of(bound):
+        q.group = ranked[0].value  # 「男女で給与に差はある？」: the two groups of 性別
+        dims = [m for m in dims if m.value != q.group]
     elif q.aggs in (["count"], ["nunique"]) and not q.measures and ranked and q.group is None:
         # 「顧客は何人？」, "how many customers": the distinct values of the column named
         q.aggs, q.measures = ["nunique"], [ranked[0].value]
@@ -156,7 +163,11 @@ def read(question: str, profile: DatasetProfile,
             q.grain = "M" if any(m.value[0] in ("M", "month") for m in dates) else "Y"
     if cannot:
         return NotUnderstood(_understood(q, ja), cannot, q.unused)
-    return _complete(q, ja, nums, names, timecol, trend, profile)
+    return _complete(q, ja, nums, names, timecol, trend, "rate" in kinds, profile)
+
+
+def by_value_of(bound: Bound) -> bool:
+    return bool(bound.of("value"))
 
 
 def _understood(q: Query, ja: bool) -> str:
@@ -177,7 +188,7 @@ def _which_numeric(ja: bool, nums: list[str], what: str) -> Clarify:
 
 
 def _complete(q: Query, ja: bool, nums: list[str], names: list[str],
-              timecol: ColumnProfile | None, trend: bool,
+              timecol: ColumnProfile | None, trend: bool, rate: bool,
               profile: DatasetProfile) -> Query | Clarify | NotUnderstood:
     """The query with its defaults filled in, or what is missing to run it."""
     if q.overview and not (q.aggs or q.test or q.group or q.missing):
@@ -233,9 +244,14 @@ def _complete(q: Query, ja: bool, nums: list[str], names: list[str],
     if q.aggs == ["count"] and not q.measures or q.aggs == ["nunique"]:
         return q
     if not q.measures:
+        if q.unused:  # 「チャネル別のCVR」: the measure asked for is a word, not a column
+            return NotUnderstood(_understood(q, ja), [], q.unused)
         if len(nums) != 1:
             return _which_numeric(ja, nums, "total")
         q.measures = nums
+    additive = any(normalize(w) in vocab.ADDITIVE or any(
+        part in vocab.ADDITIVE for part in re.split(r"[\s_]+", normalize(w)))
+        for w in q.measures[:1])
     if not q.aggs:
         if q.order and q.group is None and q.time is None:
             if q.limit:
@@ -243,12 +259,9 @@ def _complete(q: Query, ja: bool, nums: list[str], names: list[str],
                 return q
             q.aggs = ["min" if q.order == "asc" else "max"]
         else:
-            additive = any(normalize(w) in vocab.ADDITIVE or any(
-                part in vocab.ADDITIVE for part in re.split(r"[\s_]+", normalize(w)))
-                for w in q.measures[:1])
             q.aggs = ["sum" if additive else "mean"]
-    if q.grain and q.aggs == ["mean"] and not (trend or q.compare or q.group):
-        q.per_period = True  # "average daily sales": per day, then averaged
+    if rate and q.aggs == ["mean"] and additive and not (trend or q.compare or q.group):
+        q.per_period = True  # 「1日あたりの平均売上」: each day's total, then averaged
     if q.label:
         q.order = q.order or "desc"
         q.limit = q.limit or 1

@@ -20,7 +20,7 @@ _TERMS: dict[Term, tuple[str, ...]] = {
     ("agg", "max"): ("maximum", "max", "最大", "最大値", "最高値"),
     ("agg", "std"): ("standard deviation", "std", "std dev", "stdev", "標準偏差"),
     ("agg", "var"): ("variance", "分散"),
-    ("agg", "skew"): ("skewness", "skew", "歪度"),
+    ("agg", "skew"): ("skewness", "skew", "skewed", "歪度", "歪み"),
     ("agg", "kurt"): ("kurtosis", "尖度"),
     ("agg", "nunique"): ("unique", "distinct", "種類", "ユニーク"),
     ("agg", "count"): ("how many", "number of", "count", "件数", "何件", "個数", "何行", "行数",
@@ -44,13 +44,13 @@ _TERMS: dict[Term, tuple[str, ...]] = {
                        "並べ", "順"),
     ("which", "which"): ("which", "what", "who", "どの", "どれ", "どこ", "何が", "誰"),
     # time grains and the time axis
-    ("grain", "D"): ("daily", "per day", "by day", "each day", "a day", "日別", "日ごと", "毎日",
-                     "日次", "1日あたり", "一日あたり", "日あたり", "1日の", "日平均"),
-    ("grain", "W"): ("weekly", "per week", "by week", "each week", "週別", "週ごと", "毎週",
-                     "週次", "1週間あたり", "週あたり"),
-    ("grain", "M"): ("monthly", "per month", "by month", "each month", "month by month",
-                     "月別", "月ごと", "毎月", "月次", "月単位", "月あたり", "1か月あたり",
-                     "ひと月あたり", "月平均"),
+    ("grain", "D"): ("daily", "by day", "each day", "日別", "日ごと", "毎日", "日次"),
+    ("rate", "D"): ("per day", "a day", "1日あたり", "一日あたり", "日あたり", "1日の", "日平均"),
+    ("grain", "W"): ("weekly", "by week", "each week", "週別", "週ごと", "毎週", "週次"),
+    ("rate", "W"): ("per week", "a week", "1週間あたり", "週あたり"),
+    ("grain", "M"): ("monthly", "by month", "each month", "month by month", "月別", "月ごと",
+                     "毎月", "月次", "月単位"),
+    ("rate", "M"): ("per month", "a month", "月あたり", "1か月あたり", "ひと月あたり", "月平均"),
     ("grain", "Q"): ("quarterly", "per quarter", "by quarter", "四半期", "四半期別",
                      "四半期ごと"),
     ("grain", "Y"): ("yearly", "annual", "annually", "per year", "by year", "each year",
@@ -62,7 +62,8 @@ _TERMS: dict[Term, tuple[str, ...]] = {
                               "last month", "previous period", "period over period", "growth",
                               "growth rate", "change", "changed", "前月比", "前月", "前期比",
                               "前週比", "前日比", "先月", "増減", "増減率", "伸び率", "成長率",
-                              "変化", "変化率", "変わった", "前月から", "前月より", "前期より"),
+                              "変化", "変化率", "変わった", "前月から", "前月より", "前期より",
+                              "伸び", "伸びた", "増えた", "減った"),
     ("compare", "yoy"): ("year over year", "year-over-year", "yoy", "previous year",
                          "last year", "前年比", "前年同月比", "前年", "昨年", "去年", "前年同期比",
                          "前年より"),
@@ -74,8 +75,8 @@ _TERMS: dict[Term, tuple[str, ...]] = {
                             "移動平均"),
     # tests
     ("test", "correlation"): ("correlation", "correlated", "correlate", "correlates",
-                              "correlation coefficient", "pearson", "相関", "相関係数",
-                              "相関関係"),
+                              "correlation coefficient", "pearson", "relationship",
+                              "linear relationship", "related", "相関", "相関係数", "相関関係"),
     ("test", "normality"): ("normal distribution", "normally distributed", "normality",
                             "shapiro", "shapiro-wilk", "正規性", "正規分布", "正規"),
     ("test", "ttest"): ("t-test", "t test", "ttest", "welch", "significant difference",
@@ -181,17 +182,19 @@ values variable variables figure figures number numbers amount all overall whole
 across per each every any some also then both just as into about here value(s) paid
 recorded made has have had given based using use used via respectively within if whether
 between there's is there are there passenger passengers individual individuals people
-person persons employee employees participant participants respondent respondents user
-users member members observation observations sample samples adhere adheres follow follows
-incurred received hit administered sold spent earned
+person persons employee employees participant participants player players respondent
+respondents user users member members observation observations sample samples adhere
+adheres follow follows incurred received hit administered sold spent earned perform
+performed analysis analyze analyse so yes provided separately result results question
+numerical numeric linear nonlinear level mm cm km kg usd jpy eur yen dollars out
 """)
 FILLER_JA = _words("""
-教 見 出 計算 集計 算出 表示 求 確認 分析 知 全体 全 各 何 値 数値 結果
-データ 表 一覧 件 位 数 円 個 人 名 回 列 項目 一番 最 もっとも 全商品
-全部 すべて 全て それぞれ 各月 毎 月々 社員 従業員 回答者 人たち 教えて 見せて
-出して 下さい ください お願い 願 可視化 グラフ 図 描 作 比較 様子 状況 傾向
-今年 全店 全国 全期間 全社 値段 つ 件数 上 下 中 間 % ％ 何% 何％ 変
-どれくらい どのくらい
+調 従 思 使 言 考 書 読 行 入 聞 感 教 見 出 計算 集計 算出 表示 求
+確認 分析 知 全体 全 各 何 値 数値 結果 データ 表 一覧 件 位 数 円 個 人
+名 回 列 項目 一番 最 もっとも 全商品 全部 すべて 全て それぞれ 各月 毎 月々
+社員 従業員 回答者 人たち 教えて 見せて 出して 下さい ください お願い 願 可視化
+グラフ 図 描 作 比較 様子 状況 傾向 今年 全店 全国 全期間 全社 値段 つ 件数
+上 下 中 間 % ％ 何% 何％ 変 どれくらい どのくらい
 """)
 
 
