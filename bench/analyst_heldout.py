@@ -193,7 +193,7 @@ def main() -> int:
     parser.add_argument("--sets", default="ja-tune,ja-test,dabench-tune,dabench-test")
     parser.add_argument("--show", default="", help="outcomes to list: wrong,honest,...")
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=120)  # the table's eight columns, unwrapped
     cases: list[Case] = []
     for name in args.sets.split(","):
         if name.startswith("ja-"):

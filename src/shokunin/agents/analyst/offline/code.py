@@ -299,6 +299,10 @@ def _normality(q: Query) -> str:
         code += (f"stats_table = {frame}.agg({_lit(q.aggs)})\n"
                  "TABLE_MARKDOWN.append(_md(stats_table.round(4)))\n"
                  "print(stats_table.round(4).to_string())\n")
+        if "skew" in q.aggs and not q.group:
+            code += (f"lean = df[{col}].skew()\n"
+                     "print('skewness', round(lean, 4), '->', 'positive (right-skewed)' "
+                     "if lean > 0 else 'negative (left-skewed)' if lean < 0 else 'symmetric')\n")
     return code + (_CHART + f"df[{col}].plot.hist(ax=ax, bins=30)\n"
                    f"ax.set_xlabel({col})\nplt.show()\n")
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 _AGG_JA = {"sum": "合計", "mean": "平均", "median": "中央値", "min": "最小値", "max": "最大値",
-           "count": "件数", "std": "標準偏差", "var": "分散", "skew": "歪度", "kurt": "尖度",
+           "count": "件数", "std": "標準偏差（不偏、n−1）", "var": "分散（不偏、n−1）",
+           "skew": "歪度", "kurt": "尖度（正規分布で 0）",
            "nunique": "種類数"}
 _AGG_EN = {"sum": "total", "mean": "mean", "median": "median", "min": "minimum",
-           "max": "maximum", "count": "count", "std": "standard deviation",
-           "var": "variance", "skew": "skewness", "kurt": "kurtosis",
+           "max": "maximum", "count": "count", "std": "standard deviation (sample, n-1)",
+           "var": "variance (sample, n-1)", "skew": "skewness",
+           "kurt": "excess kurtosis (0 for a normal distribution)",
            "nunique": "number of distinct values"}
 _GRAIN_JA = {"D": "日別", "W": "週別", "M": "月別", "Q": "四半期別", "Y": "年別"}
 _GRAIN_EN = {"D": "daily", "W": "weekly", "M": "monthly", "Q": "quarterly", "Y": "yearly"}
@@ -110,6 +112,8 @@ def _restate_ja(q: Query) -> str:
                 text += f"（{'下' if q.order == 'asc' else '上'}位 {q.limit}）"
         elif q.limit:
             text += f"（{'下' if q.order == 'asc' else '上'}位 {q.limit}）"
+    if q.test in ("normality", "distribution") and q.aggs:
+        text += "、" + "・".join(_AGG_JA[a] for a in q.aggs)
     return f"{scope}{text}。"
 
 
@@ -159,6 +163,8 @@ def _restate_en(q: Query) -> str:
                 text += f" ({'bottom' if q.order == 'asc' else 'top'} {q.limit})"
         elif q.limit:
             text += f" ({'bottom' if q.order == 'asc' else 'top'} {q.limit})"
+    if q.test in ("normality", "distribution") and q.aggs:
+        text += ", with its " + " and ".join(_AGG_EN[a] for a in q.aggs)
     return f"{text}{scope}."
 
 
