@@ -157,7 +157,7 @@ def main() -> int:
     console = Console()
     rows: list[tuple[str, str, bool, str]] = []
     with tempfile.TemporaryDirectory() as tmp, TestClient(create_app(Settings(
-            data_dir=Path(tmp), tools_dirs=[]))) as client:
+            data_dir=Path(tmp), tools_dirs=[])), base_url="http://127.0.0.1") as client:
         datasets: dict[str, str] = {}
         engines: dict[str, str] = {}
         for file in dict.fromkeys(q[0] for q in questions):

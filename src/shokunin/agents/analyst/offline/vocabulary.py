@@ -182,11 +182,12 @@ values variable variables figure figures number numbers amount all overall whole
 across per each every any some also then both just as into about here value(s) paid
 recorded made has have had given based using use used via respectively within if whether
 between there's is there are there passenger passengers individual individuals people
-person persons employee employees participant participants player players respondent
-respondents user users member members observation observations sample samples adhere
-adheres follow follows incurred received hit administered sold spent earned perform
-performed analysis analyze analyse so yes provided separately result results question
-numerical numeric linear nonlinear level mm cm km kg usd jpy eur yen dollars out
+person persons employee employees participant participants player players reading readings
+measurement measurements transaction transactions respondent respondents user users member
+members observation observations sample samples adhere adheres follow follows incurred
+received hit administered sold spent earned perform performed analysis analyze analyse so
+yes provided separately result results question numerical numeric linear nonlinear level
+mm cm km kg usd jpy eur yen dollars out
 """)
 FILLER_JA = _words("""
 調 従 思 使 言 考 書 読 行 入 聞 感 教 見 出 計算 集計 算出 表示 求
