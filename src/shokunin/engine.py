@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -34,13 +35,21 @@ from shokunin.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
 MCP_STARTUP_WAIT_SEC = 3.0  # how long start-up waits for MCP servers' first answers
+TOOLLESS_FACES = frozenset({"analyst"})  # agents that never call a tool of a folder or MCP
 
 
 def tool_registry(settings: Settings, *, mcp_clients: bool = True,
-                  log_unavailable: bool = True) -> ToolRegistry:
-    """The tools of the builtin and configured folders and, with ``mcp_clients``, of the
-    configured MCP servers (once ``connect()`` is awaited): the engine's, or the tools CLI's
-    own when it needs no more of the engine."""
+                  log_unavailable: bool = True, folders: bool = True) -> ToolRegistry:
+    """The tools of the builtin and configured folders (none without ``folders``) and, with
+    ``mcp_clients``, of the configured MCP servers (once ``connect()`` is awaited): the
+    engine's, or the tools CLI's own when it needs no more of the engine."""
+    if not folders:  # loading the builtin tools imports matplotlib: half a second
+        return ToolRegistry([], settings.tool_settings_file,
+                            workspace_root=settings.data_dir / "workspaces",
+                            default_timeout=settings.tool_timeout_sec,
+                            log_unavailable=log_unavailable,
+                            mcp=McpTools.from_settings(settings) if mcp_clients else None,
+                            storage_root=settings.data_dir / "tool_storage")
     return ToolRegistry.from_settings(
         settings, log_unavailable=log_unavailable,
         mcp=McpTools.from_settings(settings) if mcp_clients else None)
@@ -65,17 +74,22 @@ class Engine:
 
     @classmethod
     async def open(cls, settings: Settings, *, recover: bool = True,
-                   mcp_clients: bool = True) -> Engine:
+                   mcp_clients: bool = True, faces: Collection[str] | None = None) -> Engine:
         """Build and start the engine. ``recover``: this process owns the runs (see the
         module docstring). ``mcp_clients``: open sessions with the configured MCP servers
-        (``mcp serve`` does not: their tools are not served over MCP)."""
+        (``mcp serve`` does not: their tools are not served over MCP). ``faces``: the agents
+        to offer, by name (None: every one); a process that runs one face (``shokunin
+        analyze``: ``{"analyst"}``) registers no other agent, starts no Studio and, when
+        none of its agents calls a tool, loads no tool."""
+        wanted = None if faces is None else frozenset(faces)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
             store = await Store.open(settings.resolved_database_url)
             undo.push_async_callback(store.close)
             checkpointer = await open_checkpointer(store)
             undo.push_async_callback(close_checkpointer, checkpointer)
-            tools = tool_registry(settings, mcp_clients=mcp_clients)
+            tools = tool_registry(settings, mcp_clients=mcp_clients,
+                                  folders=wanted is None or not wanted <= TOOLLESS_FACES)
             undo.push_async_callback(tools.close)
             # The configured MCP servers' tools join the list; a slow server joins later.
             await tools.connect(wait=MCP_STARTUP_WAIT_SEC)
@@ -86,18 +100,20 @@ class Engine:
                                    checkpointer=checkpointer, map_package=map_package)
             runner = Runner(store, MemoryBus(), settings.data_dir / "workspaces", services)
             undo.push_async_callback(runner.shutdown)
-            built = build_agents(services, store)
+            built = build_agents(services, store)  # each built in milliseconds
             for agent in built.agents:
-                runner.register(agent)
+                if wanted is None or agent.name in wanted:
+                    runner.register(agent)
             studio = None
-            if built.studio is not None:
+            if built.studio is not None and (wanted is None or "studio" in wanted):
                 parts = built.studio
                 studio = Studio(runner, parts.agent.records, parts.pipeline)
             engine = cls(settings=settings, store=store, checkpointer=checkpointer,
                          bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
                          map_package=map_package, datasets=Datasets(runner, settings),
                          studio=studio,
-                         unavailable=built.unavailable)
+                         unavailable={face: why for face, why in built.unavailable.items()
+                                      if wanted is None or face in wanted})
             await sandbox.start()  # may refuse (SandboxUnavailable): then all is closed
             if recover:  # runs a previous process left: failed, or the Studio's go on
                 await runner.recover()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -58,3 +59,73 @@ def test_a_refused_file_leaves_no_empty_analyst_thread(tmp_path: Path) -> None:
     with sqlite3.connect(make_url(database).database) as db:
         threads = db.execute("SELECT id, agent FROM threads").fetchall()
     assert threads == []
+
+
+def _web_download(tmp_path: Path, fmt: str) -> str:
+    """The newest Analyst run's report as the web face's download gives it, from the data
+    folder the CLI ran in."""
+    from fastapi.testclient import TestClient
+
+    from shokunin.api import create_app
+
+    database = Settings(data_dir=tmp_path / "data").resolved_database_url
+    with sqlite3.connect(make_url(database).database) as db:
+        (run_id,) = db.execute("SELECT id FROM runs WHERE agent = 'analyst' "
+                               "ORDER BY created_at DESC LIMIT 1").fetchone()
+    app = create_app(Settings(data_dir=tmp_path / "data", sandbox_pool_size=0, tools_dirs=[],
+                              tool_settings_file=tmp_path / "s.json",
+                              allowed_hosts=["testserver"]))
+    with TestClient(app) as client:
+        response = client.get(f"/api/analyst/runs/{run_id}/report.{fmt}")
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def test_the_html_report_is_the_web_download_of_the_same_run_with_its_chart(
+        tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    done = _analyze(tmp_path, str(SAMPLES / "sales_en.csv"), "revenue trend by month",
+                    "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    page = out.read_text(encoding="utf-8")
+    assert '<img alt="figure 1" src="data:image/png;base64,' in page
+    assert page == _web_download(tmp_path, "html")
+
+
+def test_the_report_is_written_as_a_notebook_for_ipynb_not_as_markdown(tmp_path: Path) -> None:
+    """``--out x.ipynb`` used to write the Markdown report into it (any suffix but .html)."""
+    out = tmp_path / "report.ipynb"
+    done = _analyze(tmp_path, str(SAMPLES / "sales_en.csv"), "revenue trend by month",
+                    "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "reads sales_en.csv from beside it" in " ".join(done.stderr.split())
+    assert json.loads(out.read_text(encoding="utf-8"))["nbformat"] == 4
+    assert out.read_text(encoding="utf-8") == _web_download(tmp_path, "ipynb")
+
+
+def test_an_out_file_of_no_report_format_is_refused_before_anything_runs(
+        tmp_path: Path) -> None:
+    done = _analyze(tmp_path, str(SAMPLES / "sales_en.csv"), "overview",
+                    "--out", str(tmp_path / "report.pdf"))
+    assert done.returncode == 2
+    assert ".md, .html or .ipynb" in done.stderr
+    assert not (tmp_path / "data").exists()  # no engine opened, no database made
+
+
+def test_a_table_with_a_cell_of_200000_characters_is_analysed(tmp_path: Path) -> None:
+    """Past the csv module's 131,072-character field limit: it used to be refused as a
+    malformed table (exit 2)."""
+    table = tmp_path / "notes.csv"
+    table.write_text("id,score,note\n1,5," + "x" * 200_000 + "\n2,7,short\n3,9,ok\n",
+                     encoding="utf-8")
+    done = _analyze(tmp_path, str(table), "total score")
+    assert done.returncode == 0, done.stderr
+    assert "3 rows x 3 columns (utf-8)" in done.stderr
+    assert "21" in done.stdout
+
+
+def test_a_question_past_the_limit_every_face_has_exits_2_saying_so(tmp_path: Path) -> None:
+    """The REST API refused it; the CLI ran it. The limit is the use case's now."""
+    done = _analyze(tmp_path, str(SAMPLES / "sales_en.csv"), "revenue " * 600)
+    assert done.returncode == 2
+    assert "ask in at most 4000" in " ".join(done.stderr.split())

@@ -2,13 +2,19 @@
 
 The same engine as the server (its data folder, database, sandbox and model settings): the
 file is uploaded into a new Analyst thread, the question runs there, each node and cell is
-shown as it happens, and the report is printed (and written with ``--out``). The exit
-status is 0 for a report, 1 when the run failed or needs an answer, 2 for a bad file.
+shown as it happens, and the report is printed. ``--out`` writes it as the web face's
+download of the same run would be (``Datasets.report``: .md, .html or .ipynb). The exit
+status is 0 for a report, 1 when the run failed or needs an answer, 2 for a bad file or
+question.
+
+It starts only what the Analyst uses: its agent alone, no tools (``Engine.open(faces=)``),
+and the uploads' parser process at once, while the engine opens (``start_parsers``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
 import typer
@@ -17,12 +23,13 @@ from rich.markdown import Markdown
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from shokunin import events as ev
-from shokunin.agents.analyst import DatasetError, report_files
+from shokunin.agents.analyst import NAME, DatasetError, Datasets
 from shokunin.config import Settings
-from shokunin.runs import Runner, answer_of, follow_to_end
+from shokunin.runs import InvalidRunInput, Runner, answer_of, follow_to_end
 from shokunin.store import RunStatus
 
 console = Console(stderr=True)
+FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".ipynb": "ipynb"}
 
 
 def analyze(
@@ -30,47 +37,64 @@ def analyze(
                                 help="CSV, TSV or .xlsx table."),
     question: str = typer.Argument(..., help="What to find out, in Japanese or English."),
     model: str = typer.Option(None, help="Model spec (default SHOKUNIN_MODEL; none: offline)."),
-    out: Path = typer.Option(None, help="Write the report here (.md, or .html for a page)."),
+    out: Path = typer.Option(None, help="Write the report here: .md, .html (one page with "
+                             "its charts) or .ipynb (a notebook that reads FILE beside it)."),
 ) -> None:
     """Analyse a table: the Analyst writes and runs pandas code, then reports."""
+    fmt = None if out is None else FORMATS.get(out.suffix.lower())
+    if out is not None and fmt is None:
+        raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
+                                 param_hint="--out")
+    Datasets.start_parsers()  # a fresh interpreter importing pandas: overlaps the engine's start
+    # What the imports made lives until the process ends: no collection need walk it again,
+    # during the run or on the way out (a second, for the interpreter's last collection).
+    gc.freeze()
     settings = Settings(**({"model": model} if model else {}))
-    status, report, events = asyncio.run(_run(settings, file, question))
+    status, report, written = asyncio.run(_run(settings, file, question, fmt))
     if report:
         Console().print(Markdown(report))
-    if out is not None and status == RunStatus.COMPLETED:
-        html = out.suffix.lower() in (".html", ".htm")
-        # The same files as the web face's report downloads (report_files).
-        out.write_text(report_files.page(events) if html else report_files.markdown(events),
-                       encoding="utf-8")
-        console.print(f"report written to {out}")
+    if out is not None and written is not None:
+        out.write_text(written, encoding="utf-8")
+        console.print(f"report written to {out}" + (
+            f" (it reads {file.name} from beside it)" if fmt == "ipynb" else ""))
     if status != RunStatus.COMPLETED:
-        raise typer.Exit(2 if status == "bad_file" else 1)
+        raise typer.Exit(2 if status == "bad_input" else 1)
 
 
-async def _run(settings: Settings, file: Path, question: str
-               ) -> tuple[str, str, list[ev.BaseEvent]]:
-    """The run's end status, its report (or the question it asks), and its events."""
+async def _run(settings: Settings, file: Path, question: str, fmt: str | None
+               ) -> tuple[str, str, str | None]:
+    """The run's end status, its report (or the question it asks), and its report file
+    ``fmt`` when it wrote one."""
     from shokunin.engine import Engine
 
     # Beside a server that may share the database: its unfinished runs are not ours.
-    engine = await Engine.open(settings, recover=False, mcp_clients=False)
+    engine = await Engine.open(settings, recover=False, mcp_clients=False, faces={NAME})
     try:
         try:
             record = await engine.datasets.upload_file(None, file)
         except DatasetError as exc:  # the thread made for it is gone again
             console.print(f"[red]{file.name}: {exc}[/red]")
-            return "bad_file", "", []
+            return "bad_input", "", None
         console.print(f"{file.name}: {record.profile.rows} rows x "
                       f"{record.profile.column_count} columns ({record.encoding or 'xlsx'})")
-        _, run_id = await engine.datasets.ask(None, record.id, question)
-        return await _follow(engine.runner, run_id)
+        try:
+            _, run_id = await engine.datasets.ask(None, record.id, question)
+        except InvalidRunInput as exc:  # a question no face accepts (empty, too long)
+            console.print(f"[red]{exc}[/red]")
+            return "bad_input", "", None
+        status, report = await _follow(engine.runner, run_id)
+        written = None
+        if fmt is not None and status == RunStatus.COMPLETED:
+            # The stored run, as the web face's download builds it: one mechanism.
+            written = await engine.datasets.report(None, run_id, fmt)
+        return status, report, written
     finally:
         await engine.close()
 
 
-async def _follow(runner: Runner, run_id: str) -> tuple[str, str, list[ev.BaseEvent]]:
-    """Show the run's steps as they happen; its end status, report and events. Ctrl-C
-    cancels the run (``follow_to_end``)."""
+async def _follow(runner: Runner, run_id: str) -> tuple[str, str]:
+    """Show the run's steps as they happen; its end status and report (or the question it
+    asks). Ctrl-C cancels the run (``follow_to_end``)."""
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         step = progress.add_task("reason", total=None)
@@ -92,5 +116,5 @@ async def _follow(runner: Runner, run_id: str) -> tuple[str, str, list[ev.BaseEv
                   ev.RunInterrupted: RunStatus.INTERRUPTED}.get(type(end), RunStatus.FAILED)
         progress.update(step, description=f"done: {status}", total=1, completed=1)
     if isinstance(end, ev.RunInterrupted):
-        return status, str(end.payload.get("value", {}).get("question", "")), events
-    return status, answer_of(events), events
+        return status, str(end.payload.get("value", {}).get("question", ""))
+    return status, answer_of(events)

@@ -129,3 +129,15 @@ def test_late_bytes_that_break_the_head_guess_fall_back_in_order(
     assert (profile.rows, profile.encoding, profile.columns[1].distinct_count) == (
         21, "cp932", 21)
     assert read_frame(path, source)["name"].iloc[-1] == "㈱髙島屋"
+
+
+@pytest.mark.parametrize("delimiter", [",", "；"])  # pandas' C engine, and its Python one
+def test_a_cell_of_200000_characters_is_profiled_and_clipped_in_the_profile(
+        tmp_path: Path, delimiter: str) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text(f"id{delimiter}note\n1{delimiter}{'あ' * 200_000}\n2{delimiter}short\n",
+                    encoding="utf-8")
+    source, profile = _profile(path, delimiter=delimiter)
+    assert (profile.rows, profile.column_count) == (2, 2)
+    assert len(read_frame(path, source)["note"][0]) == 200_000
+    assert len(str(profile.sample_rows[0]["note"])) < 1000  # clipped for the wire

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+
 import pytest
 
 from shokunin.agents.analyst.errors import NotATable
-from shokunin.agents.analyst.sniff import sniff
+from shokunin.agents.analyst.sniff import Dialect, parse_rows, sniff
 
 SALES = [["年月", "店舗", "売上高（円）", "客数"], ["2024-01", "東京・本店", "1,234,000", "310"],
          ["2024-02", "大阪、梅田店", "987,500", "275"], ["2024-03", "名古屋店", "1,020,000", "290"]]
@@ -60,3 +62,12 @@ def test_prose_is_not_a_table() -> None:
 def test_one_column_of_numbers_is_a_table() -> None:
     dialect = sniff("気温\n12.5\n13.1\n11.8\n")
     assert (dialect.delimiter, dialect.header) == (",", True)
+
+
+def test_a_cell_past_the_csv_modules_131072_character_limit_is_read_and_the_limit_kept(
+        ) -> None:
+    before = csv.field_size_limit()
+    sample = "id,note\n1," + "x" * 200_000 + "\n2,short\n3,ok\n"
+    assert sniff(sample) == Dialect(delimiter=",", header=True)
+    assert [len(row[1]) for row in parse_rows(sample, ",", complete=True)][1] == 200_000
+    assert csv.field_size_limit() == before  # lifted only while the sample is split

@@ -112,7 +112,8 @@ def test_the_report_downloads_as_markdown_html_and_a_notebook(live_server: LiveS
         "<body>")[1]
     notebook = httpx.get(f"{base}.ipynb").json()
     setup, code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert f"pd.read_csv({json.dumps(dataset['path'])}" in setup  # what each cell ran first
+    # what each cell ran first, reading the upload from beside the notebook (issue 37)
+    assert 'DATA = "sales_en.csv"' in setup and "pd.read_csv(DATA, " in setup
     assert "unit_price" in code and "read_csv" not in code
     assert any("image/png" in o.get("data", {})
                for o in notebook["cells"][2]["outputs"])

@@ -23,7 +23,7 @@ from shokunin.agents.analyst.encoding import (
 )
 from shokunin.agents.analyst.errors import NotATable, UnreadableTable
 from shokunin.agents.analyst.profile import DatasetProfile, frame_profile
-from shokunin.agents.analyst.sniff import sniff, sniff_header
+from shokunin.agents.analyst.sniff import fields_up_to, sniff, sniff_header
 
 Format = Literal["csv", "xlsx"]
 Progress = Callable[[str, int, int], None]  # (stage, done, total), e.g. ("transcode", 4096, ...)
@@ -166,9 +166,11 @@ def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.
     else:
         assert source.encoding is not None and source.delimiter is not None
         try:
-            df = pd.read_csv(path, sep=source.delimiter, encoding=source.encoding.encoding,
-                             encoding_errors="strict", header=0 if source.header else None,
-                             nrows=nrows, **csv_engine(source.delimiter))
+            # a cell as long as the file, for the Python engine (the csv module's limit)
+            with fields_up_to(path.stat().st_size):
+                df = pd.read_csv(path, sep=source.delimiter, encoding=source.encoding.encoding,
+                                 encoding_errors="strict", header=0 if source.header else None,
+                                 nrows=nrows, **csv_engine(source.delimiter))
         except UnicodeDecodeError as exc:
             raise NotDecodable(f"the file is not valid {source.encoding.encoding} text at "
                                   f"byte {exc.start}; pass encoding") from None

@@ -1,6 +1,6 @@
 """The Analyst's datasets, the use cases every face calls (REST, MCP's ``ask_analyst``,
 ``shokunin analyze``): upload a table into a thread, find a dataset the caller may see,
-ask a question about it, preview it, delete it.
+ask a question about it, preview it, delete it, and download a run's report.
 
 An upload that is refused (a file that is not a table, too large, or a caller that left)
 leaves nothing behind: a thread the upload made for it is deleted again.
@@ -9,17 +9,21 @@ leaves nothing behind: a thread the upload made for it is deleted again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from pathlib import Path
 from typing import BinaryIO
 
-from shokunin.agents.analyst.agent import NAME, UnknownDataset
+from shokunin import untrusted
+from shokunin.agents.analyst import report_files
+from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS, NAME, UnknownDataset
 from shokunin.agents.analyst.dataset import ReadOptions
 from shokunin.agents.analyst.errors import DatasetError
 from shokunin.agents.analyst.isolated import ParseLimits
 from shokunin.agents.analyst.storage import DatasetRecord, DatasetStorage, Preview
 from shokunin.config import Settings
 from shokunin.errors import ErrorCode
-from shokunin.runs import Runner, access, delete_thread
+from shokunin.runs import InvalidRunInput, Runner, RunNotFound, access, delete_thread
 
 
 class Datasets:
@@ -30,6 +34,18 @@ class Datasets:
         self.max_upload_bytes = int(settings.analyst_max_upload_mb * 1024 * 1024)
         self.storage = DatasetStorage(runner, int(settings.analyst_pandas_max_mb * 1024 * 1024),
                                       ParseLimits.from_settings(settings))
+
+    @staticmethod
+    def start_parsers() -> None:
+        """Start the process the uploads' parsers fork from now, in the background, rather
+        than at the first upload: it imports pandas and DuckDB first (two seconds and more),
+        which a process that uploads once at start (``shokunin analyze``) overlaps with
+        opening its engine. Never raises: the upload that follows says why if it cannot."""
+        def start() -> None:
+            with contextlib.suppress(Exception):
+                untrusted.run(int)  # the smallest child: it waits for those imports
+
+        threading.Thread(target=start, name="start-parsers", daemon=True).start()
 
     async def upload(self, who: str | None, thread_id: str | None, name: str,
                      upload: BinaryIO, options: ReadOptions | None = None) -> DatasetRecord:
@@ -66,12 +82,35 @@ class Datasets:
 
     async def ask(self, who: str | None, dataset_id: str, question: str
                   ) -> tuple[DatasetRecord, str]:
-        """Start the Analyst on ``question`` about the dataset; the dataset and the run id."""
+        """Start the Analyst on ``question`` about the dataset; the dataset and the run id.
+        ``InvalidRunInput`` (400) for an empty question or one past ``MAX_QUESTION_CHARS``."""
+        if not question.strip():
+            raise InvalidRunInput("the question is empty: say what to find out")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InvalidRunInput(f"the question is {len(question)} characters long; ask in "
+                                  f"at most {MAX_QUESTION_CHARS}")
         record = await self.visible(who, dataset_id)
         run_id = await self.runner.start(NAME, record.thread_id,
                                          {"dataset_id": record.id, "question": question},
                                          owner=who)
         return record, run_id
+
+    async def report(self, who: str | None, run_id: str, fmt: str) -> str:
+        """The Analyst run's report as the file ``fmt`` (``report_files.BUILDERS``: md, html,
+        ipynb), built from its stored events: the same file for every face (the web's
+        download, ``shokunin analyze --out``). ``RunNotFound`` when ``who`` may not see the
+        run or it is no Analyst run; ``NoReport`` when it has written none."""
+        run = await access.visible_run(self.runner.store, who, run_id)
+        if run is None or run.agent != NAME:
+            raise RunNotFound(f"no Analyst run {run_id[:100]!r}")
+        _row, events = await self.runner.store.run_with_events(run.id)
+        try:
+            if fmt == "ipynb":
+                record = await self.storage.get(str(run.input.get("dataset_id", "")))
+                return report_files.notebook(events, record)
+            return report_files.BUILDERS[fmt](events)
+        except report_files.NoReport as exc:
+            raise report_files.NoReport(f"{exc} (the run is {run.status})") from None
 
     async def listed(self, who: str | None, threads: int) -> list[DatasetRecord]:
         """The datasets of the newest ``threads`` Analyst threads ``who`` may see."""

@@ -3,18 +3,28 @@ Markdown (plots inline as data URLs), one self-contained HTML page (no network: 
 embedded, no scripts or remote styles), and a Jupyter notebook of the cells that produced
 it, with their outputs. The question, the report and its tables quote the uploaded table's
 names and cells: their raw HTML is made inert (``inert_markdown``) in the Markdown and the
-notebook, and escaped in the page."""
+notebook, and escaped in the page.
+
+The notebook runs outside shokunin, in any Jupyter with pandas and matplotlib: it names
+the ``python3`` kernel, reads the uploaded file from beside itself by its original name
+(with the encoding and dialect shokunin read it with, as its first cell says), and gives
+plots a Japanese font where one is installed."""
 
 from __future__ import annotations
 
 import html
+import json
+import platform
 from typing import Any
 
 import nbformat
 from markdown_it import MarkdownIt
 
 from shokunin import events as ev
+from shokunin.agents.analyst.dataset import csv_engine
 from shokunin.agents.analyst.inert_markdown import inert
+from shokunin.agents.analyst.kernel_code import _HELPERS
+from shokunin.agents.analyst.storage import DatasetRecord
 from shokunin.errors import ErrorCode, ShokuninError
 
 MEDIA = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
@@ -61,12 +71,72 @@ def page(events: list[ev.BaseEvent]) -> str:
             f"<body><h1>{title}</h1>{body}{figures}</body></html>\n")
 
 
-def notebook(events: list[ev.BaseEvent], setup: str | None = None) -> str:
-    """The run's cells with their outputs, after ``setup`` (the loading every cell ran)."""
+# What the sandbox's kernel_startup.py does for plots, where no missing font may warn.
+_FONTS = '''
+import matplotlib.pyplot as plt
+from matplotlib import font_manager
+
+try:
+    import matplotlib_fontja  # noqa: F401  (bundles IPAexGothic and selects it)
+except ImportError:
+    pass
+# Japanese labels: the first of these fonts installed here, else matplotlib's own
+_installed = {font.name for font in font_manager.fontManager.ttflist}
+plt.rcParams["font.family"] = [name for name in (
+    "IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP", "Hiragino Sans", "Yu Gothic", "Meiryo",
+    "TakaoPGothic", "VL PGothic") if name in _installed] + ["sans-serif"]
+plt.rcParams["axes.unicode_minus"] = False
+'''
+_KERNEL = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+           "language_info": {"name": "python", "version": platform.python_version(),
+                             "mimetype": "text/x-python", "file_extension": ".py",
+                             "codemirror_mode": {"name": "ipython", "version": 3},
+                             "pygments_lexer": "ipython3", "nbconvert_exporter": "python"}}
+
+
+def _reader(record: DatasetRecord, columns: str = "") -> str:
+    """``pd.read_...`` of the uploaded file ``DATA``, as shokunin read it."""
+    header = 0 if record.header else None
+    if record.format == "xlsx":
+        return f"pd.read_excel(DATA, header={header}{columns})"
+    delimiter = record.delimiter or ","
+    options = "".join(f", {k}={v!r}" for k, v in csv_engine(delimiter).items())
+    return (f"pd.read_csv(DATA, sep={json.dumps(delimiter)}, "
+            f"encoding={json.dumps(record.encoding or 'utf-8')}, header={header}{options}"
+            f"{columns})")
+
+
+def notebook_setup(record: DatasetRecord) -> tuple[str, str]:
+    """The notebook's words on where its data comes from, and its first code cell: read the
+    uploaded file from beside the notebook, and give the cells what they had in the
+    sandbox (its helpers, ``TABLE_MARKDOWN``, ``JSON_OUT``, a Japanese plot font)."""
+    name = record.original_name.replace("\\", "/").rsplit("/", 1)[-1]
+    how = ("an Excel workbook (pandas reads it with openpyxl)" if record.format == "xlsx" else
+           f"encoding `{record.encoding}`, delimiter `{record.delimiter!r}`")
+    about = (f"Runs outside shokunin, in any Jupyter with pandas and matplotlib: put the "
+             f"uploaded file `{inert(name)}` beside this notebook (its kernel starts in the "
+             f"notebook's folder). It is read as shokunin read it: {how}, "
+             f"{'the first row as the header' if record.header else 'no header row'}.")
+    code = (f"{_HELPERS}{_FONTS}\n"
+            f"DATA = {json.dumps(name, ensure_ascii=False)}  # beside this notebook\n"
+            f"df = {_reader(record)}\n\n\n"
+            "def _read_table(columns=None):  # how a cell of a large table reads its columns\n"
+            f"    return {_reader(record, ', usecols=columns')}\n\n\n"
+            "TABLE_MARKDOWN = []\nJSON_OUT = []\n")
+    return about, code
+
+
+def notebook(events: list[ev.BaseEvent], record: DatasetRecord | None = None) -> str:
+    """The run's cells with their outputs, after reading ``record``'s file (the run's
+    dataset, while it is kept) from beside the notebook (``notebook_setup``)."""
     question, report, _images = _parts(events)
-    nb = nbformat.v4.new_notebook()
-    nb.cells.append(nbformat.v4.new_markdown_cell(f"# {inert(question)}"))
-    if setup is not None:
+    nb = nbformat.v4.new_notebook(metadata=_KERNEL)
+    title = f"# {inert(question)}"
+    if record is None:
+        nb.cells.append(nbformat.v4.new_markdown_cell(title))
+    else:
+        about, setup = notebook_setup(record)
+        nb.cells.append(nbformat.v4.new_markdown_cell(f"{title}\n\n{about}"))
         nb.cells.append(nbformat.v4.new_code_cell(setup))
     cell: Any = None
     for event in events:
@@ -90,6 +160,8 @@ def notebook(events: list[ev.BaseEvent], setup: str | None = None) -> str:
             cell.outputs.append(nbformat.v4.new_output(
                 "display_data", data={"text/markdown": inert(event.markdown)}))
     nb.cells.append(nbformat.v4.new_markdown_cell(inert(report)))
+    for number, each in enumerate(nb.cells, start=1):  # not random: one run, one file
+        each.id = f"cell-{number}"
     nbformat.validate(nb)
     return nbformat.writes(nb)
 

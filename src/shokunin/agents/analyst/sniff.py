@@ -11,15 +11,20 @@
   text only has a header when the first row's cells are distinct and none recurs below.
 
 Either can be given by the caller instead.
+
+A cell may be as long as the file it is in: the csv module's own limit (131,072
+characters) is lifted to that length while a file is split (``fields_up_to``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shokunin.agents.analyst.errors import NotATable, UnreadableTable
@@ -55,20 +60,35 @@ def is_typed(cell: str) -> bool:
         _DATE.match(text))
 
 
+@contextlib.contextmanager
+def fields_up_to(chars: int) -> Iterator[None]:
+    """Let the csv module (and pandas' Python engine, which uses it) read fields of up to
+    ``chars`` characters while in this block; its limit is restored after. Given the length
+    of the text being split, it refuses no cell and admits none longer than that text,
+    which is already in memory (or bounded by the parse's own limits)."""
+    before = csv.field_size_limit()
+    csv.field_size_limit(max(before, chars))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
+
+
 def parse_rows(sample: str, delimiter: str, complete: bool) -> list[list[str]]:
     """The sample's non-blank rows split by ``delimiter``; the last row of an incomplete
     sample is dropped, as it may be cut."""
     rows = []
     try:
-        for row in csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter):
-            if any(cell.strip() for cell in row):
-                rows.append(row)
-            if len(rows) > MAX_SAMPLE_ROWS:
-                break
-        else:
-            if not complete and len(rows) > 1:
-                rows.pop()
-    except csv.Error as exc:  # a field past csv's limit, a NUL...
+        with fields_up_to(len(sample)):
+            for row in csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter):
+                if any(cell.strip() for cell in row):
+                    rows.append(row)
+                if len(rows) > MAX_SAMPLE_ROWS:
+                    break
+            else:
+                if not complete and len(rows) > 1:
+                    rows.pop()
+    except csv.Error as exc:  # a NUL, a quote where none may be...
         raise UnreadableTable(f"the table is malformed: {exc}") from None
     return rows[:MAX_SAMPLE_ROWS]
 
