@@ -11,7 +11,10 @@ what the origin's own clients read (``status`` messages, the tool markers kept i
 ``content``, no ``step_update`` while no step is known, errors in the user's language with
 the developer's text in ``detail``, the offline brain's new answers) and added a builtin tool
 (``cost_impact``); those are not expressible as a few values, so ``before.json`` was recorded
-again on that issue's code, with (a) to (e) in it. Here the same script is recorded on a
+again on that issue's code, with (a) to (e) in it. Issue 37 changed the Analyst's on purpose
+(a profile lists every value of a text column with few of them, ``values``; the offline
+brain's cells, tables, restatement and bar chart are new): its face was recorded again on
+that issue's code, each difference read first; images are compared as ``<image>``. Here the same script is recorded on a
 fresh server of the current code and compared step by step, keys in order and with how each
 JSON text was written (compact or spaced, escaped or not), after ``INTENDED`` has been
 applied to ``before.json``. Any other difference fails: fix the code, or, when the wire is

@@ -12,8 +12,8 @@ A transcript is ``{face: [step, ...]}``; a step is ``{"step": what was sent, ...
 
 Volatile values become stable placeholders: hex ids (run, thread, dataset, error ids)
 ``<id N>`` numbered by first appearance, ISO times ``<ts>``, durations and sizes that vary
-``<n>``, the server's data directory ``<data>``. Used by test_wire_transcripts.py. To record
-the code of another tree (``before.json`` was recorded on issue 36's code; the first one
+``<n>``, the server's data directory ``<data>``, an image's bytes ``<image>``. Used by
+test_wire_transcripts.py. To record the code of another tree (``before.json`` was recorded on issue 36's code; the first one
 was the code before issue 35's redesign, commit aa7e0f5, checked out with
 ``git worktree add /tmp/wt_old aa7e0f5``):
 
@@ -41,6 +41,8 @@ TIMEOUT = 60.0
 
 HEX_ID = re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,64}"
                     r"(?![0-9A-Za-z])")
+IMAGE_KEYS = {"data_base64", "plot_png_base64"}
+DATA_URL = re.compile(r"(data:image/[a-z+]+;base64,)[A-Za-z0-9+/=]+")
 ISO = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?")
 VOLATILE = re.compile(r"(?i)(duration|elapsed|_ms$|timems|remaining|seconds|timestamp"
                       r"|^ts$|^time$|created|updated|mtime)")
@@ -64,6 +66,7 @@ class Normaliser:
             value = value.replace(self.data_dir, "<data>")
         value = TMP_PATH.sub("<data>", value)
         value = ISO.sub("<ts>", value)
+        value = DATA_URL.sub(r"\1<image>", value)
         return HEX_ID.sub(self._id, value)
 
     def __call__(self, value: Any, key: str = "") -> Any:
@@ -76,6 +79,8 @@ class Normaliser:
         if isinstance(value, int | float) and VOLATILE.search(key):
             return "<n>"
         if isinstance(value, str):
+            if key in IMAGE_KEYS:  # pixels are drawn, not said: their bytes vary by font
+                return "<image>"
             return self.text(value)
         return value
 

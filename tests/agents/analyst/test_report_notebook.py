@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbclient
 import nbformat
 import pytest
 
@@ -58,7 +59,6 @@ def test_its_first_cell_says_which_file_to_put_beside_it_and_how_it_is_read(
 
 def test_it_runs_in_a_plain_kernel_and_draws_the_chart_in_a_japanese_font(
         notebook: Path) -> None:
-    nbclient = pytest.importorskip("nbclient")
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:  # the outputs stored from the run go: these are made here
         if cell.cell_type == "code":

@@ -1,0 +1,75 @@
+"""A question planned: the typed query run as code, or a clarification, or what it could
+not do offline, said plainly (``explain``)."""
+
+from __future__ import annotations
+
+from shokunin.agents.analyst.offline.binding import closest_columns, is_ja
+from shokunin.agents.analyst.offline.code import task, unused_parts
+from shokunin.agents.analyst.offline.query import Clarify, NotUnderstood, Query, Task
+from shokunin.agents.analyst.offline.reader import read
+from shokunin.agents.analyst.profile import DatasetProfile
+
+_PART_NAMES = {"measures": ("the measure", "集計する列"), "aggs": ("the aggregation", "集計方法"),
+               "group": ("the grouping", "グループ分け"), "time": ("the time axis", "時間軸"),
+               "grain": ("the period", "期間の単位"), "order": ("the order", "並び順"),
+               "limit": ("the number of top items", "上位の件数"),
+               "label": ("which one", "どれかという問い"), "compare": ("the comparison", "比較"),
+               "window": ("the window", "移動平均の期間")}
+
+
+def _understood_parts(query: Query, ja: bool) -> str:
+    return (f"計算できるのは「{query.restate(ja)}」です" if ja else
+            f"what I can compute is “{query.restate(ja)}”")
+
+
+def _quoted(words: list[str], ja: bool) -> str:
+    return "、".join(f"「{w}」" for w in words) if ja else ", ".join(f"“{w}”" for w in words)
+
+
+def plan(question: str, profile: DatasetProfile,
+         table_name: str = "") -> Task | Clarify | NotUnderstood:
+    """The task that answers ``question`` on a table of ``profile`` (from the file
+    ``table_name``), what to ask back, or what it understood and cannot do."""
+    ja = is_ja(question)
+    query = read(question, profile, table_name)
+    if not isinstance(query, Query):
+        return query
+    if left := unused_parts(query):  # e.g. "for each station" on a test of one column
+        return NotUnderstood(_understood_parts(query, ja), [], [
+            *query.unused, *(_PART_NAMES[p][ja] for p in left)])
+    planned = task(query, ja)
+    names = {c.name for c in profile.columns}
+    near = {w: closest_columns(w, profile) for w in query.unused if w not in names}
+    if typo := next((w for w, columns in near.items() if columns), None):  # "by regoin"
+        return Clarify(f"「{typo}」という列はありません。{'、'.join(near[typo])} のことですか？"
+                       if ja else f"There is no column “{typo}”. Did you mean "
+                       f"{' or '.join(f'“{c}”' for c in near[typo])}?")
+    if query.unused:  # a part of the question went unused: what it can do, not an answer
+        return NotUnderstood(_understood_parts(query, ja), [], query.unused)
+    return planned
+
+
+def explain(question: str, result: NotUnderstood) -> str:
+    """The answer to a question the offline brain cannot answer: what it understood, the
+    parts it cannot do or use, and what it can do."""
+    ja = is_ja(question)
+    parts = [f"「{question}」にはオフラインでは答えられません。" if ja else
+             f"I cannot answer “{question}” offline.",
+             f"{result.understood}。" if ja else f"What I understood: {result.understood}."]
+    if result.cannot:
+        parts.append(f"{_quoted(result.cannot, ja)} はオフラインではできません。" if ja else
+                     f"I cannot do {_quoted(result.cannot, ja)} offline.")
+    if result.unused:
+        parts.append(f"{_quoted(result.unused, ja)} は表の列や値に結びつきませんでした。" if ja
+                     else f"{_quoted(result.unused, ja)} matched no column or value.")
+    parts.append("オフラインでできること: 列の集計（合計・平均・件数・中央値・最小・最大・"
+                 "標準偏差）、"
+                 "列別・月別の集計と順位、前月比・前年比・構成比・累計・移動平均、相関、正規性の検定、"
+                 "2群の t 検定、欠損値、概要。ほかはモデルを設定してください（SHOKUNIN_MODEL）。"
+                 if ja else
+                 "Offline I can compute aggregates of a column (sum, mean, count, median, min, "
+                 "max, standard deviation), by a column or by period, rankings, the change from "
+                 "the previous period or year, shares, cumulative totals, moving averages, "
+                 "correlations, a normality test, a two-group t-test, missing values and an "
+                 "overview; for anything else configure a model (SHOKUNIN_MODEL).")
+    return "\n\n".join(parts)
