@@ -14,8 +14,8 @@ Volatile values become stable placeholders: hex ids (run, thread, dataset, error
 ``<id N>`` numbered by first appearance, ISO times ``<ts>``, durations and sizes that vary
 ``<n>``, the server's data directory ``<data>``, an image's bytes ``<image>``. Used by
 test_wire_transcripts.py. To record the code of another tree (``before.json`` was recorded
-on issue 36's code, its Analyst face on issue 37's; the first one was the code before issue 35's redesign, commit aa7e0f5, checked out with
-``git worktree add /tmp/wt_old aa7e0f5``):
+on issue 36's code, its Analyst face on issue 37's; the first one was the code before issue
+35's redesign, commit aa7e0f5, checked out with ``git worktree add /tmp/wt_old aa7e0f5``):
 
     .venv/bin/python -m tests.e2e.wire_recorder tests/e2e/wire_transcripts/before.json \
         /tmp/wt_old/src
