@@ -17,8 +17,8 @@ brain's cells, tables, restatement and bar chart are new): its face was recorded
 that issue's code, each difference read first; images are compared as ``<image>``. Here
 the same script is recorded on a fresh server of the current code and compared step by
 step, keys in order and with how each JSON text was written (compact or spaced, escaped or
-not), after ``INTENDED`` has been applied to ``before.json``. Any other difference fails: fix the code, or, when the wire is
-meant to change, add the change to the table and say why.
+not), after ``INTENDED`` has been applied to ``before.json``. Any other difference fails:
+fix the code, or, when the wire is meant to change, add the change to the table and say why.
 
 The Studio's wire has its own transcript (tests/agents/studio/test_wire_transcript.py).
 """
