@@ -27,7 +27,6 @@ from shokunin.agents.studio import Studio
 from shokunin.agents.workbench import load_map
 from shokunin.config import Settings
 from shokunin.maps import MapError, MapPackage
-from shokunin.mcp.client import McpTools
 from shokunin.runs import EventBus, MemoryBus, Runner, RunServices
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store, close_checkpointer, open_checkpointer
@@ -43,16 +42,19 @@ def tool_registry(settings: Settings, *, mcp_clients: bool = True,
     """The tools of the builtin and configured folders (none without ``folders``) and, with
     ``mcp_clients``, of the configured MCP servers (once ``connect()`` is awaited): the
     engine's, or the tools CLI's own when it needs no more of the engine."""
+    mcp = None
+    if mcp_clients:  # the MCP SDK is imported only by what connects (half a second)
+        from shokunin.mcp.client import McpTools
+
+        mcp = McpTools.from_settings(settings)
     if not folders:  # loading the builtin tools imports matplotlib: half a second
         return ToolRegistry([], settings.tool_settings_file,
                             workspace_root=settings.data_dir / "workspaces",
                             default_timeout=settings.tool_timeout_sec,
                             log_unavailable=log_unavailable,
-                            mcp=McpTools.from_settings(settings) if mcp_clients else None,
-                            storage_root=settings.data_dir / "tool_storage")
+                            mcp=mcp, storage_root=settings.data_dir / "tool_storage")
     return ToolRegistry.from_settings(
-        settings, log_unavailable=log_unavailable,
-        mcp=McpTools.from_settings(settings) if mcp_clients else None)
+        settings, log_unavailable=log_unavailable, mcp=mcp)
 
 
 @dataclass

@@ -13,7 +13,6 @@ from typing import Any
 import typer
 import uvicorn
 
-from shokunin.api.perimeter import is_loopback_name
 from shokunin.cli.auth import auth_enabled
 from shokunin.cli.collector import tune_gc
 from shokunin.cli.http_limits import protocol_class
@@ -36,7 +35,9 @@ def serve(
         False, "--insecure", help="Allow a non-loopback --host without auth."),
 ) -> None:
     """Start the server: Workbench UI at /, API docs at /docs."""
+    # the whole server is imported only to serve: other commands start without it
     from shokunin.api import create_app
+    from shokunin.api.perimeter import is_loopback_name
     from shokunin.models import ModelConfigError, model_from_settings
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
