@@ -159,7 +159,7 @@ def test_a_part_its_computation_would_leave_out_is_not_answered() -> None:
     result = planner.plan("For each station, the correlation between obs and temp",
                           _profile(df))
     assert isinstance(result, planner.NotUnderstood)
-    assert "the grouping" in result.unused
+    assert "the grouping" in result.cannot
 
 
 def test_a_value_that_is_the_columns_own_word_is_not_a_filter() -> None:
@@ -181,3 +181,11 @@ def test_a_daily_average_of_an_additive_measure_averages_the_days_totals(
                             "wind": np.arange(60, dtype=float)})
     shown, ns = _run(planner.plan("average wind for each month", _profile(weather)), weather)
     assert ns["table"]["wind"].tolist() == [15.0, 45.0]  # a mean per month, not a total
+
+
+def test_a_second_measure_a_series_cannot_draw_is_not_dropped(daily: pd.DataFrame) -> None:
+    result = planner.plan("売上と数量の月別推移", _profile(daily))
+    assert isinstance(result, planner.NotUnderstood)
+    assert "複数の列を一度に" in planner.explain("売上と数量の月別推移", result)
+    shown, ns = _run(planner.plan("売上と数量の合計", _profile(daily)), daily)  # a table takes both
+    assert ns["table"]["sum"].tolist() == [daily.sales.sum(), daily.quantity.sum()]

@@ -112,6 +112,8 @@ _USES = {
     "grouped": {"measures", "aggs", "group", "order", "limit", "label", "compare"},
     "overall": {"measures", "aggs", "order"},
 }
+_MEASURES = {"series": 1, "rows": 1, "normality": 1, "distribution": 1, "ttest": 1,
+             "chi2": 2, "crosstab": 3}  # the columns each computation can take, at most
 PARTS = ("measures", "aggs", "group", "time", "grain", "order", "limit", "label", "compare",
          "window")
 
@@ -124,6 +126,8 @@ def unused_parts(q: Query) -> list[str]:
         left.append("compare")
     if q.window and q.compare != "moving":
         left.append("window")
+    if len(q.measures) > _MEASURES.get(path(q), len(q.measures)):  # 「売上と数量の推移」
+        left.append("measures")
     return list(dict.fromkeys(left))
 
 

@@ -9,7 +9,9 @@ from shokunin.agents.analyst.offline.query import Clarify, NotUnderstood, Query,
 from shokunin.agents.analyst.offline.reader import read
 from shokunin.agents.analyst.profile import DatasetProfile
 
-_PART_NAMES = {"measures": ("the measure", "集計する列"), "aggs": ("the aggregation", "集計方法"),
+# a part of a query its computation leaves out, as the reply names it (what it cannot do)
+_PART_NAMES = {"measures": ("more columns in one answer", "複数の列を一度に"),
+               "aggs": ("the aggregation", "集計方法"),
                "group": ("the grouping", "グループ分け"), "time": ("the time axis", "時間軸"),
                "grain": ("the period", "期間の単位"), "order": ("the order", "並び順"),
                "limit": ("the number of top items", "上位の件数"),
@@ -35,8 +37,8 @@ def plan(question: str, profile: DatasetProfile,
     if not isinstance(query, Query):
         return query
     if left := unused_parts(query):  # e.g. "for each station" on a test of one column
-        return NotUnderstood(_understood_parts(query, ja), [], [
-            *query.unused, *(_PART_NAMES[p][ja] for p in left)])
+        return NotUnderstood(_understood_parts(query, ja),
+                             [_PART_NAMES[p][ja] for p in left], query.unused)
     planned = task(query, ja)
     names = {c.name for c in profile.columns}
     near = {w: closest_columns(w, profile) for w in query.unused if w not in names}

@@ -131,9 +131,9 @@ def read(question: str, profile: DatasetProfile,
         q.label = True  # 「一番売上が大きい商品」: the answer is the product
     if q.test in ("chi2", "crosstab"):  # two text columns: their association, or a table
         pair = list(dict.fromkeys([*([q.group] if q.group else []), *(m.value for m in ranked)]))
-        q.measures, q.group = [*pair[:2], *q.measures[:1]], None
+        q.measures, q.group = [*pair[:2], *q.measures], None
         dims = [m for m in dims if m.value not in pair[:2]]
-    elif q.test == "ttest" and q.group is None and ranked and not by_value_of(bound):
+    elif q.test == "ttest" and q.group is None and ranked and not bound.of("value"):
         q.group = ranked[0].value  # 「男女で給与に差はある？」: the two groups of 性別
         dims = [m for m in dims if m.value != q.group]
     elif q.aggs in (["count"], ["nunique"]) and not q.measures and ranked and q.group is None:
@@ -164,10 +164,6 @@ def read(question: str, profile: DatasetProfile,
     if cannot:
         return NotUnderstood(_understood(q, ja), cannot, q.unused)
     return _complete(q, ja, nums, names, timecol, trend, "rate" in kinds, profile)
-
-
-def by_value_of(bound: Bound) -> bool:
-    return bool(bound.of("value"))
 
 
 def _understood(q: Query, ja: bool) -> str:
@@ -219,7 +215,6 @@ def _complete(q: Query, ja: bool, nums: list[str], names: list[str],
             if len(nums) != 1:
                 return _which_numeric(ja, nums, "test")
             q.measures = nums
-        q.measures = q.measures[:1]
         if q.test == "ttest" and q.group is None:
             two = [c.name for c in profile.columns if c.distinct_count == 2]
             if len(two) != 1:
