@@ -67,7 +67,7 @@ def test_japanese_words_bind_to_english_columns_for_a_product_month_over_month(
     monthly = a.groupby(a.date.dt.to_period("M")).sales.sum()
     assert ns["table"]["change_%"].round(6).tolist()[1:] == (
         monthly.pct_change() * 100).round(6).tolist()[1:]
-    assert "ProductA" in task.instruction and "前期比" in task.instruction
+    assert "ProductA" in task.instruction and "前月比" in task.instruction
 
 
 def test_a_month_compared_with_the_month_before_shows_that_months_change(

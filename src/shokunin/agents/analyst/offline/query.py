@@ -16,6 +16,7 @@ _AGG_EN = {"sum": "total", "mean": "mean", "median": "median", "min": "minimum",
            "kurt": "excess kurtosis (0 for a normal distribution)",
            "nunique": "number of distinct values"}
 _GRAIN_JA = {"D": "日別", "W": "週別", "M": "月別", "Q": "四半期別", "Y": "年別"}
+_PREVIOUS_JA = {"D": "前日比", "W": "前週比", "M": "前月比", "Q": "前期比", "Y": "前年比"}
 _GRAIN_EN = {"D": "daily", "W": "weekly", "M": "monthly", "Q": "quarterly", "Y": "yearly"}
 _COMPARE_JA = {"previous": "前期比（%）", "yoy": "前年比（%）", "share": "構成比（%）",
                "cumulative": "累計", "moving": "移動平均"}
@@ -105,7 +106,10 @@ def _restate_ja(q: Query) -> str:
         text = f"{by_text}の {what}" if by_text else what
         if q.compare:
             window = f"（{q.window} 期間）" if q.compare == "moving" else ""
-            text += f"と{_COMPARE_JA[q.compare]}{window}"
+            said = _COMPARE_JA[q.compare]
+            if q.compare == "previous" and q.grain:  # 月別なら前月比
+                said = f"{_PREVIOUS_JA[q.grain]}（%）"
+            text += f"と{said}{window}"
         if q.label:
             text += f"が{'最も小さい' if q.order == 'asc' else '最も大きい'} {q.group}"
             if q.limit and q.limit > 1:
