@@ -70,3 +70,27 @@ def test_api_key_is_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "sk-very-secret" not in repr(settings) and "sk-very-secret" not in str(
         settings.model_dump())
     assert settings.model_api_key.get_secret_value() == "sk-very-secret"
+
+
+def test_redis_url_and_namespace_are_read_and_the_url_never_printed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert Settings().redis_url is None  # the default: one process, no Redis
+    monkeypatch.setenv("SHOKUNIN_REDIS_URL", "redis://:pa55word@redis.internal:6379/2")
+    monkeypatch.setenv("SHOKUNIN_REDIS_NAMESPACE", "staging-eu")
+    settings = Settings()
+    assert settings.redis_url is not None
+    assert settings.redis_url.get_secret_value() == "redis://:pa55word@redis.internal:6379/2"
+    assert settings.redis_namespace == "staging-eu"
+    assert "pa55word" not in repr(settings) and "pa55word" not in str(settings.model_dump())
+
+
+@pytest.mark.parametrize("namespace", ["", "a:b", "shokunin*", "a b", "x" * 65])
+def test_a_redis_namespace_that_would_mix_channels_is_refused(
+    monkeypatch: pytest.MonkeyPatch, namespace: str
+) -> None:
+    # ":" separates the namespace from the channel; glob characters would widen the
+    # pattern subscription to other deployments' channels
+    monkeypatch.setenv("SHOKUNIN_REDIS_NAMESPACE", namespace)
+    with pytest.raises(ValueError, match="redis_namespace"):
+        Settings()

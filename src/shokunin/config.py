@@ -42,6 +42,17 @@ class Settings(BaseSettings):
         description="SQLAlchemy async URL; default `sqlite+aiosqlite:///<data_dir>/shokunin.db`. "
         "Use `postgresql+asyncpg://...` for PostgreSQL.",
     )
+    redis_url: SecretStr | None = Field(  # secret: a Redis URL may hold a password
+        None,
+        description="Redis URL (`redis://[:password@]host:6379/0`) of the event bus shared by "
+        "several `shokunin serve` processes, so any of them can follow a run another started; "
+        "unset: the in-process bus of one process, no Redis.",
+    )
+    redis_namespace: str = Field(
+        "shokunin", pattern=r"^[A-Za-z0-9_.-]{1,64}$",
+        description="Prefix of this deployment's Redis channels (`<namespace>:run:<run id>`), "
+        "so two deployments can share one Redis: letters, digits, `_`, `.`, `-`.",
+    )
     model: str = Field(
         "offline",
         description="Chat model spec: `offline`, `openai:gpt-4.1-mini`, `anthropic:...`, "

@@ -27,7 +27,7 @@ from shokunin.agents.studio import Studio
 from shokunin.agents.workbench import load_map
 from shokunin.config import Settings
 from shokunin.maps import MapError, MapPackage
-from shokunin.runs import EventBus, MemoryBus, Runner, RunServices
+from shokunin.runs import EventBus, MemoryBus, RedisBus, Runner, RunServices
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 from shokunin.tools import ToolRegistry
@@ -100,7 +100,12 @@ class Engine:
             map_package = load_map(settings)
             services = RunServices(settings=settings, tools=tools, sandbox=sandbox,
                                    checkpointer=checkpointer, map_package=map_package)
-            runner = Runner(store, MemoryBus(), settings.data_dir / "workspaces", services)
+            bus: EventBus = MemoryBus()
+            if settings.redis_url is not None:  # several processes: events cross on Redis
+                bus = await RedisBus.open(settings.redis_url.get_secret_value(),
+                                          settings.redis_namespace)
+                undo.push_async_callback(bus.close)
+            runner = Runner(store, bus, settings.data_dir / "workspaces", services)
             undo.push_async_callback(runner.shutdown)
             built = build_agents(services, store)  # each built in milliseconds
             for agent in built.agents:
@@ -133,6 +138,8 @@ class Engine:
         await self.sandbox.shutdown()
         await self.tools.close()
         await close_checkpointer(self.checkpointer)  # after the runs that use it
+        if isinstance(self.bus, RedisBus):  # after the runs' last events
+            await self.bus.close()
         await self.store.close()
 
     async def __aenter__(self) -> Engine:

@@ -3,8 +3,9 @@
 ``BUSES`` names the buses under test and ``open_buses`` opens one. Today: the in-process bus,
 and ``wire``, a model of a bus over a network that keeps the suite honest for one (each
 handle is a web process with its own listener; events cross as JSON and arrive after
-``publish`` has returned, as through Redis). The Redis bus of the scale-out issue joins the
-list (skipped with the reason when no Redis answers) and must pass the suite unchanged.
+``publish`` has returned, as through Redis), and ``redis``, the RedisBus on the Redis at
+``SHOKUNIN_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/0``; skipped with the reason
+when no Redis answers there), each run in a namespace of its own.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,9 +21,12 @@ import pytest
 
 from shokunin.events import BaseEvent, parse_event
 from shokunin.runs.bus import EventBus, MemoryBus, Subscription
+from shokunin.runs.redis_bus import RedisBus
 from tests.runs.bus_conformance import Buses, EventBusConformance
+from tests.runs.redis_server import open_redis_bus
 
-BUSES = [pytest.param("memory"), pytest.param("wire")]
+BUSES = [pytest.param("memory"), pytest.param("wire"), pytest.param("redis")]
+REDIS_PROCESSES = 2  # the most handles a case connects (two web processes)
 
 
 class _OneInstance:
@@ -80,6 +85,19 @@ class _Wire:
                 await handle.listener
 
 
+class _RedisProcesses:
+    """Web processes on one Redis: each handle is a RedisBus of its own, opened (subscribed)
+    beforehand as a process opens its bus when it starts, before it serves anyone."""
+
+    def __init__(self, opened: list[RedisBus]) -> None:
+        self.opened = opened
+        self._unused = list(opened)
+
+    def connect(self) -> EventBus:
+        assert self._unused, f"a case connects more than {REDIS_PROCESSES} handles"
+        return self._unused.pop(0)
+
+
 @asynccontextmanager
 async def open_buses(name: str) -> AsyncIterator[Buses]:
     """The bus ``name``, fresh; whatever its handles hold is released on exit."""
@@ -91,6 +109,15 @@ async def open_buses(name: str) -> AsyncIterator[Buses]:
             yield wire
         finally:
             await wire.close()
+    elif name == "redis":
+        namespace = f"test-{uuid.uuid4().hex}"  # no other run of the suite hears these
+        processes = _RedisProcesses(
+            [await open_redis_bus(namespace) for _ in range(REDIS_PROCESSES)])
+        try:
+            yield processes
+        finally:
+            for bus in processes.opened:
+                await bus.close()
     else:
         raise AssertionError(f"no bus named {name!r}")
 

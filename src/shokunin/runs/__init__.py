@@ -1,5 +1,6 @@
-"""Runs: the Runner (start / resume / cancel / stream), the EventBus, and the use cases every
-face shares: who may see a thread (``access``), following a run (``follow``)."""
+"""Runs: the Runner (start / resume / cancel / stream), the EventBus (in-process, or Redis
+across processes), and the use cases every face shares: who may see a thread (``access``),
+following a run (``follow``)."""
 
 from shokunin.runs.access import (
     listed_threads,
@@ -29,11 +30,12 @@ from shokunin.runs.follow import AnswerSoFar, answer_of, follow, follow_to_end
 from shokunin.runs.history import iso, thread_messages
 from shokunin.runs.ids import THREAD_ID_RULE, check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
+from shokunin.runs.redis_bus import RedisBus
 from shokunin.runs.runner import Agent, Interrupted, Recovers, Recovery, Runner
 from shokunin.runs.thread_feed import ThreadFeed
 
 __all__ = ["Agent", "AnswerSoFar", "EventBus", "Interrupted", "InvalidRunInput",
-    "InvalidThreadId", "MemoryBus", "Recovers", "Recovery", "RunContext", "RunError",
+    "InvalidThreadId", "MemoryBus", "Recovers", "Recovery", "RedisBus", "RunContext", "RunError",
     "RunNotFound", "RunServices", "RunStateError", "Runner", "THREAD_ID_RULE", "ThreadFeed",
     "ThreadNotFound", "ThreadOfAnotherFace", "ThreadPosition", "UnknownAgent", "answer_of",
     "check_thread_id", "delete_thread", "follow", "follow_to_end", "iso", "listed_threads",

@@ -1,0 +1,20 @@
+"""The Redis the Redis bus's tests use: ``SHOKUNIN_TEST_REDIS_URL``, by default the local one
+that ``.ci/run`` starts; a test that needs it is skipped, saying why, when it does not answer."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from shokunin.runs.redis_bus import RedisBus
+
+REDIS_URL = os.environ.get("SHOKUNIN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+async def open_redis_bus(namespace: str) -> RedisBus:
+    """A RedisBus on the test Redis, or the test skipped saying why there is none."""
+    try:
+        return await RedisBus.open(REDIS_URL, namespace)
+    except ConnectionError as exc:
+        pytest.skip(f"no Redis for the Redis bus (set SHOKUNIN_TEST_REDIS_URL): {exc}")
