@@ -111,6 +111,8 @@ BLOCKED: dict[str, str] = {
                              "matplotlib.testing.subprocess_run_for_testing(['id'])",
     "mpl-testing-helper": "import matplotlib.testing as t\nt.subprocess_run_helper(print, 'x')",
     "mpl-testing-ipython": "from matplotlib import testing\ntesting.ipython_in_subprocess('x', {})",
+    "scipy-conftest": "import scipy.conftest\nscipy.conftest.pytest_configure(None)",
+    "scipy-conftest-from": "from scipy import conftest\nconftest.pytest_configure(None)",
     "mpl-private-module": "import matplotlib._internal_utils as u\n"
                           "u.graphviz_dump_transform(None, 'x.png')",
     "mpl-cbook-subprocess": "import matplotlib.cbook as c\n"

@@ -89,6 +89,8 @@ ESCAPE_HATCHES = frozenset({
     "extbuild", "build_and_import_extension", "compile_extension_module",
     # strings run as code
     "runstring", "rundocs", "measure", "sphinxext", "render_figures", "run_code",
+    # a package's pytest hooks (scipy.conftest sets multiprocessing's start method)
+    "conftest",
     # unpickling (arbitrary code on load)
     "pickle_compat", "Unpickler", "read_array", "open_memmap",
     # files and URLs behind a computed path
