@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from shokunin.events import BaseEvent, parse_event
+from shokunin.runs.bus import LocalSubscription
 
 if TYPE_CHECKING:  # redis is imported when a bus opens: 0.1 s the one-process default saves
     from redis.asyncio import Redis
@@ -62,34 +63,6 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-class _RedisSubscription:
-    """One subscriber's bounded queue; the bus drops an event for it when it is full."""
-
-    def __init__(self, subs: defaultdict[str, set[_RedisSubscription]], key: str) -> None:
-        self._subs = subs
-        self.key = key
-        self.queue: asyncio.Queue[BaseEvent] = asyncio.Queue(SUBSCRIBER_QUEUE)
-        self.dropped = 0
-        subs[key].add(self)
-
-    async def get(self) -> BaseEvent:
-        return await self.queue.get()
-
-    def offer(self, event: BaseEvent) -> None:
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:  # a subscriber that does not read: it alone misses this
-            self.dropped += 1
-
-    def close(self) -> None:
-        subs = self._subs.get(self.key)
-        if subs is None:
-            return
-        subs.discard(self)
-        if not subs:
-            del self._subs[self.key]
-
-
 class RedisBus:
     """The EventBus of a process among several, on one Redis; open it with ``open``."""
 
@@ -98,8 +71,8 @@ class RedisBus:
         self._pubsub = pubsub
         self.namespace = namespace
         self._origin = uuid.uuid4().hex.encode()
-        self._subs: defaultdict[str, set[_RedisSubscription]] = defaultdict(set)
-        self._thread_subs: defaultdict[str, set[_RedisSubscription]] = defaultdict(set)
+        self._subs: defaultdict[str, set[LocalSubscription]] = defaultdict(set)
+        self._thread_subs: defaultdict[str, set[LocalSubscription]] = defaultdict(set)
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(SENDER_QUEUE)
         self._unsent = 0  # dropped since the last message the sender could hand over
         self._listener = asyncio.create_task(self._listen(), name="redis-bus-listener")
@@ -152,11 +125,11 @@ class RedisBus:
                             "from the store until Redis keeps up")
             self._unsent += 1
 
-    def subscribe(self, run_id: str) -> _RedisSubscription:
-        return _RedisSubscription(self._subs, run_id)
+    def subscribe(self, run_id: str) -> LocalSubscription:
+        return LocalSubscription(self._subs, run_id, SUBSCRIBER_QUEUE)
 
-    def subscribe_thread(self, thread_id: str) -> _RedisSubscription:
-        return _RedisSubscription(self._thread_subs, thread_id)
+    def subscribe_thread(self, thread_id: str) -> LocalSubscription:
+        return LocalSubscription(self._thread_subs, thread_id, SUBSCRIBER_QUEUE)
 
     async def close(self) -> None:
         """Hand over what is queued (briefly), stop the listener and the sender, and close
