@@ -52,6 +52,10 @@ class OfflineBrain:
         ja = planner.is_ja(question)
         if not cells:
             task = planner.plan(question, record.profile, record.original_name)
+            if isinstance(task, planner.Clarify):  # still unclear after the questions asked
+                task = planner.NotUnderstood(
+                    f"まだ決まっていないこと: {task.question}" if ja else
+                    f"still open: {task.question}")
             assert isinstance(task, planner.NotUnderstood)  # decide() chose to report
             return planner.explain(question, task)
         cell = cells[-1]

@@ -4,6 +4,7 @@ pandas computed independently; vague or wrong requests become clarifications."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ import pytest
 
 from shokunin.agents.analyst import detect_source, kernel_code, profile_file
 from shokunin.agents.analyst import offline as planner
+from shokunin.agents.analyst.brains import OfflineBrain
 from shokunin.agents.analyst.profile import DatasetProfile
+from shokunin.agents.analyst.storage import DatasetRecord
 
 SAMPLES = Path(__file__).resolve().parents[4] / "src/shokunin/data/analyst"
 
@@ -145,3 +148,18 @@ def test_a_crosstab_of_two_named_columns(sales_ja: Any, sales_en: Any) -> None:
     counts = _run(planner.plan("crosstab of region and product", en_profile), en_frame)
     assert counts["table"].equals(pd.crosstab(en_frame["region"], en_frame["product"]))
     assert isinstance(planner.plan("make a pivot please", en_profile), planner.Clarify)
+
+
+async def test_a_question_still_unclear_after_its_clarifications_is_reported_not_crashed(
+        sales_ja: Any) -> None:
+    _frame, profile = sales_ja
+    record = DatasetRecord(
+        id="d1", thread_id="t1", original_name="sales_ja_cp932.csv", size_bytes=1,
+        format="csv", encoding="cp932", encoding_method="cp932", delimiter=",", header=True,
+        engine="pandas", path="datasets/d1/sales_ja_cp932.csv", parquet_path=None,
+        created_at=datetime.now(UTC), profile=profile)
+    # the graph reports after its last clarification went unanswered usefully
+    question = "合計を出して\nわからない\nおまかせ"
+    assert isinstance(planner.plan(question, profile), planner.Clarify)
+    report = await OfflineBrain().summarize(question, record, [])
+    assert "オフラインでは答えられません" in report and "数量" in report
