@@ -121,7 +121,7 @@ def _dabench_cases(root: Path, split: str) -> list[Case]:
 def _run(code: str, df: pd.DataFrame) -> tuple[bool, str]:
     """The cell run here as the kernel runs it: ok, and everything it showed."""
     namespace: dict[str, Any] = {"df": df.copy(), "TABLE_MARKDOWN": [], "JSON_OUT": []}
-    exec(kernel_code._HELPERS, namespace)  # noqa: S102 - the bench's own cell helpers
+    exec(kernel_code.CELL_HELPERS, namespace)  # noqa: S102 - the bench's own cell helpers
     import matplotlib.pyplot as plt
     out = io.StringIO()
     try:

@@ -47,14 +47,9 @@ def tool_registry(settings: Settings, *, mcp_clients: bool = True,
         from shokunin.mcp.client import McpTools
 
         mcp = McpTools.from_settings(settings)
-    if not folders:  # loading the builtin tools imports matplotlib: half a second
-        return ToolRegistry([], settings.tool_settings_file,
-                            workspace_root=settings.data_dir / "workspaces",
-                            default_timeout=settings.tool_timeout_sec,
-                            log_unavailable=log_unavailable,
-                            mcp=mcp, storage_root=settings.data_dir / "tool_storage")
-    return ToolRegistry.from_settings(
-        settings, log_unavailable=log_unavailable, mcp=mcp)
+    # without folders no builtin tool is loaded, and so no matplotlib (half a second)
+    return ToolRegistry.from_settings(settings, log_unavailable=log_unavailable, mcp=mcp,
+                                      folders=folders)
 
 
 @dataclass

@@ -82,11 +82,13 @@ class ToolRegistry:
 
     @classmethod
     def from_settings(cls, settings: Settings, *, log_unavailable: bool = True,
-                      mcp: RemoteTools | None = None) -> ToolRegistry:
-        """The builtin and configured folders' tools, and ``mcp``'s (the configured MCP
-        servers', once ``connect()`` is awaited)."""
-        roots: list[tuple[Path, Source]] = [(settings.builtin_tools_dir, "builtin")]
-        roots += [(Path(d), "user") for d in settings.tools_dirs]
+                      mcp: RemoteTools | None = None, folders: bool = True) -> ToolRegistry:
+        """The builtin and configured folders' tools (none without ``folders``), and
+        ``mcp``'s (the configured MCP servers', once ``connect()`` is awaited)."""
+        roots: list[tuple[Path, Source]] = []
+        if folders:
+            roots += [(settings.builtin_tools_dir, "builtin")]
+            roots += [(Path(d), "user") for d in settings.tools_dirs]
         return cls(roots, settings.tool_settings_file,
                    workspace_root=settings.data_dir / "workspaces",
                    default_timeout=settings.tool_timeout_sec, log_unavailable=log_unavailable,

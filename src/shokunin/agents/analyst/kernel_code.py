@@ -10,7 +10,7 @@ import json
 from shokunin.agents.analyst.dataset import csv_engine
 from shokunin.agents.analyst.storage import DatasetRecord
 
-_HELPERS = '''import pandas as pd
+CELL_HELPERS = '''import pandas as pd
 
 
 def _md(frame):
@@ -52,7 +52,7 @@ def loader(record: DatasetRecord, code: str = "") -> str:
     """Python that makes ``df`` the dataset (reading it only if this kernel has not). For a
     large table it also defines ``_read_table(columns)``, which reads only those columns of the
     Parquet copy; a ``code`` that starts with ``df = _read_table(...)`` loads nothing else."""
-    path, helpers = json.dumps(record.path), _HELPERS
+    path, helpers = json.dumps(record.path), CELL_HELPERS
     if record.parquet_path is not None:
         parquet = json.dumps(record.parquet_path)
         table = ("\n\ndef _read_table(columns=None):\n"
@@ -60,8 +60,8 @@ def loader(record: DatasetRecord, code: str = "") -> str:
                  "    _DATASET = None  # df will not hold the whole table\n"
                  f"    return pd.read_parquet({parquet}, columns=columns)\n")
         if code.lstrip().startswith(PRUNED):
-            return f"{_HELPERS}{table}"
-        read, helpers = f"pd.read_parquet({parquet})", f"{_HELPERS}{table}"
+            return f"{CELL_HELPERS}{table}"
+        read, helpers = f"pd.read_parquet({parquet})", f"{CELL_HELPERS}{table}"
     elif record.format == "xlsx":
         read = f"pd.read_excel({path}, engine='calamine', header={0 if record.header else None})"
     else:

@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from shokunin import events as ev
 from shokunin.agents.analyst.dataset import csv_engine
 from shokunin.agents.analyst.inert_markdown import inert
-from shokunin.agents.analyst.kernel_code import _HELPERS
+from shokunin.agents.analyst.kernel_code import CELL_HELPERS
 from shokunin.agents.analyst.storage import DatasetRecord
 from shokunin.errors import ErrorCode, ShokuninError
 
@@ -117,7 +117,7 @@ def notebook_setup(record: DatasetRecord) -> tuple[str, str]:
              f"uploaded file `{inert(name)}` beside this notebook (its kernel starts in the "
              f"notebook's folder). It is read as shokunin read it: {how}, "
              f"{'the first row as the header' if record.header else 'no header row'}.")
-    code = (f"{_HELPERS}{_FONTS}\n"
+    code = (f"{CELL_HELPERS}{_FONTS}\n"
             f"DATA = {json.dumps(name, ensure_ascii=False)}  # beside this notebook\n"
             f"df = {_reader(record)}\n\n\n"
             "def _read_table(columns=None):  # how a cell of a large table reads its columns\n"

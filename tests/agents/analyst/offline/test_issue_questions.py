@@ -24,7 +24,7 @@ def _profile(df: pd.DataFrame) -> DatasetProfile:
 def _run(task: Any, df: pd.DataFrame) -> tuple[str, dict[str, Any]]:
     assert isinstance(task, planner.Task), task
     namespace: dict[str, Any] = {"df": df.copy(), "TABLE_MARKDOWN": [], "JSON_OUT": []}
-    exec(kernel_code._HELPERS, namespace)  # noqa: S102
+    exec(kernel_code.CELL_HELPERS, namespace)  # noqa: S102
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(task.code, namespace)  # noqa: S102

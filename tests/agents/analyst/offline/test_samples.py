@@ -42,7 +42,7 @@ def _run(task: Any, frame: pd.DataFrame) -> dict[str, Any]:
     """The task's code run as a cell would run it: its TABLE_MARKDOWN, JSON_OUT and df."""
     assert isinstance(task, planner.Task), task
     space: dict[str, Any] = {"df": frame.copy(), "TABLE_MARKDOWN": [], "JSON_OUT": []}
-    exec(kernel_code._HELPERS, space)  # noqa: S102 - the cell's helpers
+    exec(kernel_code.CELL_HELPERS, space)  # noqa: S102 - the cell's helpers
     exec(task.code.replace("plt.show()", "plt.close(fig)"), space)  # noqa: S102 - our code
     return space
 
