@@ -18,12 +18,13 @@ from shokunin.models.scripted import (
     scripted_model,
     unregister_script,
 )
+from shokunin.models.structured import Structured, ask_structured
 from shokunin.models.usage import Usage, UsageRecorder
 
 __all__ = [
     "MAX_DESCRIPTION", "DeclarationError", "ModelCallError", "ModelConfigError",
-    "OfflineChatModel", "ScriptedChatModel", "Usage", "UsageRecorder", "check_function",
-    "check_tool",
-    "explain", "function_problems", "is_offline", "model_from_settings", "model_url",
-    "register_script", "resolve", "scripted_model", "unregister_script", "usable_tools",
+    "OfflineChatModel", "ScriptedChatModel", "Structured", "Usage", "UsageRecorder",
+    "ask_structured", "check_function", "check_tool", "explain", "function_problems",
+    "is_offline", "model_from_settings", "model_url", "register_script", "resolve",
+    "scripted_model", "unregister_script", "usable_tools",
 ]

@@ -119,3 +119,21 @@ def test_the_later_clients_diagram_poll_on_an_unknown_session_is_no_diagram(
     malformed = httpx.get(f"{live_server.url}/api/diagrams/latest",
                           params={"session_id": "../x"})
     assert (malformed.status_code, malformed.json()["code"]) == (400, "bad_thread_id")
+
+
+@pytest.mark.parametrize(("detector_reply", "step"), [
+    ("これは STEP_0_CHECK_3 の質問です", None),  # prose naming the step: low confidence
+    (f"```json\n{DETECTED}\n```", "STEP_0_CHECK_3"),  # the JSON in a fenced block
+])
+def test_a_step_detector_reply_that_is_no_clean_json_still_gets_the_answer(
+        model: tuple[LiveServer, FakeOpenAI], detector_reply: str, step: str | None) -> None:
+    """A local server that ignores response_format: the run answers instead of failing."""
+    server, fake = model
+    # The SDK cannot parse the detector's reply, so it is asked once more for plain JSON.
+    fake.script(Reply(detector_reply), Reply(detector_reply), Reply(ANSWER))
+    messages = chat(server.url, open_session(server.url), "原価計算のやり方")
+    assert [m for m in messages if m["type"] == "error"] == []
+    assert messages[-1]["type"] == "done" and messages[-1]["content"].endswith(ANSWER)
+    if step is not None:
+        [update] = [m for m in messages if m["type"] == "step_update"]
+        assert update["step"] == step

@@ -4,6 +4,7 @@ the knowledge base and the tools, or says what it cannot do."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -23,7 +24,7 @@ from shokunin.agents.advisor.offline import OfflineBrain, plugins
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
 from shokunin.agents.advisor.steps import Settled, StepDetection
 from shokunin.knowledge import KnowledgeIndex
-from shokunin.models import usable_tools
+from shokunin.models import ask_structured, usable_tools
 from shokunin.runs import RunContext
 
 __all__ = ["Brain", "LLMBrain", "OfflineBrain", "profile_text"]
@@ -72,6 +73,17 @@ class Brain(Protocol):
                      history: list[AnyMessage]) -> str: ...
 
 
+def _step_in(text: str, playbook: Playbook) -> StepDetection:
+    """A reply that was no JSON: the one step id it names, else no step."""
+    named = {s.id for s in playbook.steps
+             if re.search(rf"(?<![A-Za-z0-9_]){re.escape(s.id)}(?![A-Za-z0-9_])", text)}
+    if len(named) == 1:
+        return StepDetection(step=named.pop(), confidence="low",
+                             reasoning="the model named this step without the JSON asked for")
+    return StepDetection(step=UNKNOWN, confidence="low",
+                         reasoning="the model's reply named no one step")
+
+
 class LLMBrain:
     name = "llm"
 
@@ -82,14 +94,13 @@ class LLMBrain:
     async def detect(self, message: str, playbook: Playbook,
                      history: list[AnyMessage]) -> StepDetection:
         steps = "\n".join(f"- {s.id}: {s.title}: {s.description}" for s in playbook.steps)
-        decide = self.model.with_structured_output(StepDetection)
-        detection = await decide.ainvoke([
+        asked = await ask_structured(self.model, StepDetection, [
             SystemMessage(f"Classify the user's question into one step of this process "
                           f"({playbook.title}), or {UNKNOWN} when it fits none or is "
                           f"unclear. confidence: high, medium or low; reasoning: one short "
                           f"sentence in the question's language.\n\n{steps}"),
             *history[-4:], HumanMessage(message)])
-        assert isinstance(detection, StepDetection)
+        detection = asked.parsed or _step_in(asked.text, playbook)
         if detection.step != UNKNOWN and playbook.step(detection.step) is None:
             detection = StepDetection(step=UNKNOWN, confidence="low", reasoning=(
                 f"the model named a step that does not exist: {detection.step}"))

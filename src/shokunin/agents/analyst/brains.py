@@ -11,6 +11,7 @@ from shokunin.agents.analyst import kernel_code
 from shokunin.agents.analyst import offline as planner
 from shokunin.agents.analyst.contracts import Cell, ReasonDecision
 from shokunin.agents.analyst.storage import DatasetRecord
+from shokunin.models import ask_structured
 
 _OUTPUT_CHARS = 1500  # of a cell's output shown to the model or in a report
 
@@ -91,8 +92,7 @@ class LLMBrain:
                      max_attempts: int) -> ReasonDecision:
         if len(cells) >= max_attempts and not cells[-1].result.ok:
             return ReasonDecision(action="report")  # the report says what failed
-        decide = self.model.with_structured_output(ReasonDecision)
-        decision = await decide.ainvoke([
+        asked = await ask_structured(self.model, ReasonDecision, [
             SystemMessage("You analyse a table with pandas. Decide the next step: "
                           "run_code (give analysis_instruction: purpose, output tables or "
                           "plots, columns, steps; after a failed cell, what to change), "
@@ -100,8 +100,12 @@ class LLMBrain:
                           "(the question is too vague or names a column that does not exist; "
                           "give clarification_question)."),
             HumanMessage(self._context(question, record, cells))])
-        assert isinstance(decision, ReasonDecision)
-        return decision
+        if asked.parsed is not None:
+            return asked.parsed
+        # No decision could be read: analyse the question itself first, then report.
+        if cells:
+            return ReasonDecision(action="report")
+        return ReasonDecision(action="run_code", analysis_instruction=question)
 
     async def write_code(self, question: str, instruction: str, record: DatasetRecord,
                          cells: list[Cell]) -> str:

@@ -22,6 +22,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
 from shokunin.errors import ShokuninError
+from shokunin.models import ask_structured
 
 DRAFT_NOTE = ("オフライン下書き: モデル未設定のため、コンセプトから決まった手順で書いた草案です。"
               "SHOKUNIN_MODEL を設定するとモデルが書きます。")
@@ -127,30 +128,32 @@ class LLMBrain:
     async def produce(self, job: Job) -> Produced:
         schema = schema_for(job.output_type)
         prompt = [SystemMessage(_system(job)), HumanMessage(_brief(job))]
-        runnable = self.model.with_structured_output(schema, include_raw=True)
         try:
             async with asyncio.timeout(job.timeout_seconds):
-                answer = await runnable.ainvoke(prompt)
+                answer = await ask_structured(self.model, schema, prompt)
         except TimeoutError:
             raise JobFailed("timeout", f"no answer from the model in {job.timeout_seconds:g} s"
                             ) from None
-        except ValidationError as exc:
-            raise JobFailed("validation_error", _first_error(exc)) from None
         except Exception as exc:  # noqa: BLE001 - the provider's own error types
             kind, retry_after = _llm_kind(exc)
             raise JobFailed("llm_error", f"{type(exc).__name__}: {exc}"[:500], retry_after,
                             llm_error=kind) from None
-        raw, parsed = answer.get("raw"), answer.get("parsed")
-        usage = getattr(raw, "usage_metadata", None) or {}
-        tokens = int(usage.get("total_tokens") or 0)
-        if parsed is None:
-            error = answer.get("parsing_error")
-            why = _first_error(error) if isinstance(error, ValidationError) else str(error)
+        tokens = int(answer.usage.get("total_tokens") or 0)
+        data = answer.parsed
+        if data is None:
             raise JobFailed("validation_error", f"the model's output does not fit "
-                            f"{schema.__name__}: {why}"[:500], llm_error="invalid_response")
-        data = parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
+                            f"{schema.__name__}: {_why_not(schema, answer.text)}"[:500],
+                            llm_error="invalid_response")
         return Produced(summary=data.summary, content=data.model_dump(), tokens=tokens,  # type: ignore[attr-defined]
                         files=_files(job.output_type, data))
+
+
+def _why_not(schema: type[BaseModel], text: str) -> str:
+    try:
+        schema.model_validate_json(text)
+    except ValidationError as exc:
+        return _first_error(exc)
+    return f"not one JSON object: {text[:200]!r}"
 
 
 def _first_error(exc: ValidationError) -> str:
