@@ -5,8 +5,9 @@ ignores ``response_format``, or a model that wraps its JSON in a fenced block or
 prose, makes the provider SDK raise while parsing (a ``ValueError``), and the whole run
 fails on an internal classification. ``ask_structured`` asks the same way and reads a reply
 that did not parse leniently (a fenced block, or the first JSON object in the text); when
-the SDK raised, so the reply is lost, it asks once more for plain JSON and reads that. What still cannot be read comes back as ``None``
-with the reply's text, so the caller decides (the Advisor looks for a step id in it).
+the SDK raised, so the reply is lost, it asks once more for plain JSON and reads that.
+What still cannot be read comes back as ``None`` with the reply's text, so the caller
+decides (the Advisor looks for a step id in it).
 """
 
 from __future__ import annotations
