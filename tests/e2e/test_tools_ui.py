@@ -37,9 +37,13 @@ def test_the_tool_page_shows_in_a_sandboxed_frame_and_closes(make_page, ui_serve
     assert src.startswith("/api/tools/ui_probe/ui/") and src.endswith("/")
     sandbox = page.locator(".tool-ui-frame").get_attribute("sandbox")
     assert "allow-scripts" in sandbox and "allow-same-origin" not in sandbox
+    # its own fetch (a JSON POST, so a preflight first) reads the tool's answer
+    frame.locator("#fetched").filter(has_text='{"a": 1}').wait_for()
+    ui.screenshot("tools-live-ui")
+    # a link written for the root (href="/headers") stays under the prefix
+    assert frame.locator("#abs").get_attribute("href") == f"{src}headers?from=abs"
     frame.locator("#rel").click()  # a relative link stays under the tool's prefix
     assert '"path": "/headers"' in frame.locator("body").inner_text()
-    ui.screenshot("tools-live-ui")
     page.click(".tool-live-ui button")
     page.wait_for_selector(".tool-live-ui p.muted")
     assert "閉じました" in page.locator(".tool-live-ui").inner_text()
@@ -76,6 +80,7 @@ def test_with_auth_on_the_page_and_its_own_links_load_by_its_key(make_page,
     frame = page.frame_locator(".tool-ui-frame")
     assert frame.locator("#ok").inner_text() == "UI OK"
     assert frame.locator("#probe").inner_text() == "parent:blocked cookie:blocked storage:blocked"
+    frame.locator("#fetched").filter(has_text='{"a": 1}').wait_for()  # its fetch too
     frame.locator("#rel").click()  # the page's own request: no cookie, its key lets it in
     assert '"path": "/headers"' in frame.locator("body").inner_text()
     src = page.locator(".tool-ui-frame").get_attribute("src")

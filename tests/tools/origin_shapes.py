@@ -13,7 +13,13 @@ from tests.tools.conftest import make_tool
 # What the page's script finds of its host: the proxy's sandbox must block all three.
 UI_PAGE = """<!doctype html><meta charset="utf-8"><title>ui probe</title>
 <h1 id="ok">UI OK</h1><p id="probe">...</p><a id="rel" href="headers">headers</a>
+<a id="abs" href="/headers?from=abs">written for the root, as the origin's tools are</a>
+<p id="fetched">...</p>
 <script>
+fetch("echo", {method: "POST", headers: {"Content-Type": "application/json"},
+               body: '{"a": 1}'})
+  .then(r => r.json()).then(j => { document.getElementById("fetched").textContent = j.got; })
+  .catch(e => { document.getElementById("fetched").textContent = "failed: " + e; });
 const out = [];
 try { out.push("parent:" + parent.document.title); } catch (e) { out.push("parent:blocked"); }
 try { out.push("cookie:" + document.cookie); } catch (e) { out.push("cookie:blocked"); }

@@ -146,3 +146,16 @@ def test_reload_picks_up_new_and_fixed_tools(tmp_path: Path) -> None:
     make_tool(root, "later", good("later_fn"))
     registry.reload()
     assert registry.get("later").status == "ok"
+
+
+def test_a_ui_declared_without_html_file_is_its_index_html_as_in_the_origin(
+        tmp_path: Path) -> None:
+    root = tmp_path / "tool"
+    folder = make_tool(root, "plain_ui", good("plain_ui") + "\ndef get_ui_info():\n"
+                       "    return {'has_ui': True}\n")
+    (folder / "index.html").write_text("<p>ui</p>", encoding="utf-8")
+    make_tool(root, "no_page", good("no_page") + "\ndef get_ui_info():\n"
+              "    return {'has_ui': True}\n")
+    tools = {info.name: info for info in registry_for(tmp_path, root).list()}
+    assert tools["plain_ui"].status == "ok", tools["plain_ui"].error
+    assert "'index.html' does not exist" in tools["no_page"].error

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from shokunin.tools import ToolRegistry
 from shokunin.tools.runtime import Runtime, Workspace, WorkspacePathError
 from shokunin.tools.venv import VenvManager
 from tests.tools.conftest import make_tool, registry_for
@@ -57,14 +58,15 @@ def test_names_outside_the_workspace_are_refused(space: Workspace, name: object)
         space.write(name, "x")  # type: ignore[arg-type]
     with pytest.raises(WorkspacePathError):
         space.read(name)  # type: ignore[arg-type]
-    with pytest.raises(WorkspacePathError):
-        space.exists(name)  # type: ignore[arg-type]
+    # as in the origin: asking whether it exists is no error, it does not
+    assert space.exists(name) is False  # type: ignore[arg-type]
+    assert space.is_file(name) is False and space.is_dir(name) is False  # type: ignore[arg-type]
 
 
 def test_planted_links_are_never_followed(space: Workspace, tmp_path: Path,
                                           outside: Path) -> None:
     root = tmp_path / "ws"
-    root.mkdir()
+    root.mkdir(exist_ok=True)
     (root / "dirlink").symlink_to(outside)
     (root / "filelink").symlink_to(outside / "secret.txt")
     os.link(outside / "secret.txt", root / "hardlink")
@@ -115,7 +117,6 @@ def test_runtime_reaches_only_its_own_thread_and_its_shared_folder(tmp_path: Pat
 
 def test_shared_storage_refuses_planted_links(tmp_path: Path, outside: Path) -> None:
     shared = Runtime(tmp_path / "ws", shared=tmp_path / "shared").shared_storage
-    (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "dirlink").symlink_to(outside)
     for name in ("dirlink/secret.txt", "../outside/secret.txt"):
         with pytest.raises(WorkspacePathError):
@@ -216,3 +217,34 @@ async def test_message_callback_takes_the_shapes_tools_use(tmp_path: Path,
     assert result["success"], result
     assert messages == ["plain", "two parts", "from a dict", "keyword", "42"]
     assert result["result"] == str(tmp_path / "workspaces" / "t1")
+
+
+async def test_a_tool_in_its_own_process_gets_absolute_folders_on_a_relative_data_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default data dir is relative (``./data``) and a venv tool's process runs in its
+    own folder: its workspace, chat_path and shared storage are still the server's."""
+    root = tmp_path / "tool"
+    folder = make_shared_tool(root, requirements="# none\n")
+    VenvManager().ensure(folder)
+    monkeypatch.chdir(tmp_path)
+    registry = ToolRegistry([(root, "user")], Path("data/s.json"),
+                            workspace_root=Path("data/workspaces"), default_timeout=120.0)
+    try:
+        listed = await registry.execute("shared_probe", {"mode": "list"}, thread_id="t1")
+    finally:
+        await registry.close()
+    assert listed["result"]["workspace"] == str(tmp_path / "data" / "workspaces" / "t1")
+    assert listed["result"]["path"] == str(tmp_path / "data" / "tool_storage" / "shared_probe")
+    assert not (folder / "data").exists()  # nothing landed in the tool's own folder
+
+
+def test_the_origins_lenient_file_methods(space: Workspace, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    assert space.base_path == root and root.is_dir()  # made up front, as in the origin
+    with open(space.get_full_path("direct.txt"), "w") as f:  # noqa: PTH123 - as a tool does
+        f.write("x")
+    space.write("d1/a.txt", "a")
+    assert space.read("d1/../direct.txt") == "x"  # stays inside: allowed, as in the origin
+    assert space.write("d1/../e.txt", "e") == str(root / "e.txt")
+    with pytest.raises(ValueError, match="is a file"):
+        space.list_files("direct.txt")

@@ -18,6 +18,7 @@ from shokunin.tools.info import ToolInfo
 from shokunin.tools.settings_schema import check_settings_schema
 from shokunin.tools.static import Dynamic, static_exports
 from shokunin.tools.validation import (
+    DEFAULT_UI_FILE,
     ArgsValidator,
     check_declaration,
     check_exports,
@@ -25,7 +26,6 @@ from shokunin.tools.validation import (
 )
 from shokunin.tools.worker import ExportError, load_module, read_exports
 
-DEFAULT_UI_FILE = "index.html"
 # An MCP server's tool: (args, progress, workspace) -> a result execute() could return.
 RemoteCall = Callable[[dict[str, Any], Callable[..., None], Path], Awaitable[dict[str, Any]]]
 

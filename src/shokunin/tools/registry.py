@@ -248,7 +248,9 @@ class ToolRegistry:
             tool.check_args(args)
         except InvalidArguments as exc:
             return failure(str(exc), execution_id)
-        space = Path(workspace) if workspace else self.workspace_root / (thread_id or "_tools")
+        # absolute: a tool in its own process runs in its own folder
+        space = (Path(workspace) if workspace
+                 else self.workspace_root / (thread_id or "_tools")).resolve()
         space.mkdir(parents=True, exist_ok=True)
         context: dict[str, Any] = {
             "tool_dir": str(tool.tool_dir),
@@ -257,6 +259,7 @@ class ToolRegistry:
             "has_venv": tool.info.has_venv,
             "venv_python": str(venv.venv_python(tool.tool_dir)) if tool.info.has_venv else None,
             "workspace": str(space),
+            "chat_path": str(space),  # the origin's name for the conversation's folder
         }
         if thread_id:
             context["chat_id"] = thread_id
@@ -266,9 +269,9 @@ class ToolRegistry:
         elif emit is not None and tool.module is not None:  # runs in-process
             context["emit"] = _checked_emit(emit, secrets)
         call = Call(execution_id, args, context, timeout,
-                    allowed=[tool.tool_dir, space.resolve()], secrets=secrets,
+                    allowed=[tool.tool_dir, space], secrets=secrets,
                     progress=_safe_progress(progress, secrets), abort=abort,
-                    shared=None if tool.remote else self.storage_root / tool.name)
+                    shared=None if tool.remote else (self.storage_root / tool.name).resolve())
         return await self._executor.run(tool, call)
 
     def live_ui(self, name: str, execution_id: str) -> ToolUi:

@@ -10,11 +10,12 @@ The surface of the origin project's ``AgentRuntime`` (seed 003 lists ``runtime``
 * ``runtime.get_current_chat_id()`` and ``runtime.log(message, level)``.
 
 Both folders are a ``Workspace`` with the origin's file methods. Names are relative paths
-inside the folder (``"a.txt"``, ``"out/b.csv"``); an absolute path, a ``..`` or a link on the
-way is refused. The sandbox can write a workspace as another uid, so every name is opened
-through ``store/safe_files.py`` (beneath the folder's descriptor, no link followed, plain
-single-link files only). The origin's agent methods (``create_agent``, ``send_message``,
-``get_history`` ...) are not offered: a tool that calls one gets an AttributeError.
+inside the folder (``"a.txt"``, ``"out/b.csv"``, ``"d1/../e.txt"``); an absolute path, a
+``..`` that climbs out of the folder or a link on the way is refused. The sandbox can
+write a workspace as another uid, so every name is opened through ``store/safe_files.py``
+(beneath the folder's descriptor, no link followed, plain single-link files only). The
+origin's agent methods (``create_agent``, ``send_message``, ``get_history`` ...) are not
+offered: a tool that calls one gets an AttributeError.
 
 Standard library only: a venv tool's child process imports this file by path, and
 ``safe_files.py`` beside the package the same way.
@@ -53,12 +54,35 @@ LOG_PREFIX = {"info": "[AgentRuntime INFO]", "warning": "[AgentRuntime WARNING]"
               "error": "[AgentRuntime ERROR]"}
 
 
+def _lexical(name: str) -> str:
+    """``d1/../e.txt`` is ``e.txt``, as in the origin; a name that climbs out stays as it
+    is, for ``parts`` to refuse."""
+    if not isinstance(name, str) or ".." not in name.split("/"):
+        return name  # anything else is for ``parts`` to judge
+    kept: list[str] = []
+    for part in name.split("/"):
+        if part == "..":
+            if not kept:
+                return name
+            kept.pop()
+        elif part not in ("", "."):
+            kept.append(part)
+    return "/".join(kept) or "."
+
+
 class Workspace:
     """The files of one folder (a thread's workspace, or a tool's shared storage), with the
-    origin's ``FileSystemInterface`` methods. The folder is made on the first write."""
+    origin's ``FileSystemInterface`` methods. The folder exists from the start, as in the
+    origin, so a tool may also open ``get_full_path(name)`` itself."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self._tree = _files.SafeTree(root)
+        os.makedirs(self._tree.root, exist_ok=True)
+
+    @property
+    def base_path(self) -> Path:
+        """The folder (the origin's attribute)."""
+        return self._tree.root
 
     def get_path(self) -> str:
         """The folder's absolute path."""
@@ -66,12 +90,14 @@ class Workspace:
 
     def get_full_path(self, name: str) -> str:
         """The absolute path ``name`` has in the folder (checked like every name)."""
+        name = _lexical(name)
         return str(self._tree.root.joinpath(*_files.parts(name)))
 
     def write(self, name: str, text: str | bytes, encoding: str = "utf-8") -> str:
         """Write ``text`` (str encoded with ``encoding``, or bytes) to ``name``, creating
         folders on the way; returns the file's absolute path (usable in a result's
         ``files``)."""
+        name = _lexical(name)
         data = text.encode(encoding) if isinstance(text, str) else bytes(text)
         found = _files.parts(name)
         self._tree.write_bytes("/".join(found), data)
@@ -83,6 +109,7 @@ class Workspace:
 
     def append(self, name: str, text: str, encoding: str = "utf-8") -> str:
         """Add ``text`` at the end of ``name`` (made when absent); returns its path."""
+        name = _lexical(name)
         found = _files.parts(name)
         fd = self._tree.open("/".join(found), os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                              make_folders=True)
@@ -92,26 +119,34 @@ class Workspace:
 
     def read(self, name: str, encoding: str = "utf-8") -> str:
         """The text of ``name``. FileNotFoundError when it does not exist."""
+        name = _lexical(name)
         return self._tree.read_bytes(name).decode(encoding)
 
     def read_bytes(self, name: str) -> bytes:
         """The bytes of ``name``. FileNotFoundError when it does not exist."""
+        name = _lexical(name)
         return bytes(self._tree.read_bytes(name))
 
     def exists(self, name: str) -> bool:
-        """True when ``name`` is a file or folder reachable without crossing a link (a name
-        outside the folder is refused, as everywhere)."""
+        """True when ``name`` is a file or folder reachable without crossing a link (False
+        for a name outside the folder, as in the origin)."""
         return self.is_file(name) or self.is_dir(name)
 
     def is_file(self, name: str) -> bool:
-        """True when ``name`` is a plain file of the folder."""
-        _files.parts(name)
+        """True when ``name`` is a plain file of the folder (False outside it)."""
+        name = _lexical(name)
+        try:
+            _files.parts(name)
+        except WorkspacePathError:
+            return False
         return bool(self._tree.is_file(name))
 
     def is_dir(self, name: str) -> bool:
-        """True when ``name`` is a folder reachable without crossing a link."""
-        _files.parts(name)
+        """True when ``name`` is a folder reachable without crossing a link (False outside
+        the folder)."""
+        name = _lexical(name)
         try:
+            _files.parts(name)
             os.close(self._tree.open_folder(name))
         except (OSError, WorkspacePathError):
             return False
@@ -130,6 +165,7 @@ class Workspace:
 
     def delete(self, name: str) -> bool:
         """Remove the file ``name``; False when there is no such file (a folder stays)."""
+        name = _lexical(name)
         if not self.is_file(name):
             return False
         self._tree.unlink(name)
@@ -137,11 +173,15 @@ class Workspace:
 
     def mkdir(self, name: str) -> str:
         """Make the folder ``name`` (and its parents); returns its absolute path."""
+        name = _lexical(name)
         found = _files.parts(name)
         os.close(self._tree.open_folder("/".join(found), create=True))
         return str(self._tree.root.joinpath(*found))
 
     def _entries(self, subdir: str, recursive: bool) -> list[tuple[str, bool]]:
+        subdir = _lexical(subdir)
+        if subdir and self.is_file(subdir):
+            raise ValueError(f"{subdir!r} is a file, not a folder")
         prefix = "/".join(_files.parts(subdir)) + "/" if subdir else ""
         found = sorted(self._tree.entries(subdir))
         if recursive:
@@ -157,7 +197,8 @@ class Runtime:
                  shared: str | os.PathLike[str] | None = None,
                  chat_id: str | None = None) -> None:
         self._workspace = Workspace(workspace)
-        self._shared = None if shared is None else Workspace(shared)
+        self._shared_root = shared
+        self._shared: Workspace | None = None  # made when first used
         self._chat_id = chat_id
 
     def workspace(self, chat_id: str | None = None) -> Workspace:
@@ -172,9 +213,11 @@ class Runtime:
     @property
     def shared_storage(self) -> Workspace:
         """The tool's own folder that persists across threads, runs and restarts."""
-        if self._shared is None:
+        if self._shared_root is None:
             raise PermissionError("このツールには共有ストレージがありません / this tool has no "
                                   "shared storage")
+        if self._shared is None:
+            self._shared = Workspace(self._shared_root)
         return self._shared
 
     def get_current_chat_id(self) -> str | None:

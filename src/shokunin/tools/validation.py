@@ -56,11 +56,17 @@ def check_declaration(declaration: Any) -> dict[str, Any]:
     return declaration
 
 
+DEFAULT_UI_FILE = "index.html"
+
+
 def check_ui_info(ui: Any, tool_dir: Path) -> dict[str, Any]:
+    """The tool's UI declaration; ``html_file`` is ``index.html`` when not named (as in the
+    origin project)."""
     if not isinstance(ui, dict):
         raise ToolLoadError("get_ui_info() must return a dict")
     if ui.get("has_ui"):
-        html = ui.get("html_file")
+        ui = {**ui, "html_file": ui.get("html_file", DEFAULT_UI_FILE)}
+        html = ui["html_file"]
         if not isinstance(html, str) or not html:
             raise ToolLoadError("get_ui_info(): html_file must name a file when has_ui is true")
         path = (tool_dir / html).resolve()

@@ -142,6 +142,34 @@ def test_the_sandboxed_page_may_fetch_its_own_api_but_nothing_else(client: TestC
     assert client.post(wrong, content=b"{}", headers=null).status_code == 403
 
 
+def test_the_pages_own_fetch_may_read_its_answer_cross_origin(client: TestClient) -> None:
+    """The browser lets the sandboxed page read an answer only with CORS headers for its
+    ``null`` origin, after a preflight for a JSON body (answered here, not by the tool)."""
+    url = _run(client)
+    asked = client.options(url + "echo", headers={
+        "Origin": "null", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type, x-custom"})
+    assert asked.status_code == 204
+    assert asked.headers["access-control-allow-origin"] == "null"
+    assert "POST" in asked.headers["access-control-allow-methods"]
+    assert asked.headers["access-control-allow-headers"] == "content-type"  # not x-custom
+    assert "access-control-allow-credentials" not in asked.headers
+    own = client.post(url + "echo", content=b'{"a": 1}', headers={
+        "Origin": "null", "Content-Type": "application/json"})
+    assert own.headers["access-control-allow-origin"] == "null"
+    assert "access-control-allow-origin" not in client.get(url).headers  # no Origin: none
+
+
+def test_root_absolute_links_of_a_page_written_for_the_root_stay_under_the_prefix(
+        client: TestClient) -> None:
+    url = _run(client)
+    page = client.get(url).text
+    assert f'href="{url}headers?from=abs"' in page
+    assert 'href="headers"' in page  # a relative one is left alone
+    followed = client.get(url + "headers?from=abs").json()
+    assert followed["path"] == "/headers?from=abs"
+
+
 def test_websocket_upgrades_are_not_proxied(client: TestClient) -> None:
     url = _run(client)
     with pytest.raises(Exception), client.websocket_connect(url + "ws"):  # noqa: B017

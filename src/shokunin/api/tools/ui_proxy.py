@@ -25,9 +25,14 @@ What crosses the proxy, and why:
 * every answer carries ``Content-Security-Policy: sandbox ...``: the page runs in an opaque
   origin, in the Tools view's frame or opened on its own, so its scripts cannot read
   shokunin's cookies, storage or token, nor call shokunin's API as the user (their
-  fetch/POST requests carry ``Origin: null``, which the perimeter refuses). Links, images,
-  styles, scripts and GET forms of the page work; use relative URLs (``href="api/status"``):
-  a root-absolute ``/x`` leaves the prefix. WebSocket upgrades are not proxied.
+  fetch/POST requests carry ``Origin: null``, which the perimeter refuses). For the same
+  reason its own fetch/XHR/module scripts are cross-origin loads: answers to ``Origin:
+  null`` say ``Access-Control-Allow-Origin: null``, and a CORS preflight is answered here
+  (the tool never sees it). Credentials are never allowed: the key in the address is one;
+* a tool written for the origin serves its page at the root of its own port, with links
+  like ``href="/api/status"``: in an HTML answer, ``href``, ``src`` and ``action`` values
+  that start with one ``/`` are put under the prefix. A URL a script builds at run time is
+  not rewritten: such a page should use relative URLs. WebSocket upgrades are not proxied.
 """
 
 from __future__ import annotations
@@ -146,6 +151,8 @@ async def proxy(request: Request, name: str, execution_id: str, key: str,
                 path: str) -> Response:
     ui = _page(request, name, execution_id, key)
     target = _target(ui, path, request.url.query)
+    if request.method == "OPTIONS" and "access-control-request-method" in request.headers:
+        return _preflight(request)
     headers = {k: v for k, v in request.headers.items() if k in FORWARDED_REQUEST_HEADERS}
     headers["x-forwarded-prefix"] = ui.path.rstrip("/")
     headers["accept-encoding"] = "identity"  # the size cap counts what the browser gets
@@ -170,11 +177,49 @@ async def proxy(request: Request, name: str, execution_id: str, key: str,
         await client.aclose()
         raise ApiError(502, f"the UI of tool {name!r} answered more than "
                        f"{MAX_RESPONSE_BYTES} bytes", ErrorCode.TOO_LARGE)
-    response = StreamingResponse(_body(upstream, client, name),
-                                 status_code=upstream.status_code)
+    headers = _response_headers(upstream, ui)
+    if request.headers.get("origin") == "null":  # the sandboxed page's own fetch
+        headers.append(("access-control-allow-origin", "null"))
+    if upstream.headers.get("content-type", "").startswith("text/html"):
+        try:
+            page = await upstream.aread()
+        finally:
+            await upstream.aclose()
+            await client.aclose()
+        response: Response = Response(_rooted(page, ui), status_code=upstream.status_code)
+    else:
+        response = StreamingResponse(_body(upstream, client, name),
+                                     status_code=upstream.status_code)
     response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                            for k, v in _response_headers(upstream, ui)]
+                            for k, v in headers] + [
+        (k, v) for k, v in response.raw_headers if k == b"content-length"]
     return response
+
+
+def _preflight(request: Request) -> Response:
+    """The sandboxed page asks before a fetch with a body type or header of its own."""
+    asked = request.headers.get("access-control-request-headers", "")
+    allowed = ", ".join(h.strip() for h in asked.split(",")
+                        if h.strip().lower() in FORWARDED_REQUEST_HEADERS)
+    headers = {"access-control-allow-origin": "null" if request.headers.get("origin") == "null"
+               else "", "access-control-allow-methods": ", ".join(METHODS),
+               "access-control-max-age": "600", **PROXY_HEADERS}
+    if allowed:
+        headers["access-control-allow-headers"] = allowed
+    return Response(status_code=204, headers={k: v for k, v in headers.items() if v})
+
+
+# href="/x", src='/x', action=/x: one leading slash (not a scheme-relative "//host")
+ROOTED = re.compile(rb"""(\s(?:href|src|action)\s*=\s*["']?)/(?![/\\])""", re.IGNORECASE)
+
+
+def _rooted(page: bytes, ui: ToolUi) -> bytes:
+    """The page's root-absolute URLs under the prefix (its server thinks it is the root)."""
+    if len(page) > MAX_RESPONSE_BYTES:
+        raise ApiError(502, f"the UI of tool {ui.tool!r} answered more than "
+                       f"{MAX_RESPONSE_BYTES} bytes", ErrorCode.TOO_LARGE)
+    prefix = ui.path.encode("latin-1")
+    return ROOTED.sub(lambda m: m.group(1) + prefix, page)
 
 
 def _target(ui: ToolUi, path: str, query: str) -> httpx.URL:
