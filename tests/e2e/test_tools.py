@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.live_server import LiveServer
-from tests.tools.conftest import DATA
+from tests.tools.conftest import DATA, make_tool
+from tests.tools.origin_shapes import make_shared_tool
 
 pytestmark = pytest.mark.browser
 
@@ -257,4 +258,77 @@ def test_mcp_tools_are_marked_with_their_server_run_with_progress_and_down_ones_
     assert page.locator(".progress-list li").all_inner_texts() == ["step 1 of 2", "step 2 of 2"]
     assert "2 steps done" in page.locator(".result-json").inner_text()
     ui.screenshot("tools-mcp")
+    assert ui.errors == []
+
+
+ORIGIN_CALCULATOR = '''
+TOOL_NAME = "origin calculator"
+TOOL_DESCRIPTION = "a user tool named like a builtin"
+TOOL_ICON = "x"
+
+
+def get_function_declaration():
+    return {"name": "calc_of_the_origin", "description": "x",
+            "parameters": {"type": "object", "properties": {}}}
+
+
+def get_settings_schema():
+    return {"api_key": {"type": "string", "label": "key"}}
+
+
+def execute(args, context):
+    return {"success": True, "result": "origin"}
+'''
+
+
+@pytest.fixture(scope="module")
+def origin_tools_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A user folder with a workspace tool and one whose name a builtin has (as rumiai's
+    web_search has web_search's)."""
+    root = tmp_path_factory.mktemp("tools-origin")
+    make_shared_tool(root / "tool")
+    make_tool(root / "tool", "calculator", ORIGIN_CALCULATOR)
+    server = LiveServer(root, env={"SHOKUNIN_TOOLS_DIRS": f'["{root / "tool"}"]'}).start()
+    yield server
+    server.stop()
+
+
+def _try(page, **fields: str) -> str:
+    for name, value in fields.items():
+        page.fill(f'.field[data-field="{name}"] input', value)
+    page.click(".run-button")
+    page.wait_for_selector(".run-button:not([disabled])")
+    page.wait_for_selector(".result-box:not([hidden])")
+    return page.locator(".result-box").inner_text()
+
+
+def test_tries_of_a_tool_share_one_workspace_until_a_new_one_is_asked_for(
+        make_page, origin_tools_server) -> None:
+    ui = make_page(origin_tools_server)
+    page = ui.open("#/tools")
+    page.click('.tool-card[data-tool="shared_probe"]')
+    assert page.locator(".same-workspace").is_hidden()
+    assert "memo.txt" in _try(page, mode="ws_write", name="memo.txt", text="覚え書き")
+    assert page.locator(".same-workspace").is_visible()
+    assert "覚え書き" in _try(page, mode="ws_read", name="memo.txt")  # the same workspace
+    page.click(".new-workspace")
+    assert "ファイルが存在しません" in _try(page, mode="ws_read", name="memo.txt")
+    assert ui.errors == []
+
+
+def test_a_tool_whose_name_a_builtin_has_is_its_own_card_with_its_reason(
+        make_page, origin_tools_server) -> None:
+    ui = make_page(origin_tools_server)
+    page = ui.open("#/tools")
+    page.wait_for_selector('.tool-card[data-tool="calculator"]')
+    cards = page.locator('.tool-card[data-tool="calculator"]')
+    assert cards.count() == 2
+    cards.nth(1).click()
+    assert cards.nth(1).get_attribute("aria-pressed") == "true"
+    assert cards.nth(0).get_attribute("aria-pressed") == "false"
+    detail = page.locator(".tool-detail")
+    assert "duplicate tool name 'calculator'" in detail.inner_text()
+    assert detail.locator(".settings-card, .tool-ui-link, .try-card").count() == 0
+    cards.nth(0).click()  # the builtin is still the builtin
+    assert detail.locator(".try-card").count() == 1
     assert ui.errors == []

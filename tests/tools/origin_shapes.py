@@ -130,6 +130,13 @@ def execute(args, context):
         return {"success": True, "result": shared.write(name, args.get("text", ""))}
     if mode == "read":
         return {"success": True, "result": shared.read(name)}
+    if mode == "ws_write":  # the thread's workspace, as workspace_test writes
+        return {"success": True, "result": runtime.workspace().write(name, args.get("text", ""))}
+    if mode == "ws_read":
+        space = runtime.workspace()
+        if not space.exists(name):
+            return {"success": False, "error": f"ファイルが存在しません: {name}"}
+        return {"success": True, "result": space.read(name)}
     if mode == "list":
         return {"success": True, "result": {
             "files": shared.list_files(recursive=True), "path": shared.get_path(),

@@ -49,8 +49,9 @@ export class ToolsView {
     this.detail = root.querySelector(".tool-detail");
     this.tools = [];
     this.agentTools = [];
-    this.selected = null;
+    this.selected = null; // {name, index}: two cards may share a name (a shadowed tool)
     this.run = null; // {controller, executionId} of the running try
+    this.threads = {}; // tool name -> the thread its tries run on: one workspace for them
   }
 
   async load() {
@@ -66,8 +67,9 @@ export class ToolsView {
       return;
     }
     this.renderList();
-    const again = this.tools.find((tool) => tool.name === this.selected);
-    if (again) this.select(again);
+    const { name, index } = this.selected ?? {};
+    const again = this.tools[index]?.name === name ? index : this.tools.findIndex((tool) => tool.name === name);
+    if (again >= 0) this.select(this.tools[again], again);
     else this.detail.replaceChildren(tr("p", "muted placeholder", "tools.select"));
   }
 
@@ -77,11 +79,12 @@ export class ToolsView {
       this.renderAgentTools();
       return;
     }
-    this.list.replaceChildren(...this.tools.map((tool) => {
+    this.list.replaceChildren(...this.tools.map((tool, index) => {
       const card = el("button", `tool-card ${tool.status}`);
       card.type = "button";
       card.dataset.tool = tool.name;
-      card.setAttribute("aria-pressed", String(tool.name === this.selected));
+      card.dataset.key = String(index);
+      card.setAttribute("aria-pressed", String(index === this.selected?.index));
       const icon = iconBox(tool);
       const text = el("span", "tool-text");
       const title = el("span", "tool-title");
@@ -93,7 +96,7 @@ export class ToolsView {
       text.append(title, el("span", "tool-name mono", tool.name), desc);
       if (tool.status !== "ok" && tool.error) text.append(el("span", "tool-error", tool.error));
       card.append(icon, text);
-      card.addEventListener("click", () => this.select(tool));
+      card.addEventListener("click", () => this.select(tool, index));
       return card;
     }));
     this.renderAgentTools();
@@ -119,12 +122,14 @@ export class ToolsView {
     this.list.append(section);
   }
 
-  select(tool) {
+  select(tool, index) {
     this.abortRun();
-    this.selected = tool.name;
+    this.selected = { name: tool.name, index };
     for (const card of this.list.querySelectorAll(".tool-card")) {
-      card.setAttribute("aria-pressed", String(card.dataset.tool === tool.name));
+      card.setAttribute("aria-pressed", String(card.dataset.key === String(index)));
     }
+    // A tool whose name an earlier one took: its name's routes (UI, settings) are that one's.
+    const shadowed = this.tools.findIndex((other) => other.name === tool.name) !== index;
     const head = el("header", "tool-head");
     const icon = iconBox(tool, "tool-icon big");
     const titles = el("div");
@@ -136,7 +141,7 @@ export class ToolsView {
     const meta = el("p", "tool-meta");
     meta.append(el("span", "mono", tool.name), " · ", tr("span", "", "tools.source"), `: ${sourceText(tool)}`);
     titles.append(meta);
-    if (tool.has_ui) {
+    if (tool.has_ui && !shadowed) {
       const link = tr("a", "tool-ui-link", "tools.openUi");
       link.href = api(tool.name, "/ui");
       link.target = "_blank";
@@ -152,7 +157,7 @@ export class ToolsView {
     } else {
       parts.push(this.tryCard(tool));
     }
-    if (tool.has_settings) parts.push(this.settingsCard(tool));
+    if (tool.has_settings && !shadowed) parts.push(this.settingsCard(tool));
     this.detail.replaceChildren(...parts);
   }
 
@@ -174,7 +179,16 @@ export class ToolsView {
     const state = el("span", "run-state");
     state.setAttribute("role", "status");
     actions.append(run, abort, state);
-    formEl.append(actions);
+    // Tries run on one thread, so what one writes the next can read (its workspace).
+    const same = el("p", "muted same-workspace");
+    const fresh = button("tools.newWorkspace", "new-workspace");
+    const showThread = () => {
+      same.hidden = !this.threads[tool.name];
+      same.replaceChildren(tr("span", "", "tools.sameWorkspace"), " ", fresh);
+    };
+    fresh.addEventListener("click", () => { delete this.threads[tool.name]; showThread(); });
+    showThread();
+    formEl.append(actions, same);
     const progress = el("ol", "progress-list");
     const resultBox = el("div", "result-box");
     resultBox.hidden = true;
@@ -193,9 +207,13 @@ export class ToolsView {
       const controller = new AbortController();
       this.run = { controller, executionId: null };
       try {
-        for await (const { event: kind, data } of postEvents(api(tool.name, "/execute/stream"), { args: values }, controller.signal)) {
+        const thread = this.threads[tool.name];
+        const body = thread ? { args: values, thread_id: thread } : { args: values };
+        for await (const { event: kind, data } of postEvents(api(tool.name, "/execute/stream"), body, controller.signal)) {
           if (kind === "started") {
             this.run.executionId = data.execution_id;
+            if (data.thread_id) this.threads[tool.name] = data.thread_id;
+            showThread();
             abort.disabled = false;
           } else if (kind === "progress") {
             progress.append(el("li", "", data.message));
