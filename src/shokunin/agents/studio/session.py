@@ -80,6 +80,10 @@ class ProjectSession:
         self._outputs: dict[str, dict[str, Any]] = {}
         self._checkpoints: set[str] = set()
         self._logged: set[str] = set()
+        # Workers fan out and complete side by side: each snapshot of the figures is
+        # computed and sent under this lock, so one computed earlier is never sent after
+        # a newer one (the client's progress would go backwards).
+        self._figures = asyncio.Lock()
 
     @classmethod
     async def open(cls, ctx: RunContext, records: StudioRecords, brain: Brain,
@@ -126,7 +130,14 @@ class ProjectSession:
         return True
 
     async def metrics(self) -> None:
-        await self.ctx.emit(await self._metrics())
+        await self._with_metrics([])
+
+    async def _with_metrics(self, events: list[ev.BaseEvent],
+                            writes: Sequence[Write] = ()) -> None:
+        """Emit ``events`` and then the project's figures as they are now, in one commit;
+        the figures are computed and sent in order (``_figures``)."""
+        async with self._figures:
+            await self.ctx.emit_all([*events, await self._metrics()], writes=writes)
 
     async def _metrics(self) -> ev.ProjectMetrics:
         """The project's figures, from the agents as this run keeps them."""
@@ -295,11 +306,11 @@ class ProjectSession:
         write = self._agent_write(agent["id"], {
             "status": "completed", "progress": 100, "current_task": None,
             "completed_at": at, "duration_ms": duration})
-        await self.ctx.emit_all([ev.AgentCompleted(
+        await self._with_metrics([ev.AgentCompleted(
             agent_id=agent["id"], duration_ms=int(duration),
             tokens_used=int(fresh["tokens_used"] or 0), output_summary=summary[:500],
-            agent=ev.StudioAgentRecord.model_validate(self._agents[agent["id"]])),
-            await self._metrics()], writes=[write])
+            agent=ev.StudioAgentRecord.model_validate(self._agents[agent["id"]]))],
+            writes=[write])
 
     async def fail(self, agent: dict[str, Any], error: str, *, status: str = "failed",
                    error_type: str | None = None) -> None:
