@@ -29,3 +29,17 @@ def test_tasks_code_and_images_read_as_a_list_a_code_block_and_pictures() -> Non
 def test_any_other_shape_reads_as_its_fields() -> None:
     text = output_markdown({"score": 3, "notes": {"a": 1}})
     assert "**score**: 3" in text and '"a": 1' in text
+
+
+def test_the_offline_draft_mark_reads_as_its_note_not_python() -> None:
+    text = output_markdown({"summary": "s", "draft": True, "note": "オフライン下書き: 草案です。",
+                            "ready": False, "missing": None})
+    assert "True" not in text and "False" not in text and "None" not in text
+    assert "> オフライン下書き: 草案です。" in text and "**ready**: いいえ" in text
+
+
+def test_the_offline_concept_does_not_double_the_concepts_full_stop() -> None:
+    from shokunin.agents.studio.brains import _outline
+
+    text = _outline("concept_doc", {"description": "荷物を街中に配達する。"})
+    assert "。。" not in text and "配達する。" in text

@@ -123,3 +123,12 @@ def test_a_hostile_pipeline_yaml_is_refused_with_a_clear_error(
     with pytest.raises(PipelineError, match=why) as raised:
         load_pipeline(path)
     assert str(path) in str(raised.value)
+
+
+def test_the_shipped_phases_are_named_as_the_seed_projects_backend_names_them() -> None:
+    from shokunin.agents.studio.pipeline import Phase
+
+    shipped = load_pipeline()
+    assert [shipped.phase_name(n) for n in (1, 2, 3)] == [
+        "Phase 1: 企画・設計", "Phase 2: 実装", "Phase 3: 統合・テスト"]
+    assert Phase(number=1, name="企画").title == ""  # a file without titles: its names

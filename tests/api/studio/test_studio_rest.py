@@ -188,7 +188,7 @@ def test_agents_logs_outputs_and_metrics_after_a_whole_run(http: httpx.Client) -
     assert set(figures) == METRICS_KEYS | {"generationCounts", "remainingEstimated"}
     assert (figures["completedTasks"], figures["totalTasks"], figures["progressPercent"]) == (
         16, 16, 100.0)
-    assert figures["currentPhase"] == 3 and figures["phaseName"] == "quality"
+    assert figures["currentPhase"] == 3 and figures["phaseName"] == "Phase 3: 統合・テスト"
     assert figures["estimatedRemainingSeconds"] == 0.0 and figures["elapsedTimeSeconds"] > 0
     project_logs = http.get(f"/api/projects/{pid}/logs").json()
     assert {entry["agentId"] for entry in project_logs} == {a["id"] for a in agents}

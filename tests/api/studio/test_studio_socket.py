@@ -123,7 +123,7 @@ async def test_a_whole_pipeline_streams_its_events_in_order(
                           "outputPreview", "timestamp"}
     assert first["checkpointType"] == "concept_review" and first["outputPreview"]
     phases = [(p["phase"], p["phaseName"]) for p in watcher.named("project:phase_changed")]
-    assert phases == [(2, "development"), (3, "quality")]
+    assert phases == [(2, "Phase 2: 実装"), (3, "Phase 3: 統合・テスト")]
     statuses = [(s["oldStatus"], s["newStatus"])
                 for s in watcher.named("project:status_changed")]
     assert statuses == [("draft", "running"), ("running", "completed")]
@@ -187,8 +187,9 @@ async def test_the_client_dialect_sends_the_react_clients_nested_payloads(
     assert watcher.named("checkpoint:resolved")[0]["checkpoint"]["status"] == "approved"
     metrics = watcher.named("metrics:update")[-1]
     assert metrics["projectId"] == pid and metrics["metrics"]["progressPercent"] == 100.0
-    assert [p["phaseName"] for p in watcher.named("phase:changed")] == ["development",
-                                                                         "quality"]
+    # the seed project's own backend's names (its toast: 「PHASE 2 - Phase 2: 実装 に移行しました」)
+    assert [p["phaseName"] for p in watcher.named("phase:changed")] == [
+        "Phase 2: 実装", "Phase 3: 統合・テスト"]
     assert [u["updates"]["status"] for u in watcher.named("project:updated")] == [
         "running", "completed"]
     assert not watcher.named("project:status_changed")  # the seed's names go to the seed

@@ -331,7 +331,8 @@ _FOCUS = {
 
 
 def _outline(output_type: str, concept: dict[str, Any]) -> str:
-    desc = str(concept.get("description", ""))[:120]
+    # the concept's own full stop is not doubled by the sentence's (配達する。。)
+    desc = str(concept.get("description", ""))[:120].strip().rstrip("。．.!！")
     return {
         "concept_doc": f"中心となる体験: {desc}。最初の版では核となる遊びを一つに絞る。",
         "design_doc": "コアループ: 操作 → 目標 → 報酬。難易度は段階的に上げる。",

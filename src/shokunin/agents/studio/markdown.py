@@ -52,6 +52,14 @@ def _part(key: str, value: Any, content: dict[str, Any], file_url: FileUrl | Non
         return "" if content.get("filePath") else f"`{value}`"
     if key in ("language", "filePath"):
         return ""
+    if key == "note" and isinstance(value, str):  # the offline brain's word on its draft
+        return f"> {value}"
+    if key == "draft":  # the note says it; else a plain word, not Python's True
+        return "" if content.get("note") or not value else "(下書き)"
+    if isinstance(value, bool):
+        return f"**{key}**: {'はい' if value else 'いいえ'}"
+    if value is None:
+        return ""
     if isinstance(value, dict | list):
         return f"**{key}**\n\n```json\n{json.dumps(value, ensure_ascii=False, indent=2)}\n```"
     return f"**{key}**: {value}"

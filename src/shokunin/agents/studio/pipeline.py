@@ -2,7 +2,7 @@
 
 A pipeline file (YAML) lists phases and agents::
 
-    phases: [{number: 1, name: planning}, ...]
+    phases: [{number: 1, name: planning, title: "Phase 1: 企画・設計"}, ...]  # title: phaseName
     agents:
       - type: design            # a seed AgentType
         phase: 1
@@ -43,6 +43,7 @@ class Phase(BaseModel):
     model_config = ConfigDict(extra="forbid")
     number: Literal[1, 2, 3]
     name: str = Field(min_length=1)
+    title: str = ""  # what a person reads (phaseName); the name when empty
 
 
 class Workers(BaseModel):
@@ -109,7 +110,9 @@ class Pipeline(BaseModel):
         return {a.type: a for a in self.agents}
 
     def phase_name(self, number: int) -> str:
-        return next((p.name for p in self.phases if p.number == number), str(number))
+        """What a person calls the phase: its title, else its name."""
+        return next((p.title or p.name for p in self.phases if p.number == number),
+                    str(number))
 
     def dependents(self, agent_type: str) -> list[AgentSpec]:
         return [a for a in self.agents if agent_type in a.depends_on]
