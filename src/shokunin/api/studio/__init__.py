@@ -1,8 +1,9 @@
 """The Studio face (seed 002): REST and Socket.IO in the seed's wire forms."""
 
-from shokunin.api.studio import config, costs, providers, rest, uploads
+from shokunin.api.studio import config, costs, interventions, providers, rest, uploads
 from shokunin.api.studio.socket import StudioSocket
 
-routers = [rest.router, uploads.router, config.router, providers.router, costs.router]
+routers = [rest.router, uploads.router, config.router, providers.router, costs.router,
+           interventions.router]
 
 __all__ = ["StudioSocket", "routers"]

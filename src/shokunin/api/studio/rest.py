@@ -7,7 +7,7 @@
     GET    /api/agents/{id}   /logs   /outputs   /metrics
     GET    /api/checkpoints/{id}             POST /api/checkpoints/{id}/resolve
     the seed project's React client also loads and sends:
-    GET    /api/projects/{id}/logs | interventions | assets | files
+    GET    /api/projects/{id}/logs | assets | files   (interventions: interventions.py)
     POST   /api/projects/{id}/initialize | brushup
     PATCH  /api/projects/{id}  {"status": "draft"}   (its stop button)
     and the outputs themselves:
@@ -181,13 +181,6 @@ async def project_logs(request: Request, project_id: str) -> list[dict[str, Any]
         "agentId": r["agent_id"], "source": types.get(r["agent_id"], "System"),
         "details": json.dumps(r["metadata"], ensure_ascii=False) if r["metadata"] else None}
         for r in rows]
-
-
-@router.get("/projects/{project_id}/interventions")
-async def project_interventions(request: Request, project_id: str) -> list[dict[str, Any]]:
-    """The React client's sidebar asks for these; the seed has no interventions: none."""
-    await visible_project(request, project_id)
-    return []
 
 
 _ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # seed -> the client's

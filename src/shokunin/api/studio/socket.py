@@ -47,7 +47,7 @@ import socketio
 from pydantic import ValidationError
 
 from shokunin import events as ev
-from shokunin.agents.studio import Studio
+from shokunin.agents.studio import Studio, interventions
 from shokunin.agents.studio.contracts import (
     Project,
     SocketResolution,
@@ -385,6 +385,7 @@ class StudioSocket:
                 "checkpoints": [checkpoint_json(ev.StudioCheckpointRecord.model_validate(c))
                                 for c in checkpoints],
                 "metrics": metrics_json(ev.StudioMetrics.model_validate(metrics.model_dump())),
+                "interventions": interventions.listed(project),  # its 連絡 tab's list
                 # the project's log, as the client's log list holds it
                 "logs": [system_log_json(ev.StudioLogEntry.model_validate(r), r["agent_id"],
                                          types.get(r["agent_id"], "System")) for r in logs]}
