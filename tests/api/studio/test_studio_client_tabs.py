@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.studio.test_studio_rest_client import created, http
+from tests.api.studio.test_studio_rest_client import completed, created, http
 
 __all__ = ["http"]  # the fixture, shared
 
@@ -62,3 +62,50 @@ def test_a_follow_up_is_the_operators_and_a_deleted_intervention_is_gone(
     assert http.get("/api/interventions/nothing").status_code == 404
 
 
+
+
+# an agent's detail tabs (AgentAccordionDetail.tsx: sequence, prompt, snapshots)
+SEQUENCE_KEYS = {"agentId", "agentType", "participants", "messages", "status",
+                 "totalDurationMs", "totalTokens"}
+MESSAGE_KEYS = {"id", "from", "to", "type", "label", "timestamp", "tokens", "durationMs",
+                "sourceId", "sourceType", "pairId", "model", "cost", "callIndex"}
+PROMPT_KEYS = {"agentId", "agentType", "systemPrompt", "systemComponents", "userPrompt",
+               "userComponents", "principles", "basePromptFile", "hasQualityFeedback"}
+
+
+def test_an_agents_sequence_prompt_and_snapshots_come_from_its_records(
+        http: httpx.Client) -> None:
+    pid = completed(http)
+    agents = {a["type"]: a for a in http.get(f"/api/projects/{pid}/agents").json()}
+    concept, leader = agents["concept"], agents["code_leader"]
+
+    seq = http.get(f"/api/agents/{concept['id']}/sequence").json()
+    assert set(seq) == SEQUENCE_KEYS and seq["status"] == "completed"
+    assert all(set(m) == MESSAGE_KEYS for m in seq["messages"])
+    ids = {p["id"] for p in seq["participants"]}
+    assert all(m["from"] in ids and m["to"] in ids for m in seq["messages"])
+    kinds = [m["type"] for m in seq["messages"]]
+    assert kinds == ["input", "request", "response", "output", "response"]
+    call = seq["messages"][2]
+    assert call["model"] == "offline" and call["cost"] == 0 and call["durationMs"] >= 0
+    assert seq["messages"][-1]["label"].startswith("承認")
+
+    team = http.get(f"/api/agents/{leader['id']}/workers").json()
+    assert team == [a for a in http.get(f"/api/projects/{pid}/agents").json()
+                    if a["type"] == "code_worker"]
+    assert team and {w["parentAgentId"] for w in team} == {leader["id"]}
+    led = http.get(f"/api/agents/{leader['id']}/sequence").json()
+    handed = [m for m in led["messages"] if m["type"] == "delegation"]
+    assert {m["to"] for m in handed} == {w["id"] for w in team}
+    assert all(m["sourceType"] == "agent" for m in handed)
+
+    prompt = http.get(f"/api/agents/{concept['id']}/system-prompt").json()
+    assert set(prompt) == PROMPT_KEYS
+    # offline: nothing went to a model, and the tab says so before what a model would get
+    first = prompt["systemComponents"][0]
+    assert first["label"] == "オフラインの頭脳" and "送っていません" in first["content"]
+    assert "concept_doc" in prompt["systemComponents"][1]["content"]
+    assert [c["label"] for c in prompt["userComponents"]][:2] == ["プロジェクト", "コンセプト"]
+    assert http.get(f"/api/agents/{concept['id']}/snapshots").json() == []
+    for tab in ("sequence", "system-prompt", "snapshots", "workers"):
+        assert http.get(f"/api/agents/nobody/{tab}").status_code == 404

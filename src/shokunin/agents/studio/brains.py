@@ -177,16 +177,23 @@ def _system(job: Job) -> str:
             "language of the concept. Be concrete and consistent with the inputs.")
 
 
-def _brief(job: Job) -> str:
-    parts = [f"Project: {job.project_name}",
-             f"Concept: {json.dumps(job.concept, ensure_ascii=False)}"]
+def prompt_parts(job: Job) -> tuple[str, list[tuple[str, str]]]:
+    """What ``LLMBrain`` sends for ``job``: the system prompt, and the user prompt's parts
+    (what each is, its text) in order, joined by blank lines."""
+    parts = [("project", f"Project: {job.project_name}"),
+             ("concept", f"Concept: {json.dumps(job.concept, ensure_ascii=False)}")]
     for kind, content in job.inputs.items():
-        parts.append(f"{kind}: {json.dumps(content, ensure_ascii=False)[:4000]}")
+        parts.append((kind, f"{kind}: {json.dumps(content, ensure_ascii=False)[:4000]}"))
     if job.task:
-        parts.append(f"Your task: {json.dumps(job.task, ensure_ascii=False)}")
+        parts.append(("task", f"Your task: {json.dumps(job.task, ensure_ascii=False)}"))
     if job.feedback:
-        parts.append(f"The reviewer asked for changes to your previous version: {job.feedback}")
-    return "\n\n".join(parts)
+        parts.append(("feedback", "The reviewer asked for changes to your previous version: "
+                      f"{job.feedback}"))
+    return _system(job), parts
+
+
+def _brief(job: Job) -> str:
+    return "\n\n".join(text for _, text in prompt_parts(job)[1])
 
 
 class OfflineBrain:

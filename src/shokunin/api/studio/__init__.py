@@ -1,9 +1,17 @@
 """The Studio face (seed 002): REST and Socket.IO in the seed's wire forms."""
 
-from shokunin.api.studio import config, costs, interventions, providers, rest, uploads
+from shokunin.api.studio import (
+    agent_tabs,
+    config,
+    costs,
+    interventions,
+    providers,
+    rest,
+    uploads,
+)
 from shokunin.api.studio.socket import StudioSocket
 
 routers = [rest.router, uploads.router, config.router, providers.router, costs.router,
-           interventions.router]
+           interventions.router, agent_tabs.router]
 
 __all__ = ["StudioSocket", "routers"]
