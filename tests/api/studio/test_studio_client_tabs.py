@@ -5,6 +5,8 @@ detail tabs (``src/components/agents/``) and its settings, with the requests as 
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from tests.api.studio.test_studio_rest_client import completed, created, http
@@ -109,3 +111,37 @@ def test_an_agents_sequence_prompt_and_snapshots_come_from_its_records(
     assert http.get(f"/api/agents/{concept['id']}/snapshots").json() == []
     for tab in ("sequence", "system-prompt", "snapshots", "workers"):
         assert http.get(f"/api/agents/nobody/{tab}").status_code == 404
+
+
+# the settings and data views' other routes (apiService.ts: languagesApi, projectTreeApi,
+# aiProviderApi, apiKeyApi, backupApi, archiveApi, autoApprovalApi, getPrinciplesList)
+def test_what_the_settings_views_ask_for_is_answered_from_what_shokunin_has(
+        http: httpx.Client) -> None:
+    pid = completed(http)
+    langs = http.get("/api/languages").json()
+    assert langs["defaultPrimary"] == "ja" and {"value", "label", "nativeName"} == set(
+        langs["languages"][0])
+    tree = http.get(f"/api/projects/{pid}/tree").json()
+    assert (tree["type"], tree["path"]) == ("directory", "")
+    outputs, uploads = tree["children"]
+    assert (outputs["name"], uploads["name"]) == ("outputs", "uploads")
+
+    def files(node: dict[str, Any]) -> list[dict[str, Any]]:
+        if node["type"] == "file":
+            return [node]
+        return [f for child in node["children"] for f in files(child)]
+
+    written = {o["filePath"] for o in http.get(f"/api/projects/{pid}/agents").json()
+               for o in http.get(f"/api/agents/{o['id']}/outputs").json() if o.get("filePath")}
+    found = files(outputs)
+    assert written and written <= {f["path"] for f in found}
+    assert all(f["size"] > 0 and f["mimeType"] for f in found)
+    [provider] = http.get("/api/ai-providers").json()
+    assert (provider["id"], provider["models"]) == ("offline", ["offline"])
+    assert http.get("/api/api-keys").json() == {}
+    assert http.get("/api/backups").json() == {"backups": []}
+    assert http.get("/api/archives").json() == {"archives": []}
+    assert http.get(f"/api/projects/{pid}/auto-approval-rules").json() == {"rules": []}
+    principles = http.get("/api/config/principles").json()
+    assert principles["principles"] == [] and len(principles["uiPhases"]) == 3
+    assert http.get("/api/projects/nothing/tree").status_code == 404

@@ -2,6 +2,7 @@
 
 from shokunin.api.studio import (
     agent_tabs,
+    client_settings,
     config,
     costs,
     interventions,
@@ -12,6 +13,6 @@ from shokunin.api.studio import (
 from shokunin.api.studio.socket import StudioSocket
 
 routers = [rest.router, uploads.router, config.router, providers.router, costs.router,
-           interventions.router, agent_tabs.router]
+           interventions.router, agent_tabs.router, client_settings.router]
 
 __all__ = ["StudioSocket", "routers"]
