@@ -53,6 +53,13 @@ class Settings(BaseSettings):
         description="Prefix of this deployment's Redis channels (`<namespace>:run:<run id>`), "
         "so two deployments can share one Redis: letters, digits, `_`, `.`, `-`.",
     )
+    run_lease_seconds: float = Field(
+        10.0, ge=1.0, le=600.0,
+        description="How long a process vouches for the runs it runs (renewed every fifth of "
+        "it). A run whose process died is taken over by another after at most this long (at "
+        "once when the dead process was on the same machine), and a cancel asked of another "
+        "process takes effect within a fifth of it.",
+    )
     model: str = Field(
         "offline",
         description="Chat model spec: `offline`, `openai:gpt-4.1-mini`, `anthropic:...`, "

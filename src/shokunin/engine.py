@@ -14,6 +14,7 @@ they may be the server's live runs.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Collection
@@ -68,6 +69,7 @@ class Engine:
     datasets: Datasets  # the Analyst's datasets (upload, ask, preview, delete)
     studio: Studio | None = None  # None when its pipeline cannot be loaded
     unavailable: dict[str, str] = field(default_factory=dict)  # face -> why it is off
+    _heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @classmethod
     async def open(cls, settings: Settings, *, recover: bool = True,
@@ -81,7 +83,8 @@ class Engine:
         wanted = None if faces is None else frozenset(faces)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
-            store = await Store.open(settings.resolved_database_url)
+            store = await Store.open(settings.resolved_database_url,
+                                     settings.run_lease_seconds)
             undo.push_async_callback(store.close)
             checkpointer = await open_checkpointer(store)
             undo.push_async_callback(close_checkpointer, checkpointer)
@@ -117,8 +120,11 @@ class Engine:
                          unavailable={face: why for face, why in built.unavailable.items()
                                       if wanted is None or face in wanted})
             await sandbox.start()  # may refuse (SandboxUnavailable): then all is closed
-            if recover:  # runs a previous process left: failed, or the Studio's go on
+            if recover:  # runs a gone process left: failed, or the Studio's go on
                 await runner.recover()
+            # Leases on this process's runs; with recover, it takes over others' orphans.
+            engine._heartbeat = asyncio.create_task(runner.keep_leases(recover=recover),
+                                                    name="run-leases")
             undo.pop_all()
         return engine
 
@@ -127,6 +133,10 @@ class Engine:
         if self.studio is not None:
             await self.studio.close()
         await self.runner.shutdown()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
         for agent in self.runner.agents.values():  # an agent's own resources, if any
             if hasattr(agent, "aclose"):
                 await agent.aclose()

@@ -12,6 +12,16 @@ from shokunin.runs.redis_bus import RedisBus
 REDIS_URL = os.environ.get("SHOKUNIN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
+def redis_available() -> bool:
+    """Whether the test Redis answers a PING (for tests of several server processes)."""
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
 async def open_redis_bus(namespace: str) -> RedisBus:
     """A RedisBus on the test Redis, or the test skipped saying why there is none."""
     try:

@@ -5,7 +5,7 @@ declares: pause (``ctx.gate()`` while the thread is held) and recovery at start-
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -160,11 +160,10 @@ class Recovering(Counter):
 
     name = "recovering"
 
-    async def recover(self, runner: Runner) -> int:
-        runs = [r for r in await runner.store.unfinished_runs() if r.agent == self.name]
-        for run in runs[:1]:  # the second is left: the Runner fails it
-            await runner.revive(run.id, {"n": 1})
-        return len(runs[:1])
+    async def recover(self, runner: Runner, orphans: Sequence[str], starting: bool) -> int:
+        for run_id in sorted(orphans)[1:]:  # the other is left: the Runner fails it
+            await runner.revive(run_id, {"n": 1})
+        return len(orphans[:1])
 
 
 async def test_recover_fails_the_runs_of_agents_without_recovery_and_revives_the_others(

@@ -127,7 +127,7 @@ async def test_finish_and_stale_runs(store: Store) -> None:
     await _run(store, "stale", "t1")
     await store.append_event(ev.Text(run_id="stale", thread_id="t1", seq=1, text="half"))
     await store.finish_run("done", "completed", usage={"total_tokens": 7})
-    assert await store.fail_unfinished_runs("restart") == 1
+    assert await store.fail_runs(["done", "stale"], "restart") == 1
     tail = await store.events_after("stale")
     assert [(e.seq, e.kind) for e in tail] == [(1, "text"), (2, "run_failed")]
     assert tail[-1].error == "restart"

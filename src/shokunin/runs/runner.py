@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -87,15 +87,17 @@ class ChecksResume(Protocol):
 
 @runtime_checkable
 class Recovers(Protocol):
-    async def recover(self, runner: Runner) -> int:
-        """At start-up, before anything else runs: make this agent's threads that a previous
-        process left go on (``runner.revive`` a run it left 'running', ``runner.start`` a
-        new one, ``runner.hold`` a paused thread); return how many go on. Its runs still
-        'running' and not live afterwards are failed."""
+    async def recover(self, runner: Runner, orphans: Sequence[str], starting: bool) -> int:
+        """Make this agent's threads go on that a process which is gone left: ``orphans``
+        are its runs that process left 'running', now leased to this one (``runner.revive``
+        one to go on as the same run). Called at start-up (``starting``: also hold a paused
+        thread, start a new run where one is needed) and whenever the heartbeat finds
+        orphans of this agent. Return how many go on; the orphans not live afterwards are
+        failed."""
         ...
 
 
-RESTARTED = "server restarted while the run was in progress"
+RESTARTED = "the server running it stopped while the run was in progress"
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ class Runner:
         self.holds = Holds()  # threads paused in this process (see ``hold``)
         self._thread_seqs: dict[str, int] = {}  # thread id -> its own events' last seq
         self._thread_event_locks: dict[str, asyncio.Lock] = {}
+        self._cancelling: dict[str, asyncio.Task[bool]] = {}  # asked by another process
 
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
@@ -241,6 +244,8 @@ class Runner:
             run = await self.store.get_run(run_id)
             if run is None:
                 raise RunNotFound(run_id)
+            if run.status == RunStatus.RUNNING:
+                return await self._cancel_elsewhere(run_id)
             return await self._cancel_waiting(run)
         ctx = self._contexts[run_id]
         ctx.abort.set()
@@ -249,6 +254,18 @@ class Runner:
             await task
         if ctx.closing is not None:
             await ctx.closing
+        return True
+
+    async def _cancel_elsewhere(self, run_id: str) -> bool:
+        """A run another process runs: ask it (its next heartbeat cancels it) and wait, for
+        at most two leases, until it has ended."""
+        leases = self.store.leases
+        if not await leases.request_cancel(run_id):
+            return False  # it ended meanwhile
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2 * leases.seconds
+        while loop.time() < deadline and await self._running(run_id):
+            await asyncio.sleep(0.2)
         return True
 
     async def _cancel_waiting(self, run: RunRow) -> bool:
@@ -388,39 +405,69 @@ class Runner:
         self.holds.release(thread_id)
 
     # start-up
-    async def recover(self) -> Recovery:
-        """The one start-up and recovery sequence, once the agents are registered and before
-        any face serves: runs a previous process left 'running' can never finish there, so
-        those of agents without ``recover`` are failed (each closed with a ``run_failed``
-        event); each agent that declares ``recover`` (``Recovers``) makes its threads go on;
-        what those leave unfinished is failed too. Runs waiting for an answer are left to be
-        resumed here."""
+    async def recover(self, *, starting: bool = True) -> Recovery:
+        """The one recovery sequence: at start-up, once the agents are registered and before
+        any face serves, and on each heartbeat that finds orphans (``keep_leases``). Runs a
+        gone process left 'running' (their lease ran out, or their process is known dead)
+        are claimed, one process winning each: those of agents without ``recover`` are
+        failed (each closed with a ``run_failed`` event); each agent that declares
+        ``recover`` (``Recovers``) makes its threads go on; what those leave unfinished is
+        failed too. Runs another live process holds are left alone, and runs waiting for
+        an answer are left to be resumed anywhere."""
+        leases = self.store.leases
+        orphans = [o for o in await leases.orphans() if await leases.claim(o)]
         recovering = {name: agent for name, agent in self.agents.items()
                       if isinstance(agent, Recovers)}
-        failed = await self.store.fail_unfinished_runs(RESTARTED, keep_agents=recovering)
+        failed = await self.store.fail_runs(
+            [o.id for o in orphans if o.agent not in recovering], RESTARTED)
         revived = 0
         for name, agent in recovering.items():
+            mine = [o.id for o in orphans if o.agent == name]
+            if not (starting or mine):
+                continue
             try:
-                revived += await agent.recover(self)
+                revived += await agent.recover(self, mine, starting)
             except Exception:  # one agent that cannot recover must not stop the others
                 log.exception("the %s agent could not recover its runs", name)
-        failed += await self.store.fail_unfinished_runs(
-            RESTARTED, keep_runs=[run_id for run_id in self._tasks if self.is_live(run_id)])
+        failed += await self.store.fail_runs(
+            [o.id for o in orphans if o.agent in recovering and not self.is_live(o.id)],
+            RESTARTED)
         if failed:
-            log.warning("marked %d unfinished runs from a previous process as failed", failed)
+            log.warning("failed %d runs a stopped process left unfinished", failed)
         return Recovery(failed=failed, revived=revived)
 
+    async def keep_leases(self, *, recover: bool) -> None:
+        """The heartbeat, until cancelled: renew this process's leases on its runs, cancel
+        those another process asked to cancel, and (``recover``: this process takes over
+        what others leave) recover orphans. A failing database is logged and tried again
+        at the next beat; the runs it holds meanwhile keep running."""
+        leases = self.store.leases
+        while True:
+            await asyncio.sleep(leases.seconds / 5)
+            try:
+                for run_id in await leases.renew():
+                    if self.is_live(run_id) and run_id not in self._cancelling:
+                        task = asyncio.create_task(self.cancel(run_id), name=f"cancel-{run_id}")
+                        self._cancelling[run_id] = task
+                        task.add_done_callback(lambda _t, r=run_id: self._cancelling.pop(r, None))
+                if recover:
+                    await self.recover(starting=False)
+            except Exception:  # noqa: BLE001 - the next beat tries again
+                log.warning("run leases could not be renewed; retrying", exc_info=True)
+
     async def revive(self, run_id: str, input: dict[str, Any]) -> None:
-        """Run again a run a previous process left 'running' (an agent's ``recover`` calls
-        it): the same run, its seq and usage going on, the agent given ``input`` (e.g. go on
-        from the thread's LangGraph checkpoint)."""
+        """Run again a run a gone process left 'running' and this one has claimed (an
+        agent's ``recover`` calls it): the same run, its seq and usage going on, the agent
+        given ``input`` (e.g. go on from the thread's LangGraph checkpoint)."""
         run = await self.store.get_run(run_id)
         if run is None:
             raise RunNotFound(run_id)
-        if run.status != RunStatus.RUNNING or self.is_live(run_id):
-            raise RunStateError(f"run {run_id} is {run.status}"
-                                + (" here" if self.is_live(run_id) else "")
-                                + ": only a run a previous process left can be revived")
+        if (run.status != RunStatus.RUNNING or self.is_live(run_id)
+                or run.lease_holder != self.store.leases.holder):
+            where = (" here" if self.is_live(run_id)
+                     else "" if run.status != RunStatus.RUNNING else " in another process")
+            raise RunStateError(f"run {run_id} is {run.status}{where}: only a run a gone "
+                                f"process left, claimed here, can be revived")
         thread = await self.store.get_thread(run.thread_id)
         ctx = self._context(run_id, run.thread_id, run.agent,
                             owner=thread.owner if thread else None)

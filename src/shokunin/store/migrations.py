@@ -55,9 +55,22 @@ def _v6_thread_events(conn: Connection) -> None:
     schema.thread_events.create(conn, checkfirst=True)
 
 
+def _v7_run_leases(conn: Connection) -> None:
+    """Runs name the process that runs them (leases): several processes share a database."""
+    have = {c["name"] for c in inspect(conn).get_columns("runs")}
+    for column in ("lease_holder", "lease_until", "cancel_requested"):
+        if column not in have:
+            col = schema.runs.c[column]
+            kind = col.type.compile(dialect=conn.dialect)
+            default = " NOT NULL DEFAULT false" if column == "cancel_requested" else ""
+            conn.execute(text(f"ALTER TABLE runs ADD COLUMN {column} {kind}{default}"))
+    for index in schema.runs.indexes:
+        index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets),
-    (5, _v5_studio), (6, _v6_thread_events)]
+    (5, _v5_studio), (6, _v6_thread_events), (7, _v7_run_leases)]
 LATEST = MIGRATIONS[-1][0]
 
 

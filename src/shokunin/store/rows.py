@@ -38,13 +38,15 @@ class RunRow:
     usage: dict[str, Any]
     created_at: datetime
     finished_at: datetime | None
+    lease_holder: str | None = None  # the process running it (store/leases.py)
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> RunRow:
         return cls(id=row["id"], thread_id=row["thread_id"], agent=row["agent"],
                    status=RunStatus(row["status"]), input=row["input"],
                    error=row["error"], usage=row["usage"],
-                   created_at=row["created_at"], finished_at=row["finished_at"])
+                   created_at=row["created_at"], finished_at=row["finished_at"],
+                   lease_holder=row.get("lease_holder"))
 
 
 @dataclass(frozen=True, slots=True)

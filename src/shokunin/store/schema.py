@@ -53,7 +53,15 @@ runs = Table(
     Column("usage", JSON, nullable=False, default=dict),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
+    # Who runs it and until when they vouch for it (store/leases.py); a cancel asked of
+    # the process that runs it, read at its next heartbeat.
+    Column("lease_holder", String(128)),
+    Column("lease_until", DateTime(timezone=True)),
+    Column("cancel_requested", Boolean, nullable=False, default=False,
+           server_default="0"),
 )
+
+Index("ix_runs_status", runs.c.status)
 
 events = Table(
     "events",

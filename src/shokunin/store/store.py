@@ -14,6 +14,7 @@ from shokunin.events import BaseEvent, Event, RunFailed, parse_event
 from shokunin.store import schema
 from shokunin.store.database import create_engine
 from shokunin.store.event_writer import INSERT_RUN, EventWriter, Write, event_row
+from shokunin.store.leases import Leases
 from shokunin.store.migrations import migrate
 from shokunin.store.rows import RunRow, RunStatus, ThreadRow, ThreadSummary
 
@@ -39,8 +40,9 @@ def _dialect_insert(dialect: str):  # noqa: ANN202 - a dialect's insert() constr
 
 
 class Store:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, lease_seconds: float = 10.0) -> None:
         self.engine = engine
+        self.leases = Leases(engine, lease_seconds)
         self._writer = EventWriter(engine)
         self._upsert_thread = _dialect_insert(engine.dialect.name)(
             schema.threads).on_conflict_do_nothing(index_elements=["id"])
@@ -52,12 +54,13 @@ class Store:
         return self._writer
 
     @classmethod
-    async def open(cls, url: str) -> Store:
-        store = cls(create_engine(url))
+    async def open(cls, url: str, lease_seconds: float = 10.0) -> Store:
+        store = cls(create_engine(url), lease_seconds)
         await migrate(store.engine)
         return store
 
     async def close(self) -> None:
+        self.leases.close()
         await self._writer.stop()
         await self.engine.dispose()
 
@@ -96,7 +99,7 @@ class Store:
         write = (INSERT_RUN, {
             "id": run_id, "thread_id": thread_id, "agent": agent, "status": RunStatus.RUNNING,
             "input": input, "usage": {}, "created_at": _now(), "error": None,
-            "finished_at": None})
+            "finished_at": None, "cancel_requested": False, **self.leases.values()})
         if first is None:
             await self._writer.execute(write)
         else:
@@ -125,7 +128,8 @@ class Store:
                 update(schema.runs)
                 .where(schema.runs.c.id == run_id,
                        schema.runs.c.status == RunStatus.INTERRUPTED)
-                .values(status=RunStatus.RUNNING, finished_at=None))
+                .values(status=RunStatus.RUNNING, finished_at=None, cancel_requested=False,
+                        **self.leases.values()))
             return result.rowcount == 1
 
     async def runs_after(self, thread_id: str, run_id: str) -> list[str]:
@@ -153,29 +157,25 @@ class Store:
                 schema.runs.c.status == RunStatus.RUNNING).order_by(schema.runs.c.created_at))
             return [RunRow.of(row) for row in rows.mappings()]
 
-    async def fail_unfinished_runs(self, reason: str, *, keep_agents: Iterable[str] = (),
-                                   keep_runs: Iterable[str] = ()) -> int:
-        """Runs left 'running' by a previous process can never finish: mark them failed and
-        close each with a ``run_failed`` event, so a client replaying it sees its end.
-        Runs of ``keep_agents`` (agents that recover their runs) and ``keep_runs`` (live
-        here) are left alone."""
+    async def fail_runs(self, run_ids: Iterable[str], reason: str) -> int:
+        """Runs a gone process left 'running' can never finish there: mark those of
+        ``run_ids`` still running failed and close each with a ``run_failed`` event, so a
+        client replaying it sees its end; return how many."""
+        ids = list(run_ids)
+        if not ids:
+            return 0
         runs = schema.runs
-        conditions = [runs.c.status == RunStatus.RUNNING]
-        if keep := list(keep_agents):
-            conditions.append(runs.c.agent.not_in(keep))
-        if keep := list(keep_runs):
-            conditions.append(runs.c.id.not_in(keep))
         async with self.engine.begin() as conn:
             stale = (await conn.execute(
-                select(schema.runs.c.id, schema.runs.c.thread_id,
+                select(runs.c.id, runs.c.thread_id,
                        select(func.coalesce(func.max(schema.events.c.seq), 0))
-                       .where(schema.events.c.run_id == schema.runs.c.id)
+                       .where(schema.events.c.run_id == runs.c.id)
                        .scalar_subquery())
-                .where(*conditions))).all()
+                .where(runs.c.id.in_(ids), runs.c.status == RunStatus.RUNNING))).all()
             if not stale:
                 return 0
             await conn.execute(
-                update(schema.runs).where(schema.runs.c.id.in_([r[0] for r in stale]))
+                update(runs).where(runs.c.id.in_([r[0] for r in stale]))
                 .values(status=RunStatus.FAILED, error=reason, finished_at=_now()))
             await conn.execute(schema.events.insert(), [
                 event_row(RunFailed(run_id=run_id, thread_id=thread_id, seq=last + 1,

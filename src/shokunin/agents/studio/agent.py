@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -120,11 +121,22 @@ class StudioAgent:
                     raise
                 ctx.resume_value, graph_input = answers, None
 
-    async def recover(self, runner: Runner) -> int:
-        """At start-up (``Runner.recover``): every running or paused project goes on. A
-        paused one is held again (its run waits at its next node). Return how many."""
+    async def recover(self, runner: Runner, orphans: Sequence[str], starting: bool) -> int:
+        """(``Runner.recover``) Projects whose runs a gone process left go on (``orphans``,
+        now this process's); at start-up also every other running or paused project whose
+        run is not live in another process: a paused one is held again (its run waits at
+        its next node), one whose run ended is given a new run. Return how many."""
+        left = set(orphans)
         projects = await self.records.projects_with_status("running", "paused")
+        going_on = 0
         for project in projects:
+            run_id = project["run_id"]
+            if run_id not in left:
+                if not starting:
+                    continue
+                run = await runner.store.get_run(run_id) if run_id else None
+                if run is not None and run.status == RunStatus.RUNNING:
+                    continue  # another live process runs it
             if project["status"] == "paused":
                 runner.hold(project["id"])
             else:  # the clock counts what the old process did, not the time it was down
@@ -135,7 +147,8 @@ class StudioAgent:
                 await revive(runner, self.records, project)
             except Exception:  # one project that cannot go on must not stop the others
                 log.exception("project %s could not be resumed", project["id"])
-        return len(projects)
+            going_on += 1
+        return going_on
 
 
 async def answer(runner: Runner, records: StudioRecords, project_id: str) -> str | None:

@@ -1,0 +1,153 @@
+"""Run leases: which process runs a run, for how long it has said so, and who takes it over.
+
+A process that runs a run holds its lease: the run row names the holder and a time until
+which the holder vouches for it. The holder renews its leases on a heartbeat; a run whose
+lease has run out, or whose holder is known to be gone (a dead process on this machine),
+is an orphan that another process may claim, one claim winning. Without leases, a process
+starting up could not tell a run a crashed process left from one another live process is
+running, and several web processes or workers could not share one database.
+
+A holder is ``host:pid:token``: the token tells two engines of one process apart (tests
+open several), and a process restarted with the same pid (pid 1 in a container) from its
+previous self.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from shokunin.store import schema
+from shokunin.store.rows import RunStatus
+
+_HOST = socket.gethostname()
+# Holders of engines open in this process: a holder with this pid that is not here is gone.
+_OPEN_HERE: set[str] = set()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def holder_gone(holder: str | None) -> bool:
+    """True when ``holder`` is surely not running any more: a process of this machine that
+    has exited, or an engine of this process that has closed. A holder on another machine
+    is never known gone; its lease running out says so."""
+    if not holder:
+        return True
+    host, _, rest = holder.partition(":")
+    pid_text, _, _token = rest.partition(":")
+    if host != _HOST or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return holder not in _OPEN_HERE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # another user's live process
+        return False
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Orphan:
+    """A running run whose holder is gone or whose lease ran out."""
+
+    id: str
+    thread_id: str
+    agent: str
+    holder: str | None
+
+
+class Leases:
+    """The lease operations of one holder (one open engine) on the runs table."""
+
+    def __init__(self, engine: AsyncEngine, seconds: float) -> None:
+        self.engine = engine
+        self.seconds = seconds
+        self.holder = f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        _OPEN_HERE.add(self.holder)
+
+    def close(self) -> None:
+        """This holder runs nothing any more: its runs are orphans at once."""
+        _OPEN_HERE.discard(self.holder)
+
+    def until(self) -> datetime:
+        return _now() + timedelta(seconds=self.seconds)
+
+    def values(self) -> dict[str, object]:
+        """The columns that give a run row to this holder."""
+        return {"lease_holder": self.holder, "lease_until": self.until()}
+
+    async def renew(self) -> list[str]:
+        """Extend this holder's leases on its running runs; return those another process
+        asked to cancel (``request_cancel``)."""
+        runs = schema.runs
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(runs).where(runs.c.lease_holder == self.holder,
+                                   runs.c.status == RunStatus.RUNNING)
+                .values(lease_until=self.until()))
+            rows = await conn.execute(
+                select(runs.c.id).where(runs.c.lease_holder == self.holder,
+                                        runs.c.status == RunStatus.RUNNING,
+                                        runs.c.cancel_requested.is_(True)))
+            return [run_id for (run_id,) in rows]
+
+    async def orphans(self) -> list[Orphan]:
+        """Running runs no live holder vouches for (oldest first)."""
+        runs = schema.runs
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                select(runs.c.id, runs.c.thread_id, runs.c.agent, runs.c.lease_holder,
+                       runs.c.lease_until)
+                .where(runs.c.status == RunStatus.RUNNING,
+                       or_(runs.c.lease_holder.is_(None),
+                           runs.c.lease_holder != self.holder))
+                .order_by(runs.c.created_at))).all()
+        now = _now()
+        return [Orphan(run_id, thread_id, agent, holder)
+                for run_id, thread_id, agent, holder, until in rows
+                if _expired(until, now) or holder_gone(holder)]
+
+    async def claim(self, orphan: Orphan) -> bool:
+        """Take an orphan's lease; False when another process took it first, or its holder
+        renewed it meanwhile (it was not gone after all)."""
+        runs = schema.runs
+        still = (runs.c.lease_holder.is_(None) if orphan.holder is None
+                 else runs.c.lease_holder == orphan.holder)
+        if not holder_gone(orphan.holder):  # by expiry only: it must still be expired
+            still = and_(still, or_(runs.c.lease_until.is_(None),
+                                    runs.c.lease_until < _now()))
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(runs).where(runs.c.id == orphan.id,
+                                   runs.c.status == RunStatus.RUNNING, still)
+                .values(**self.values()))
+            return result.rowcount == 1
+
+    async def request_cancel(self, run_id: str) -> bool:
+        """Ask whichever process runs ``run_id`` to cancel it (at its next heartbeat); False
+        when it is not running."""
+        runs = schema.runs
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(runs).where(runs.c.id == run_id, runs.c.status == RunStatus.RUNNING)
+                .values(cancel_requested=True))
+            return result.rowcount == 1
+
+
+def _expired(until: datetime | None, now: datetime) -> bool:
+    if until is None:
+        return True
+    if until.tzinfo is None:  # SQLite gives back naive UTC
+        until = until.replace(tzinfo=UTC)
+    return until < now

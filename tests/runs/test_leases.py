@@ -1,0 +1,177 @@
+"""Run leases (issue 38, faults): several processes on one database each run their own runs;
+one that is gone leaves orphans that exactly one other claims, a cancel reaches the process
+that runs the run, and a live process's runs are never touched. Two engines of one process
+stand for two processes (each has its own lease holder), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+from shokunin import events as ev
+from shokunin.runs import MemoryBus, Runner
+from shokunin.store import RunStatus, Store, schema
+from shokunin.store.leases import Orphan, holder_gone
+from tests.backends import database_url
+from tests.runs.conftest import BACKENDS, Asker, Counter
+
+LEASE = 1.0  # seconds: a heartbeat every 0.2 s
+
+
+@pytest.fixture(params=BACKENDS)
+async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    async with database_url(request.param, tmp_path) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def process(db_url: str, tmp_path: Path, *, recover: bool = True
+                  ) -> AsyncIterator[Runner]:
+    """A stand-in for one `shokunin serve`: its store (its own lease holder), a runner with
+    the test agents, and the heartbeat."""
+    runner = Runner(await Store.open(db_url, lease_seconds=LEASE), MemoryBus(),
+                    tmp_path / "ws")
+    for agent in (Counter(), Asker()):
+        runner.register(agent)
+    if recover:
+        await runner.recover()
+    beat = asyncio.create_task(runner.keep_leases(recover=recover))
+    try:
+        yield runner
+    finally:
+        beat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beat
+        await runner.shutdown()
+        await runner.store.close()
+
+
+@contextlib.asynccontextmanager
+async def child_run(db_url: str, tmp_path: Path) -> AsyncIterator[tuple[str, int]]:
+    """Another real process running a long run: (its run id, its pid); killed after."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.runs.lease_child", db_url, str(tmp_path / "ws"),
+        str(LEASE), stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).parents[2])
+    try:
+        assert child.stdout is not None
+        line = await asyncio.wait_for(child.stdout.readline(), 60)
+        yield line.decode().strip(), child.pid
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            child.kill()
+        await child.wait()
+
+
+async def until(check, timeout: float = 10.0) -> None:  # noqa: ANN001
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def status_of(runner: Runner, run_id: str) -> RunStatus:
+    run = await runner.store.get_run(run_id)
+    assert run is not None
+    return run.status
+
+
+async def test_a_process_starting_leaves_another_live_processes_runs_alone(
+        db_url: str, tmp_path: Path) -> None:
+    async with process(db_url, tmp_path) as a:
+        run_id = await a.start("counter", None, {"n": 80, "delay": 0.05})
+        async with process(db_url, tmp_path) as b:  # starts while A's run runs
+            await asyncio.sleep(3 * LEASE)  # B's heartbeats look for orphans meanwhile
+            assert await status_of(b, run_id) == RunStatus.RUNNING
+        await a.wait(run_id)
+        events = await a.store.events_after(run_id)
+        assert events[-1].kind == "run_completed" and len(events) == 82
+
+
+async def test_a_killed_processes_run_is_failed_by_a_live_one_with_an_event(
+        db_url: str, tmp_path: Path) -> None:
+    async with process(db_url, tmp_path) as b, child_run(db_url, tmp_path) as (run_id, pid):
+        await until(lambda: _has_text(b, run_id))
+        await asyncio.sleep(3 * LEASE)
+        assert await status_of(b, run_id) == RunStatus.RUNNING  # alive: left alone
+        os.kill(pid, signal.SIGKILL)
+        await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 5)
+        events = await b.store.events_after(run_id)
+        assert events[-1].kind == "run_failed" and "stopped" in events[-1].error
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))  # nothing lost
+
+
+async def test_an_expired_lease_of_another_machine_is_claimed_by_exactly_one_process(
+        db_url: str, tmp_path: Path) -> None:
+    """A holder on another host is never known dead: only its lease running out says so."""
+    async with process(db_url, tmp_path, recover=False) as a:
+        await a.store.ensure_thread("t", "counter")
+        await a.store.create_run("r", "t", "counter", {}, first=ev.RunStarted(
+            run_id="r", thread_id="t", seq=1, agent="counter"))
+        elsewhere = "other-host:1234:abcdef"
+        async with a.store.engine.begin() as conn:
+            await conn.execute(update(schema.runs).where(schema.runs.c.id == "r").values(
+                lease_holder=elsewhere, lease_until=datetime.now(UTC) + timedelta(hours=1)))
+        assert not holder_gone(elsewhere)
+        assert await a.store.leases.orphans() == []  # live lease: not an orphan
+        async with a.store.engine.begin() as conn:
+            await conn.execute(update(schema.runs).where(schema.runs.c.id == "r").values(
+                lease_until=datetime.now(UTC) - timedelta(seconds=1)))
+        [orphan] = await a.store.leases.orphans()
+        assert orphan == Orphan("r", "t", "counter", elsewhere)
+        async with process(db_url, tmp_path, recover=False) as b:
+            won = await asyncio.gather(a.store.leases.claim(orphan),
+                                       b.store.leases.claim(orphan))
+            assert sorted(won) == [False, True]
+
+
+async def test_a_cancel_asked_of_another_process_stops_the_run_there(
+        db_url: str, tmp_path: Path) -> None:
+    async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
+        run_id = await a.start("counter", None, {"n": 1000, "delay": 0.05})
+        await until(lambda: _has_text(b, run_id))
+        assert await b.cancel(run_id) is True  # returns once it has ended there
+        assert await status_of(b, run_id) == RunStatus.CANCELLED
+        assert (await b.store.events_after(run_id))[-1].kind == "run_cancelled"
+        assert not a.is_live(run_id)
+
+
+async def test_a_run_waiting_for_an_answer_is_resumed_by_another_process(
+        db_url: str, tmp_path: Path) -> None:
+    async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
+        run_id = await a.start("asker", None, {})
+        await a.wait(run_id)
+        await b.resume(run_id, "yes")
+        await b.wait(run_id)
+        run = await b.store.get_run(run_id)
+        assert run is not None and run.status == RunStatus.COMPLETED
+        assert run.lease_holder == b.store.leases.holder
+
+
+def test_a_dead_process_of_this_machine_is_known_gone_at_once() -> None:
+    host = os.uname().nodename
+    assert holder_gone(None) and holder_gone("")
+    assert holder_gone(f"{host}:{os.getpid()}:not-open-here")  # a closed engine of ours
+    assert not holder_gone(f"{host}:1:x")  # init: alive
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)
+    assert holder_gone(f"{host}:{child}:x")
+
+
+async def _has_text(runner: Runner, run_id: str) -> bool:
+    return any(e.kind == "text" for e in await runner.store.events_after(run_id))
+
+
+async def _ended(runner: Runner, run_id: str) -> bool:
+    return await status_of(runner, run_id) != RunStatus.RUNNING
