@@ -287,14 +287,14 @@ def test_agent_definitions_draw_the_pipeline_so_the_dashboard_counts_its_agents(
 
 def test_a_route_the_studio_does_not_serve_is_a_plain_404(http: httpx.Client) -> None:
     pid = created(http)["id"]
-    for method, path in [("GET", f"/api/projects/{pid}/auto-approval-rules"),
+    for method, path in [("GET", f"/api/projects/{pid}/settings/output"),
                          ("POST", f"/api/projects/{pid}/explode"),
                          ("GET", f"/api/projects/{pid}/start")]:
         response = http.request(method, path)
         assert response.status_code in (404, 405), (method, path)
         assert response.json()["error"]
     # a project's sub-path the Studio does not have is not "method not allowed"
-    assert http.get(f"/api/projects/{pid}/auto-approval-rules").status_code == 404
+    assert http.get(f"/api/projects/{pid}/settings/output").status_code == 404
 
 
 def test_the_provider_monitor_counts_the_agents_at_work(http: httpx.Client) -> None:

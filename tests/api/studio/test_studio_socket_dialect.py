@@ -170,3 +170,15 @@ async def test_an_agents_remaining_time_is_a_number_before_any_agent_finished(
             metrics = (await http.get(f"/api/agents/{agent['id']}/metrics")).json()
             assert metrics["estimatedRemainingSeconds"] == 0, agent["type"]
             assert metrics["remainingEstimated"] is False
+
+
+async def test_the_clients_state_sync_lists_the_projects_interventions(
+        live_server: LiveServer, http: httpx.AsyncClient) -> None:
+    pid = await new_project(http)
+    sent = (await http.post(f"/api/projects/{pid}/interventions", json={
+        "targetType": "all", "priority": "normal", "message": "テスト"})).json()
+    async with Watcher(live_server.url) as watcher:  # no query, as the React client
+        assert await watcher.sio.call("subscribe:project", pid, timeout=10) == {"ok": True}
+        await watcher.wait(lambda: watcher.named("connection:state_sync"))
+    [sync] = watcher.named("connection:state_sync")
+    assert sync["interventions"] == [sent]  # websocketService.ts sets its list from this
