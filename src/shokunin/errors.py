@@ -68,6 +68,7 @@ lower in the tree only says what went wrong; no face decides that again.
     ├── KernelDied (RuntimeError)       500 internal
     ├── SandboxBusy (RuntimeError)      503 busy
     ├── SandboxUnavailable (RuntimeError) 503 unavailable
+    ├── DatabaseUnavailable             503 database_unavailable (the database does not answer)
     ├── FilterUnavailable (RuntimeError)  500 internal
     └── BoundExceeded                   400 bad_request (untrusted input past a bound)
         ├── OutOfMemory                 400 bad_request
@@ -147,6 +148,7 @@ class ErrorCode(StrEnum):
     # the server
     BUSY = "busy"
     UNAVAILABLE = "unavailable"
+    DATABASE_UNAVAILABLE = "database_unavailable"
     ADVISOR_UNAVAILABLE = "advisor_unavailable"
     STUDIO_UNAVAILABLE = "studio_unavailable"
     INTERNAL = "internal"

@@ -21,8 +21,9 @@ from shokunin import events as ev
 from shokunin.runs import MemoryBus, Runner
 from shokunin.store import RunStatus, Store, schema
 from shokunin.store.leases import Orphan, holder_gone
-from tests.backends import database_url
+from tests.backends import database_url, postgres_available
 from tests.runs.conftest import BACKENDS, Asker, Counter
+from tests.tcp_proxy import TcpProxy
 
 LEASE = 1.0  # seconds: a heartbeat every 0.2 s
 
@@ -175,3 +176,33 @@ async def _has_text(runner: Runner, run_id: str) -> bool:
 
 async def _ended(runner: Runner, run_id: str) -> bool:
     return await status_of(runner, run_id) != RunStatus.RUNNING
+
+
+async def test_a_run_whose_end_could_not_be_recorded_is_failed_once_the_database_is_back(
+        tmp_path: Path) -> None:
+    """PostgreSQL away under a run: its emit fails, so it fails, and recording that fails
+    too; the heartbeat finds the run 'running' with no task and fails it, with an event,
+    when the database answers again."""
+    if not postgres_available():
+        pytest.skip("PostgreSQL not reachable on 127.0.0.1:5432")
+    async with database_url("postgres", tmp_path) as url:
+        proxy = TcpProxy(5432).start()
+        try:
+            via = url.replace(":5432", f":{proxy.port}")
+            async with process(via, tmp_path, recover=False) as a:
+                run_id = await a.start("counter", None, {"n": 100000, "delay": 0.05})
+                await until(lambda: _has_text(a, run_id))
+                await asyncio.to_thread(proxy.cut)
+                await until(lambda: _not_live(a, run_id), timeout=30)
+                await asyncio.sleep(1.0)
+                await asyncio.to_thread(proxy.start)
+                await until(lambda: _ended(a, run_id), timeout=30)
+                events = await a.store.events_after(run_id)
+                assert events[-1].kind == "run_failed"
+                assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        finally:
+            await asyncio.to_thread(proxy.close)
+
+
+async def _not_live(runner: Runner, run_id: str) -> bool:
+    return not runner.is_live(run_id)

@@ -16,7 +16,8 @@ from the perimeter ``forbidden_host`` (a ``Host`` the server does not answer to)
 ``unauthorized``, ``forbidden_origin``, ``too_many_streams`` (429: live connections past
 a cap), ``unsupported_media_type``, ``too_large``, ``too_deep`` (JSON nested past the
 parser's depth), ``invalid_request`` (validation), ``busy`` (503: no database connection
-came free in time), ``internal`` (an unhandled error: the answer carries an ``id`` and
+came free in time), ``database_unavailable`` (503: the database does not answer, with
+``Retry-After``), ``internal`` (an unhandled error: the answer carries an ``id`` and
 the traceback is only logged, under that id).
 """
 
@@ -38,6 +39,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
 from shokunin.errors import ErrorCode, ShokuninError
+from shokunin.store import RETRY_AFTER_SEC, unreachable
 
 log = logging.getLogger(__name__)
 
@@ -139,9 +141,18 @@ async def _busy(request: Request, exc: Exception) -> Response:
                           {"Retry-After": "1"})
 
 
+async def _database_down(request: Request, exc: Exception) -> Response:
+    log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+    return error_response(503, "the database does not answer: nothing was done; try again in "
+                          "a moment", ErrorCode.DATABASE_UNAVAILABLE,
+                          {"Retry-After": str(RETRY_AFTER_SEC)})
+
+
 async def _internal(request: Request, exc: Exception) -> Response:
     if isinstance(exc, PoolTimeout):  # raised in a middleware (auth reads the key store)
         return await _busy(request, exc)
+    if unreachable(exc):  # the driver's own error, from a route or a middleware
+        return await _database_down(request, exc)
     error_id = uuid.uuid4().hex[:12]
     log.error("error %s: unhandled exception on %s %s", error_id, request.method,
               request.url.path, exc_info=exc)

@@ -7,6 +7,8 @@ import logging
 import re
 import uuid
 
+from shokunin.store import unreachable
+
 # An absolute path of two or more parts, not inside a URL ("https://host/a/b").
 _PATH = re.compile(r"(?<![\w.:/~-])/(?:[\w.@+~-]+/)+([\w.@+~-]*)")
 
@@ -25,5 +27,7 @@ def public_message(exc: BaseException, log: logging.Logger, what: str) -> str:
     see: the exception's own text, paths redacted, and the id to quote to an operator."""
     error_id = new_error_id()
     log.error("%s (error %s)", what, error_id, exc_info=exc)
+    if unreachable(exc):  # the driver's text names hosts and ports, and says nothing useful
+        return f"the database did not answer; try again in a moment (error {error_id})"
     text = redact_paths(str(exc).strip()) or type(exc).__name__
     return f"{text} (error {error_id})"

@@ -97,7 +97,8 @@ class Recovers(Protocol):
         ...
 
 
-RESTARTED = "the server running it stopped while the run was in progress"
+RESTARTED = ("the run stopped unfinished: the server running it stopped, or lost its "
+             "database, while the run was in progress")
 
 
 @dataclass(frozen=True)
@@ -405,7 +406,7 @@ class Runner:
         self.holds.release(thread_id)
 
     # start-up
-    async def recover(self, *, starting: bool = True) -> Recovery:
+    async def recover(self, *, starting: bool = True, own: Sequence[str] = ()) -> Recovery:
         """The one recovery sequence: at start-up, once the agents are registered and before
         any face serves, and on each heartbeat that finds orphans (``keep_leases``). Runs a
         gone process left 'running' (their lease ran out, or their process is known dead)
@@ -413,9 +414,11 @@ class Runner:
         failed (each closed with a ``run_failed`` event); each agent that declares
         ``recover`` (``Recovers``) makes its threads go on; what those leave unfinished is
         failed too. Runs another live process holds are left alone, and runs waiting for
-        an answer are left to be resumed anywhere."""
+        an answer are left to be resumed anywhere. ``own``: runs this process holds whose
+        task is gone (the heartbeat's), recovered the same way."""
         leases = self.store.leases
         orphans = [o for o in await leases.orphans() if await leases.claim(o)]
+        orphans += await leases.mine(own)  # this process's own, no longer run by a task
         recovering = {name: agent for name, agent in self.agents.items()
                       if isinstance(agent, Recovers)}
         failed = await self.store.fail_runs(
@@ -438,22 +441,33 @@ class Runner:
 
     async def keep_leases(self, *, recover: bool) -> None:
         """The heartbeat, until cancelled: renew this process's leases on its runs, cancel
-        those another process asked to cancel, and (``recover``: this process takes over
-        what others leave) recover orphans. A failing database is logged and tried again
-        at the next beat; the runs it holds meanwhile keep running."""
+        those another process asked to cancel, recover its own runs that no task runs any
+        more (their end could not be recorded, e.g. the database was down), and (``recover``:
+        this process takes over what others leave) recover orphans. A failing database is
+        logged and tried again at the next beat; the runs it holds meanwhile keep running."""
         leases = self.store.leases
+        stranded: set[str] = set()
         while True:
             await asyncio.sleep(leases.seconds / 5)
             try:
-                for run_id in await leases.renew():
-                    if self.is_live(run_id) and run_id not in self._cancelling:
+                mine = await leases.renew()
+                for run_id, cancel in mine.items():
+                    if cancel and self.is_live(run_id) and run_id not in self._cancelling:
                         task = asyncio.create_task(self.cancel(run_id), name=f"cancel-{run_id}")
                         self._cancelling[run_id] = task
                         task.add_done_callback(lambda _t, r=run_id: self._cancelling.pop(r, None))
-                if recover:
-                    await self.recover(starting=False)
+                # Not live here on two beats running (one could fall between a run's row
+                # and its task): nobody will ever finish it.
+                gone = {run_id for run_id in mine if not self._busy(run_id)}
+                if (gone & stranded) or recover:
+                    await self.recover(starting=False, own=sorted(gone & stranded))
+                stranded = gone
             except Exception:  # noqa: BLE001 - the next beat tries again
                 log.warning("run leases could not be renewed; retrying", exc_info=True)
+
+    def _busy(self, run_id: str) -> bool:
+        """A task or a context of the run exists here (starting, running or recording)."""
+        return self.is_live(run_id) or run_id in self._contexts
 
     async def revive(self, run_id: str, input: dict[str, Any]) -> None:
         """Run again a run a gone process left 'running' and this one has claimed (an

@@ -27,7 +27,10 @@ def is_sqlite_file(url: URL) -> bool:
 def create_engine(url: str) -> AsyncEngine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        # a database that does not answer fails a request in seconds, not asyncpg's minute
+        connect = {"timeout": 5} if parsed.get_driver_name() == "asyncpg" else {}
+        return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+                                   connect_args=connect)
     if is_sqlite_file(parsed):
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
     engine = create_async_engine(url, connect_args={"timeout": 30})

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -87,9 +88,9 @@ class Leases:
         """The columns that give a run row to this holder."""
         return {"lease_holder": self.holder, "lease_until": self.until()}
 
-    async def renew(self) -> list[str]:
-        """Extend this holder's leases on its running runs; return those another process
-        asked to cancel (``request_cancel``)."""
+    async def renew(self) -> dict[str, bool]:
+        """Extend this holder's leases on its running runs; return them, each with whether
+        another process asked to cancel it (``request_cancel``)."""
         runs = schema.runs
         async with self.engine.begin() as conn:
             await conn.execute(
@@ -97,10 +98,9 @@ class Leases:
                                    runs.c.status == RunStatus.RUNNING)
                 .values(lease_until=self.until()))
             rows = await conn.execute(
-                select(runs.c.id).where(runs.c.lease_holder == self.holder,
-                                        runs.c.status == RunStatus.RUNNING,
-                                        runs.c.cancel_requested.is_(True)))
-            return [run_id for (run_id,) in rows]
+                select(runs.c.id, runs.c.cancel_requested).where(
+                    runs.c.lease_holder == self.holder, runs.c.status == RunStatus.RUNNING))
+            return {run_id: bool(cancel) for run_id, cancel in rows}
 
     async def orphans(self) -> list[Orphan]:
         """Running runs no live holder vouches for (oldest first)."""
@@ -117,6 +117,19 @@ class Leases:
         return [Orphan(run_id, thread_id, agent, holder)
                 for run_id, thread_id, agent, holder, until in rows
                 if _expired(until, now) or holder_gone(holder)]
+
+    async def mine(self, run_ids: Sequence[str]) -> list[Orphan]:
+        """Those of ``run_ids`` that are still running under this holder, as orphans."""
+        if not run_ids:
+            return []
+        runs = schema.runs
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                select(runs.c.id, runs.c.thread_id, runs.c.agent)
+                .where(runs.c.id.in_(list(run_ids)), runs.c.lease_holder == self.holder,
+                       runs.c.status == RunStatus.RUNNING))).all()
+        return [Orphan(run_id, thread_id, agent, self.holder)
+                for run_id, thread_id, agent in rows]
 
     async def claim(self, orphan: Orphan) -> bool:
         """Take an orphan's lease; False when another process took it first, or its holder
