@@ -173,3 +173,84 @@ async def test_a_subscriber_that_never_reads_holds_a_bounded_queue(
         await publisher.close()
         if listener is not None:
             await listener.close()
+
+
+class Ticker:
+    """Says a numbered line every 50 ms, ``n`` times."""
+
+    name = "ticker"
+
+    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
+        for i in range(input["n"]):
+            await ctx.emit(ev.Text(text=f"#{i}"))
+            await asyncio.sleep(0.05)
+        return {"n": input["n"]}
+
+
+@contextlib.asynccontextmanager
+async def own_redis() -> AsyncIterator[tuple[str, Any]]:
+    """A Redis of this test's own (it is restarted), on a free port: its URL and a restart
+    function."""
+    import shutil
+    import subprocess
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no"]
+    proc = [subprocess.Popen(args, stdout=subprocess.DEVNULL)]
+
+    async def up() -> None:
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    async def restart(down_for: float) -> None:
+        proc[0].kill()
+        proc[0].wait()
+        await asyncio.sleep(down_for)
+        proc[0] = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+        await up()
+
+    await up()
+    try:
+        yield f"redis://127.0.0.1:{port}/0", restart
+    finally:
+        proc[0].kill()
+        proc[0].wait()
+
+
+async def test_a_follower_in_another_process_misses_nothing_across_a_redis_restart(
+        tmp_path: Path) -> None:
+    """Redis killed and started again (empty) while A runs and B follows: the run never
+    waits on Redis, B goes on from the database meanwhile and from Redis again after, and
+    gets every event once, in order."""
+    async with own_redis() as (url, restart), two_processes(tmp_path, url) as (a, b):
+        a.runner.register(Ticker())
+        run_id = await a.runner.start("ticker", None, {"n": 120})  # about 6 s
+        followed: list[ev.BaseEvent] = []
+
+        async def follow_on_b() -> None:
+            async for event in follow(b.runner, run_id, cancel_on_exit=False):
+                followed.append(event)
+
+        following = asyncio.create_task(follow_on_b())
+        await asyncio.sleep(1.0)
+        await restart(down_for=1.5)
+        on_b = b.bus.subscribe(run_id)  # after the restart: live through Redis again
+        await asyncio.wait_for(following, TIMEOUT)
+        _, stored = await a.store.run_with_events(run_id, 0)
+        assert followed == stored and stored[-1].kind == "run_completed"
+        assert [e.seq for e in followed] == list(range(1, 123))
+        live: list[ev.BaseEvent] = []
+        while not live or live[-1].kind != "run_completed":
+            live.append(await asyncio.wait_for(on_b.get(), TIMEOUT))
+        assert live[-1] == stored[-1]
+        on_b.close()
