@@ -13,12 +13,13 @@ import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import update
 
 from shokunin import events as ev
-from shokunin.runs import MemoryBus, Runner
+from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import RunStatus, Store, schema
 from shokunin.store.leases import Orphan, holder_gone
 from tests.backends import database_url, postgres_available
@@ -206,3 +207,37 @@ async def test_a_run_whose_end_could_not_be_recorded_is_failed_once_the_database
 
 async def _not_live(runner: Runner, run_id: str) -> bool:
     return not runner.is_live(run_id)
+
+
+class Stepper:
+    """A pausable agent: a numbered line, then its gate, ``n`` times."""
+
+    name = "stepper"
+
+    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
+        for i in range(input["n"]):
+            await ctx.emit(ev.Text(text=f"#{i}"))
+            await ctx.gate()
+            await asyncio.sleep(0.02)
+        return {}
+
+
+async def test_a_hold_asked_of_another_process_pauses_the_run_there_until_released(
+        db_url: str, tmp_path: Path) -> None:
+    async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
+        a.register(Stepper())
+        run_id = await a.start("stepper", None, {"n": 100000})
+        await until(lambda: _has_text(a, run_id))
+        thread = (await a.store.get_run(run_id)).thread_id  # type: ignore[union-attr]
+        await b.hold(thread)  # B does not run it: A learns at its next heartbeat
+        await asyncio.sleep(2 * LEASE / 5 + 0.3)
+        held_at = len(await a.store.events_after(run_id))
+        await asyncio.sleep(1.0)
+        assert len(await a.store.events_after(run_id)) == held_at  # waits at its gate
+        await b.release(thread)
+        await until(lambda: _more(a, run_id, held_at + 5))
+        assert a.is_live(run_id)
+
+
+async def _more(runner: Runner, run_id: str, count: int) -> bool:
+    return len(await runner.store.events_after(run_id)) >= count

@@ -145,11 +145,11 @@ class Pausable:
 async def test_a_held_thread_waits_at_its_gate_until_released(tmp_path: Path) -> None:
     runner = await open_runner(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}", tmp_path,
                                Pausable())
-    runner.hold("t")
+    await runner.hold("t")
     run_id = await runner.start("pausable", "t", {"n": 2})
     await asyncio.sleep(0.2)
     assert [e.kind for e in await runner.store.events_after(run_id)] == ["run_started"]
-    runner.release("t")
+    await runner.release("t")
     await runner.wait(run_id)
     assert [e.kind for e in await runner.store.events_after(run_id)][-1] == "run_completed"
     await close_runner(runner)
@@ -198,7 +198,7 @@ async def test_a_deleted_threads_own_events_go_with_it(tmp_path: Path) -> None:
     runner = await open_runner(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}", tmp_path)
     await runner.store.ensure_thread("t", "counter")
     await runner.publish_thread_event("t", status("a"))
-    runner.hold("t")
+    await runner.hold("t")
     assert await runner.store.delete_thread("t")
     runner.forget_thread("t")
     assert await runner.store.thread_events_after("t") == []

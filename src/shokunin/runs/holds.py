@@ -2,8 +2,11 @@
 
 A pausable agent awaits ``ctx.gate()`` at its node boundaries; while its thread is held
 (``Runner.hold``) the run waits there, without asking the database, until
-``Runner.release``. Who holds a thread across a restart is the agent's business: it holds
-them again in its ``recover`` (the Studio: every project recorded paused)."""
+``Runner.release``. The hold is also recorded on the thread: a process whose run's thread
+another process held (or released) follows at its next heartbeat, and one that resumes or
+revives a run of a held thread holds it first. Who holds a thread across a restart is the
+agent's business too: it holds them again in its ``recover`` (the Studio: every project
+recorded paused)."""
 
 from __future__ import annotations
 

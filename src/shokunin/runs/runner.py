@@ -29,6 +29,7 @@ from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
 from shokunin.runs.thread_feed import ThreadFeed
 from shokunin.store import RunRow, RunStatus, Store, Write
+from shokunin.store.leases import Held
 
 log = logging.getLogger(__name__)
 
@@ -222,6 +223,8 @@ class Runner:
             raise RunStateError(f"run {run_id} is no longer waiting for an answer",
                                 code=ErrorCode.NOT_WAITING)
         thread = await self.store.get_thread(run.thread_id)
+        if thread is not None and thread.held:  # held from another process meanwhile
+            self.holds.hold(run.thread_id)
         ctx = self._context(run_id, run.thread_id, run.agent, resume_value=value,
                             owner=thread.owner if thread else None)
         ctx._seq = await self.store.last_seq(run_id)
@@ -398,12 +401,16 @@ class Runner:
         return ThreadFeed(self.store, self.bus, thread_id, after)
 
     # pause, a policy of pausable agents (they await ``ctx.gate()`` at node boundaries)
-    def hold(self, thread_id: str) -> None:
-        """Runs on the thread wait at their next gate until ``release``."""
+    async def hold(self, thread_id: str) -> None:
+        """Runs on the thread wait at their next gate until ``release``: here at once, in
+        another process that runs one at its next heartbeat (the hold is recorded on the
+        thread)."""
         self.holds.hold(thread_id)
+        await self.store.set_held(thread_id, True)
 
-    def release(self, thread_id: str) -> None:
+    async def release(self, thread_id: str) -> None:
         self.holds.release(thread_id)
+        await self.store.set_held(thread_id, False)
 
     # start-up
     async def recover(self, *, starting: bool = True, own: Sequence[str] = ()) -> Recovery:
@@ -451,19 +458,28 @@ class Runner:
             await asyncio.sleep(leases.seconds / 5)
             try:
                 mine = await leases.renew()
-                for run_id, cancel in mine.items():
-                    if cancel and self.is_live(run_id) and run_id not in self._cancelling:
-                        task = asyncio.create_task(self.cancel(run_id), name=f"cancel-{run_id}")
-                        self._cancelling[run_id] = task
-                        task.add_done_callback(lambda _t, r=run_id: self._cancelling.pop(r, None))
+                for run in mine:
+                    self._asked(run)
                 # Not live here on two beats running (one could fall between a run's row
                 # and its task): nobody will ever finish it.
-                gone = {run_id for run_id in mine if not self._busy(run_id)}
+                gone = {run.run_id for run in mine if not self._busy(run.run_id)}
                 if (gone & stranded) or recover:
                     await self.recover(starting=False, own=sorted(gone & stranded))
                 stranded = gone
             except Exception:  # noqa: BLE001 - the next beat tries again
                 log.warning("run leases could not be renewed; retrying", exc_info=True)
+
+    def _asked(self, run: Held) -> None:
+        """Do what another process asked of a run of this one: cancel it, hold or release
+        its thread."""
+        if run.cancel and self.is_live(run.run_id) and run.run_id not in self._cancelling:
+            task = asyncio.create_task(self.cancel(run.run_id), name=f"cancel-{run.run_id}")
+            self._cancelling[run.run_id] = task
+            task.add_done_callback(lambda _t, r=run.run_id: self._cancelling.pop(r, None))
+        if run.thread_held and not self.holds.is_held(run.thread_id):
+            self.holds.hold(run.thread_id)
+        elif not run.thread_held and self.holds.is_held(run.thread_id):
+            self.holds.release(run.thread_id)
 
     def _busy(self, run_id: str) -> bool:
         """A task or a context of the run exists here (starting, running or recording)."""
@@ -483,6 +499,8 @@ class Runner:
             raise RunStateError(f"run {run_id} is {run.status}{where}: only a run a gone "
                                 f"process left, claimed here, can be revived")
         thread = await self.store.get_thread(run.thread_id)
+        if thread is not None and thread.held:  # held from another process meanwhile
+            self.holds.hold(run.thread_id)
         ctx = self._context(run_id, run.thread_id, run.agent,
                             owner=thread.owner if thread else None)
         ctx._seq = await self.store.last_seq(run_id)

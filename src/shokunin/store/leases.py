@@ -59,6 +59,17 @@ def holder_gone(holder: str | None) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class Held:
+    """A run this holder runs, and what was asked of it from anywhere: to be cancelled, or
+    (its thread held) to wait at its next gate."""
+
+    run_id: str
+    thread_id: str
+    cancel: bool
+    thread_held: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Orphan:
     """A running run whose holder is gone or whose lease ran out."""
 
@@ -88,19 +99,21 @@ class Leases:
         """The columns that give a run row to this holder."""
         return {"lease_holder": self.holder, "lease_until": self.until()}
 
-    async def renew(self) -> dict[str, bool]:
-        """Extend this holder's leases on its running runs; return them, each with whether
-        another process asked to cancel it (``request_cancel``)."""
-        runs = schema.runs
+    async def renew(self) -> list[Held]:
+        """Extend this holder's leases on its running runs; return them, each with what
+        another process may have asked of it (``request_cancel``, a held thread)."""
+        runs, threads = schema.runs, schema.threads
         async with self.engine.begin() as conn:
             await conn.execute(
                 update(runs).where(runs.c.lease_holder == self.holder,
                                    runs.c.status == RunStatus.RUNNING)
                 .values(lease_until=self.until()))
             rows = await conn.execute(
-                select(runs.c.id, runs.c.cancel_requested).where(
-                    runs.c.lease_holder == self.holder, runs.c.status == RunStatus.RUNNING))
-            return {run_id: bool(cancel) for run_id, cancel in rows}
+                select(runs.c.id, runs.c.thread_id, runs.c.cancel_requested, threads.c.held)
+                .join(threads, threads.c.id == runs.c.thread_id)
+                .where(runs.c.lease_holder == self.holder, runs.c.status == RunStatus.RUNNING))
+            return [Held(run_id, thread_id, bool(cancel), bool(held))
+                    for run_id, thread_id, cancel, held in rows]
 
     async def orphans(self) -> list[Orphan]:
         """Running runs no live holder vouches for (oldest first)."""

@@ -68,9 +68,16 @@ def _v7_run_leases(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
+def _v8_thread_holds(conn: Connection) -> None:
+    """A pause is recorded on the thread: a process that does not run its run sees it."""
+    if "held" not in {c["name"] for c in inspect(conn).get_columns("threads")}:
+        conn.execute(text("ALTER TABLE threads ADD COLUMN held BOOLEAN NOT NULL DEFAULT false"))
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets),
-    (5, _v5_studio), (6, _v6_thread_events), (7, _v7_run_leases)]
+    (5, _v5_studio), (6, _v6_thread_events), (7, _v7_run_leases),
+    (8, _v8_thread_holds)]
 LATEST = MIGRATIONS[-1][0]
 
 

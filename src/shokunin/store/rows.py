@@ -60,11 +60,13 @@ class ThreadRow:
     meta: dict[str, Any]
     created_at: datetime
     owner: str | None
+    held: bool = False  # its runs wait at their next gate (``Runner.hold``)
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> ThreadRow:
         return cls(id=row["id"], agent=row["agent"], title=row["title"],
-                   meta=row["meta"], created_at=row["created_at"], owner=row["owner"])
+                   meta=row["meta"], created_at=row["created_at"], owner=row["owner"],
+                   held=bool(row.get("held", False)))
 
 
 @dataclass(frozen=True, slots=True)

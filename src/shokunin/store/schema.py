@@ -37,6 +37,8 @@ threads = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # The principal that created the thread ("key:<name>", "admin"), None when auth is off.
     Column("owner", String(128), nullable=True),
+    # Its runs wait at their next gate (``Runner.hold``), in whichever process runs them.
+    Column("held", Boolean, nullable=False, server_default="0"),
 )
 
 Index("ix_threads_owner", threads.c.owner)

@@ -74,7 +74,7 @@ class Store:
         SQLite's lock."""
         await self._writer.execute((self._upsert_thread, {
             "id": thread_id, "agent": agent, "title": title[:200], "meta": {},
-            "created_at": _now(), "owner": owner}))
+            "created_at": _now(), "owner": owner, "held": False}))
 
     async def set_thread_meta(self, thread_id: str, meta: dict[str, Any]) -> bool:
         """Replace the thread's ``meta`` (a face's own record of it); False if no thread."""
@@ -82,6 +82,12 @@ class Store:
             result = await conn.execute(update(schema.threads).where(
                 schema.threads.c.id == thread_id).values(meta=meta))
             return result.rowcount == 1
+
+    async def set_held(self, thread_id: str, held: bool) -> None:
+        """Record that the thread's runs wait at their next gate (or no longer do)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(update(schema.threads).where(schema.threads.c.id == thread_id)
+                               .values(held=held))
 
     async def get_thread(self, thread_id: str) -> ThreadRow | None:
         async with self.engine.connect() as conn:

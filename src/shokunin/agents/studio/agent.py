@@ -138,7 +138,7 @@ class StudioAgent:
                 if run is not None and run.status == RunStatus.RUNNING:
                     continue  # another live process runs it
             if project["status"] == "paused":
-                runner.hold(project["id"])
+                await runner.hold(project["id"])
             else:  # the clock counts what the old process did, not the time it was down
                 await self.records.update_project(project["id"], {
                     "elapsed_seconds": await _elapsed_until_stop(runner, project),

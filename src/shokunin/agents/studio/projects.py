@@ -140,7 +140,7 @@ class Studio:
         """End the project's run (held, running or waiting at a checkpoint) and forget its
         graph's state: the next start begins the graph again, and finds what the records
         keep (approved outputs are not made again: their ids are derived)."""
-        self.runner.release(project["id"])  # a held node would hold its run
+        await self.runner.release(project["id"])  # a held node would hold its run
         waiter = self._waiters.pop(project["id"], None)
         if waiter is not None:
             waiter.cancel()
@@ -259,7 +259,7 @@ class Studio:
     async def delete(self, project_id: str) -> None:
         async with self._lock(project_id):  # not beside a start that has not begun its run
             project = await self.project(project_id)
-            self.runner.release(project_id)  # a held node would hold its run
+            await self.runner.release(project_id)  # a held node would hold its run
             if project["run_id"]:  # stop it, or close it if it waits at a checkpoint
                 with contextlib.suppress(RunNotFound):
                     await self.runner.cancel(project["run_id"])
@@ -298,13 +298,13 @@ class Studio:
     async def pause(self, project_id: str) -> dict[str, Any]:
         async with self._lock(project_id):  # the record and the Runner's hold agree
             project = await self._transition(project_id, "paused", ("running",))
-            self.runner.hold(project_id)  # the nodes that start from now on wait
+            await self.runner.hold(project_id)  # the nodes that start from now on wait
             return project
 
     async def resume(self, project_id: str) -> dict[str, Any]:
         async with self._lock(project_id):
             project = await self._transition(project_id, "running", ("paused",))
-            self.runner.release(project_id)
+            await self.runner.release(project_id)
         await self._revive(project)
         return project
 
