@@ -98,8 +98,8 @@ class Recovers(Protocol):
         ...
 
 
-RESTARTED = ("the run stopped unfinished: the server running it stopped, or lost its "
-             "database, while the run was in progress")
+RESTARTED = ("the run stopped unfinished: the server running it stopped or restarted, or "
+             "lost its database, while the run was in progress")
 
 
 @dataclass(frozen=True)
