@@ -7,18 +7,21 @@ processes, real Redis, SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from tests.api.studio.watcher import Watcher, new_project
 from tests.backends import PG_ADMIN_URL, postgres_available
@@ -26,6 +29,7 @@ from tests.live_server import LiveServer
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 
+T = TypeVar("T")
 LEASE = "2"  # seconds a process vouches for its runs: a dead one's are taken within it
 
 SLOW_TOOL = '''
@@ -93,19 +97,21 @@ def _running(servers: list[LiveServer]) -> Iterator[list[LiveServer]]:
             server.stop()
 
 
+def in_own_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to its end in a thread of its own: a browser test before may leave its
+    event loop running in this one (Playwright's sync API)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def _psql(sql: str) -> None:
-    import asyncio as aio
-
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
     async def run() -> None:
         engine = create_async_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
         async with engine.connect() as conn:
             await conn.execute(text(sql))
         await engine.dispose()
 
-    aio.run(run())
+    in_own_loop(run())
 
 
 def _start_slow(server: LiveServer, steps: int) -> tuple[str, threading.Thread]:
@@ -206,12 +212,19 @@ def test_a_killed_process_leaves_no_run_running_and_its_clients_see_the_end(
     print(f"killed run failed by the other process {took:.1f} s after SIGKILL")
 
 
-async def test_a_studio_project_started_on_one_process_is_watched_and_approved_on_the_other(
+def test_a_studio_project_started_on_one_process_is_watched_and_approved_on_the_other(
         pair: list[LiveServer]) -> None:
     """Socket.IO on B follows a project A runs (its events reach B through the bus, so no
     Socket.IO manager is needed); each approval, sent to A or B in turn, resumes the run
     wherever it lands; B's socket sees the whole pipeline once."""
-    a, b = pair
+    watcher, resolved = in_own_loop(_watch_and_approve(*pair))
+    created = [e["checkpointId"] for e in watcher.named("checkpoint:created")]
+    assert len(created) == 11 and created == resolved  # each once, in order
+    completed = [e["agentId"] for e in watcher.named("agent:completed")]
+    assert len(completed) == len(set(completed)) == 16
+
+
+async def _watch_and_approve(a: LiveServer, b: LiveServer) -> tuple[Watcher, list[str]]:
     async with httpx.AsyncClient(base_url=a.url, timeout=30) as on_a, \
             httpx.AsyncClient(base_url=b.url, timeout=30) as on_b:
         pid = await new_project(on_a)
@@ -231,7 +244,4 @@ async def test_a_studio_project_started_on_one_process_is_watched_and_approved_o
                             assert response.status_code == 200, response.text
                             resolved.append(cid)
                     await asyncio.sleep(0.05)
-    created = [e["checkpointId"] for e in watcher.named("checkpoint:created")]
-    assert len(created) == 11 and created == resolved  # each once, in order
-    completed = [e["agentId"] for e in watcher.named("agent:completed")]
-    assert len(completed) == len(set(completed)) == 16
+    return watcher, resolved
