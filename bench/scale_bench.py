@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args()
     _raise_fd_limit()
-    console = Console()
+    console = Console(width=150)
     results: dict[str, list[Result]] = {}
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         root = Path(tmp)
@@ -140,8 +140,8 @@ def main() -> None:
         vs_one = ("" if one is None or key == "all-in-one" else
                   f"{sum(rates) / sum(r.throughput for r in one):.2f}x")
         vs_all = f"{sum(rates) / sum(r.throughput for r in base):.2f}x"
-        table.add_row(label, " / ".join(f"{x:.0f}" for x in rates), f"{_pct(lat, 50) * 1000:.0f}",
-                      f"{_pct(lat, 99) * 1000:.0f}", str(sum(len(r.errors) for r in runs)),
+        table.add_row(label, " / ".join(f"{x:.0f}" for x in rates), f"{_pct(lat, 50):.0f}",
+                      f"{_pct(lat, 99):.0f}", str(sum(len(r.errors) for r in runs)),
                       vs_one, vs_all)
     console.print(table)
     for key, runs in results.items():
