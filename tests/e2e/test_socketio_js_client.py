@@ -253,7 +253,7 @@ def test_the_js_client_sees_a_whole_pipeline_in_the_client_dialect(server: LiveS
         AGENTS, AGENTS, 100)
     phases = named(events, "phase:changed")
     assert [(p["projectId"], p["phase"], p["phaseName"]) for p in phases] == [
-        (project_id, 2, "development"), (project_id, 3, "quality")]
+        (project_id, 2, "Phase 2: 実装"), (project_id, 3, "Phase 3: 統合・テスト")]
 
     assert_agents_start_before_they_complete(events)
     assert_each_checkpoint_approved_after_creation(events, [c["checkpointId"] for c in created])
