@@ -53,6 +53,17 @@ class Settings(BaseSettings):
         description="Prefix of this deployment's Redis channels (`<namespace>:run:<run id>`), "
         "so two deployments can share one Redis: letters, digits, `_`, `.`, `-`.",
     )
+    queue_url: SecretStr | None = Field(  # secret: the URL may hold a password
+        None,
+        description="Job queue (SAQ) that sends runs to `shokunin worker` processes: "
+        "`postgresql://user:pw@host:5432/db` (durable, in the database; recommended) or "
+        "`redis://host:6379/0`. Unset: every run runs in the process that received it.",
+    )
+    worker_concurrency: int = Field(
+        10, ge=1, le=1000,
+        description="Runs one `shokunin worker` takes from the shared queue at a time (and "
+        "as many again from its own: runs of threads whose kernel it holds).",
+    )
     run_lease_seconds: float = Field(
         10.0, ge=1.0, le=600.0,
         description="How long a process vouches for the runs it runs (renewed every fifth of "

@@ -6,6 +6,11 @@ one start-up sequence; ``close()`` takes them down in reverse. ``shokunin serve`
 in its lifespan, ``shokunin mcp serve`` and ``shokunin analyze`` open their own: nothing
 else assembles the parts.
 
+Where runs run: with a job queue configured (``SHOKUNIN_QUEUE_URL``), a web process
+(``queue="send"``) sends each run to the ``shokunin worker`` processes (``queue="take"``);
+``shokunin analyze`` runs its own here (``queue="none"``). Without one, every run runs in
+the process that received it.
+
 Who recovers: the process that owns the runs (``serve``, ``recover=True``) fails the runs a
 previous process left unfinished and lets the Studio's projects go on. A process that may
 share the database with a running server (``mcp serve``, ``analyze``) leaves them alone:
@@ -19,6 +24,7 @@ import contextlib
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
@@ -28,7 +34,7 @@ from shokunin.agents.studio import Studio
 from shokunin.agents.workbench import load_map
 from shokunin.config import Settings
 from shokunin.maps import MapError, MapPackage
-from shokunin.runs import EventBus, MemoryBus, RedisBus, Runner, RunServices
+from shokunin.runs import EventBus, MemoryBus, RedisBus, Runner, RunQueue, RunServices
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 from shokunin.tools import ToolRegistry
@@ -69,17 +75,20 @@ class Engine:
     datasets: Datasets  # the Analyst's datasets (upload, ask, preview, delete)
     studio: Studio | None = None  # None when its pipeline cannot be loaded
     unavailable: dict[str, str] = field(default_factory=dict)  # face -> why it is off
+    queue: RunQueue | None = None  # the job queue to workers, when one is configured
     _heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @classmethod
     async def open(cls, settings: Settings, *, recover: bool = True,
-                   mcp_clients: bool = True, faces: Collection[str] | None = None) -> Engine:
+                   mcp_clients: bool = True, faces: Collection[str] | None = None,
+                   queue: Literal["send", "take", "none"] = "send") -> Engine:
         """Build and start the engine. ``recover``: this process owns the runs (see the
         module docstring). ``mcp_clients``: open sessions with the configured MCP servers
         (``mcp serve`` does not: their tools are not served over MCP). ``faces``: the agents
         to offer, by name (None: every one); a process that runs one face (``shokunin
         analyze``: ``{"analyst"}``) registers no other agent, starts no Studio and, when
-        none of its agents calls a tool, loads no tool."""
+        none of its agents calls a tool, loads no tool. ``queue``: with a job queue
+        configured, send runs to workers, take them (a worker), or ignore it."""
         wanted = None if faces is None else frozenset(faces)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
@@ -93,7 +102,7 @@ class Engine:
             undo.push_async_callback(tools.close)
             # The configured MCP servers' tools join the list; a slow server joins later.
             await tools.connect(wait=MCP_STARTUP_WAIT_SEC)
-            sandbox = Sandbox(settings)
+            sandbox = Sandbox(settings, homes=store.kernel_homes)
             undo.push_async_callback(sandbox.shutdown)
             map_package = load_map(settings)
             services = RunServices(settings=settings, tools=tools, sandbox=sandbox,
@@ -105,6 +114,14 @@ class Engine:
                 undo.push_async_callback(bus.close)
             runner = Runner(store, bus, settings.data_dir / "workspaces", services)
             undo.push_async_callback(runner.shutdown)
+            run_queue = None
+            if settings.queue_url is not None and queue != "none":
+                run_queue = await RunQueue.open(settings.queue_url.get_secret_value(),
+                                                settings.redis_namespace)
+                undo.push_async_callback(run_queue.close)
+                runner.use_queue(run_queue, send=queue == "send")
+                if queue == "take":  # runs of threads whose kernel it holds come here
+                    store.kernel_homes.queue = run_queue.own(store.leases.holder)
             built = build_agents(services, store)  # each built in milliseconds
             for agent in built.agents:
                 if wanted is None or agent.name in wanted:
@@ -116,7 +133,7 @@ class Engine:
             engine = cls(settings=settings, store=store, checkpointer=checkpointer,
                          bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
                          map_package=map_package, datasets=Datasets(runner, settings),
-                         studio=studio,
+                         studio=studio, queue=run_queue,
                          unavailable={face: why for face, why in built.unavailable.items()
                                       if wanted is None or face in wanted})
             await sandbox.start()  # may refuse (SandboxUnavailable): then all is closed
@@ -143,6 +160,8 @@ class Engine:
         await self.sandbox.shutdown()
         await self.tools.close()
         await close_checkpointer(self.checkpointer)  # after the runs that use it
+        if self.queue is not None:
+            await self.queue.close()
         if isinstance(self.bus, RedisBus):  # after the runs' last events
             await self.bus.close()
         await self.store.close()

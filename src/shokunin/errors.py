@@ -69,6 +69,7 @@ lower in the tree only says what went wrong; no face decides that again.
     ├── SandboxBusy (RuntimeError)      503 busy
     ├── SandboxUnavailable (RuntimeError) 503 unavailable
     ├── DatabaseUnavailable             503 database_unavailable (the database does not answer)
+    ├── QueueUnavailable (ConnectionError) 503 unavailable (the job queue to the workers)
     ├── FilterUnavailable (RuntimeError)  500 internal
     └── BoundExceeded                   400 bad_request (untrusted input past a bound)
         ├── OutOfMemory                 400 bad_request

@@ -68,7 +68,8 @@ async def _run(settings: Settings, file: Path, question: str, fmt: str | None
     from shokunin.engine import Engine
 
     # Beside a server that may share the database: its unfinished runs are not ours.
-    engine = await Engine.open(settings, recover=False, mcp_clients=False, faces={NAME})
+    engine = await Engine.open(settings, recover=False, mcp_clients=False, faces={NAME},
+                               queue="none")
     try:
         try:
             record = await engine.datasets.upload_file(None, file)

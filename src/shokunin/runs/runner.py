@@ -9,7 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from shokunin import events as ev
 from shokunin.errors import ErrorCode
@@ -28,8 +28,11 @@ from shokunin.runs.holds import Holds
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
 from shokunin.runs.thread_feed import ThreadFeed
-from shokunin.store import RunRow, RunStatus, Store, Write
-from shokunin.store.leases import Held
+from shokunin.store import RunRow, RunStatus, Store, ThreadRow, Write
+from shokunin.store.leases import Held, Orphan, queued_in
+
+if TYPE_CHECKING:
+    from shokunin.runs.queue import QueuedRun, RunQueue
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +131,15 @@ class Runner:
         self._thread_seqs: dict[str, int] = {}  # thread id -> its own events' last seq
         self._thread_event_locks: dict[str, asyncio.Lock] = {}
         self._cancelling: dict[str, asyncio.Task[bool]] = {}  # asked by another process
+        # The job queue (``use_queue``): runs are sent to workers instead of run here.
+        self.queue: RunQueue | None = None
+        self._sends = False
+
+    def use_queue(self, queue: RunQueue, *, send: bool) -> None:
+        """Share the job queue: ``send`` (a web process) sends every run this process
+        starts, resumes or revives to a worker; a worker runs what it takes (``take``) and
+        revives here. Both look at the queue to tell a lost job from a waiting one."""
+        self.queue, self._sends = queue, send
 
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
@@ -180,16 +192,7 @@ class Runner:
         except BaseException:
             self._forget(ctx)  # no run row: nothing to finish
             raise
-        try:
-            self._launch(ctx, input)
-        except BaseException as exc:
-            # The run row exists: never leave it 'running' with nobody to finish it.
-            self._forget(ctx)
-            message = public_message(exc, log, f"run {run_id} failed to start")
-            with contextlib.suppress(Exception):
-                await ctx.emit(ev.RunFailed(error=message),
-                               status={"status": RunStatus.FAILED, "error": message})
-            raise
+        await self._dispatch(ctx, input)
 
     async def _thread_agent(self, thread_id: str, agent: str, input: dict[str, Any],
                             owner: str | None) -> str:
@@ -225,13 +228,7 @@ class Runner:
         thread = await self.store.get_thread(run.thread_id)
         if thread is not None and thread.held:  # held from another process meanwhile
             self.holds.hold(run.thread_id)
-        ctx = self._context(run_id, run.thread_id, run.agent, resume_value=value,
-                            owner=thread.owner if thread else None)
-        ctx._seq = await self.store.last_seq(run_id)
-        before = run.usage or {}  # one run: its usage goes on adding up
-        ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
-            "input_tokens", "output_tokens", "total_tokens", "calls")})
-        self._launch(ctx, run.input)
+        await self._dispatch(await self._again(run, thread, value), run.input)
 
     async def waiting_for(self, run_id: str) -> dict[str, Any]:
         """What a waiting run waits for: the payload of its last event when that is
@@ -249,7 +246,8 @@ class Runner:
             if run is None:
                 raise RunNotFound(run_id)
             if run.status == RunStatus.RUNNING:
-                return await self._cancel_elsewhere(run_id)
+                return (await self._cancel_queued(run)
+                        or await self._cancel_elsewhere(run_id))
             return await self._cancel_waiting(run)
         ctx = self._contexts[run_id]
         ctx.abort.set()
@@ -270,6 +268,26 @@ class Runner:
         deadline = loop.time() + 2 * leases.seconds
         while loop.time() < deadline and await self._running(run_id):
             await asyncio.sleep(0.2)
+        return True
+
+    async def _cancel_queued(self, run: RunRow) -> bool:
+        """A run waiting in the job queue: take its lease back before a worker does (one
+        wins), end it here and drop its job; False when no job holds it (any more)."""
+        mark = queued_in(run.lease_holder)
+        leases = self.store.leases
+        if mark is None or not await leases.pass_on(run.id, run.lease_holder or "",
+                                                    leases.holder):
+            return False
+        ctx = self._context(run.id, run.thread_id, run.agent)
+        ctx._seq = await self.store.last_seq(run.id)
+        try:
+            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled(
+                reason="cancelled before a worker took it"))
+        finally:
+            self._forget(ctx)
+        if self.queue is not None:
+            with contextlib.suppress(Exception):  # a worker that takes it finds no lease
+                await self.queue.drop(mark)
         return True
 
     async def _cancel_waiting(self, run: RunRow) -> bool:
@@ -424,7 +442,8 @@ class Runner:
         an answer are left to be resumed anywhere. ``own``: runs this process holds whose
         task is gone (the heartbeat's), recovered the same way."""
         leases = self.store.leases
-        orphans = [o for o in await leases.orphans() if await leases.claim(o)]
+        orphans = [o for o in await leases.orphans()
+                   if not await self._still_queued(o) and await leases.claim(o)]
         orphans += await leases.mine(own)  # this process's own, no longer run by a task
         recovering = {name: agent for name, agent in self.agents.items()
                       if isinstance(agent, Recovers)}
@@ -446,6 +465,33 @@ class Runner:
             log.warning("failed %d runs a stopped process left unfinished", failed)
         return Recovery(failed=failed, revived=revived)
 
+    async def _still_queued(self, orphan: Orphan) -> bool:
+        """A run whose lease a job holds is no orphan while the job waits: its lease is
+        extended (in the shared queue), or the job moved to the shared queue (in a worker's
+        own: that worker may be gone). A lost or finished job leaves an orphan."""
+        mark = queued_in(orphan.holder)
+        if mark is None or self.queue is None or orphan.holder is None:
+            return False
+        try:
+            waiting = await self.queue.waiting(mark)
+        except Exception:  # noqa: BLE001 - cannot tell: leave it for the next beat
+            log.warning("the job queue could not say whether run %s waits", orphan.id,
+                        exc_info=True)
+            return True
+        if not waiting:
+            return False
+        leases = self.store.leases
+        if mark[0] == self.queue.shared:
+            await leases.pass_on(orphan.id, orphan.holder, orphan.holder)
+            return True
+        run = await self.store.get_run(orphan.id)
+        moved = self.queue.mark(orphan.id)
+        if run is not None and await leases.pass_on(orphan.id, orphan.holder, moved):
+            with contextlib.suppress(Exception):
+                await self.queue.drop(mark)
+            await self._send_job(orphan.id, moved, run.input, None)
+        return True
+
     async def keep_leases(self, *, recover: bool) -> None:
         """The heartbeat, until cancelled: renew this process's leases on its runs, cancel
         those another process asked to cancel, recover its own runs that no task runs any
@@ -458,6 +504,7 @@ class Runner:
             await asyncio.sleep(leases.seconds / 5)
             try:
                 mine = await leases.renew()
+                await self.store.kernel_homes.renew()
                 for run in mine:
                     self._asked(run)
                 # Not live here on two beats running (one could fall between a run's row
@@ -499,15 +546,73 @@ class Runner:
             raise RunStateError(f"run {run_id} is {run.status}{where}: only a run a gone "
                                 f"process left, claimed here, can be revived")
         thread = await self.store.get_thread(run.thread_id)
+        await self._dispatch(await self._again(run, thread), input)
+
+    async def take(self, job: QueuedRun, mark: str) -> None:
+        """(a worker) Run what a job of the queue brought, to its end or its first wait:
+        take the run's lease from the job's ``mark`` first (nothing to do when a cancel
+        or another copy of the job took it), then go on as the run it is (started,
+        resumed or revived), its seq and usage going on."""
+        leases = self.store.leases
+        if not await leases.pass_on(job.run_id, mark, leases.holder):
+            return
+        run = await self.store.get_run(job.run_id)
+        if run is None:
+            return
+        thread = await self.store.get_thread(run.thread_id)
+        ctx = await self._again(run, thread, job.resume_value)
+        self._launch(ctx, job.input)
+        await asyncio.shield(self.wait(job.run_id))
+
+    async def _again(self, run: RunRow, thread: ThreadRow | None,
+                     resume_value: Any = None) -> RunContext:
+        """The context of a run going on in this process: held if its thread is held,
+        its seq and usage going on from what the store has."""
         if thread is not None and thread.held:  # held from another process meanwhile
             self.holds.hold(run.thread_id)
-        ctx = self._context(run_id, run.thread_id, run.agent,
+        ctx = self._context(run.id, run.thread_id, run.agent, resume_value=resume_value,
                             owner=thread.owner if thread else None)
-        ctx._seq = await self.store.last_seq(run_id)
-        before = run.usage or {}
+        ctx._seq = await self.store.last_seq(run.id)
+        before = run.usage or {}  # one run: its usage goes on adding up
         ctx.usage = Usage(**{k: int(before.get(k, 0)) for k in (
             "input_tokens", "output_tokens", "total_tokens", "calls")})
-        self._launch(ctx, input)
+        return ctx
+
+    async def _dispatch(self, ctx: RunContext, input: dict[str, Any]) -> None:
+        """Run it here, or (a web process with a queue) send it to a worker: the one that
+        holds its thread's kernel, else any. A run that can be neither is failed (its row
+        exists: never leave it 'running' with nobody to finish it)."""
+        try:
+            if self.queue is None or not self._sends:
+                self._launch(ctx, input)
+                return
+            self._forget(ctx)  # a worker runs it: nothing of it lives here
+            queue = await self.store.kernel_homes.queue_of(ctx.thread_id)
+            mark = self.queue.mark(ctx.run_id, queue)
+            leases = self.store.leases
+            if not await leases.pass_on(ctx.run_id, leases.holder, mark):
+                raise RunStateError(f"run {ctx.run_id} is no longer this process's to send")
+            try:
+                await self._send_job(ctx.run_id, mark, input, ctx.resume_value)
+            except BaseException:
+                await leases.pass_on(ctx.run_id, mark, leases.holder)
+                raise
+        except BaseException as exc:
+            self._forget(ctx)
+            message = public_message(exc, log, f"run {ctx.run_id} failed to start")
+            with contextlib.suppress(Exception):
+                await ctx.emit(ev.RunFailed(error=message), status={
+                    "status": RunStatus.FAILED, "error": message,
+                    "usage": ctx.usage.as_dict()})
+            raise
+
+    async def _send_job(self, run_id: str, mark: str, input: dict[str, Any],
+                        resume_value: Any) -> None:
+        from shokunin.runs.queue import QueuedRun
+
+        where = queued_in(mark)
+        assert self.queue is not None and where is not None
+        await self.queue.send(where, QueuedRun(run_id, input, resume_value))
 
     async def subscribe_thread(
         self, thread_id: str, after_run: str | None = None
@@ -568,6 +673,11 @@ class Runner:
     async def _running(self, run_id: str) -> bool:
         run = await self.store.get_run(run_id)
         return run is not None and run.status == RunStatus.RUNNING
+
+    async def drain(self) -> None:
+        """Wait until no run runs here any more (a stopping worker lets them end)."""
+        while tasks := [t for t in self._tasks.values() if not t.done()]:
+            await asyncio.wait(tasks)
 
     async def shutdown(self) -> None:
         for run_id in list(self._tasks):

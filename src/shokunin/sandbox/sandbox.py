@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shokunin import events
 from shokunin.errors import ErrorCode, ShokuninError
@@ -44,6 +44,9 @@ from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
 from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb, owner_key
 from shokunin.sandbox.runtime import UID_BASE, UID_SPAN, Runtime, claim_uid
+
+if TYPE_CHECKING:
+    from shokunin.store import KernelHomes
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +84,12 @@ class SandboxUnavailable(ShokuninError, RuntimeError):
 class Sandbox:
     """Runs model-written Python per thread; docs/threat-model.md says what its walls stop."""
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Any, homes: KernelHomes | None = None) -> None:
+        """``homes``: where the engine records which process holds each thread's kernel
+        (a worker's runs follow their kernel; a kernel started elsewhere says the
+        variables are gone)."""
         self.settings = settings
+        self.homes = homes
         self.allowed_imports = list(settings.sandbox_allowed_imports)
         self.idle_sec = float(settings.sandbox_idle_sec)
         self._kernels: dict[str, Kernel] = {}
@@ -97,7 +104,8 @@ class Sandbox:
                                   int(settings.sandbox_max_kernels_per_owner),
                                   float(settings.sandbox_queue_sec))
         self.min_free_mb = int(settings.sandbox_min_free_mb)
-        self._shut_early: dict[str, str] = {}  # thread -> why its kernel was shut down early
+        # thread -> why the variables its next kernel starts without are gone
+        self._shut_early: dict[str, str] = {}
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
@@ -217,15 +225,22 @@ class Sandbox:
         if claim is not None:
             claim.close()
 
-    async def close_thread(self, thread_id: str) -> None:
-        """Shut the thread's kernel down; its workspace stays."""
+    async def close_thread(self, thread_id: str, *, home: bool = True) -> None:
+        """Shut the thread's kernel down; its workspace stays. ``home``: and say it has no
+        kernel in this process any more."""
         kernel = self._kernels.pop(thread_id, None)
         self._quota.release(thread_id)
         if kernel is not None:
             await self._discard(kernel)
+            if home and self.homes is not None:
+                try:
+                    await self.homes.left(thread_id)
+                except Exception:  # noqa: BLE001 - it runs out with this process's leases
+                    log.warning("could not record that %s's kernel closed", thread_id,
+                                exc_info=True)
 
     async def _shut_down_early(self, thread_id: str, why: str) -> None:
-        self._shut_early[thread_id] = why
+        self._shut_early[thread_id] = f"this thread's earlier kernel was shut down because {why}"
         await self.close_thread(thread_id)
 
     def _idle_threads(self) -> list[str]:
@@ -240,7 +255,8 @@ class Sandbox:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
         await self._pool.close()
-        await asyncio.gather(*(self.close_thread(t) for t in list(self._kernels)),
+        # Their homes stay recorded: a run on another process is told the variables went.
+        await asyncio.gather(*(self.close_thread(t, home=False) for t in list(self._kernels)),
                              return_exceptions=True)
         if self._runtime is not None:
             self._runtime.release()
@@ -315,8 +331,7 @@ class Sandbox:
                 async with kernel.lock:
                     result = await self._run(kernel, inp, abort)
                 if why:
-                    result.stderr = (f"Note: this thread's earlier kernel was shut down "
-                                     f"because {why}; variables from before are gone.\n"
+                    result.stderr = (f"Note: {why}; variables from before are gone.\n"
                                      + result.stderr)
                 return result
         finally:
@@ -354,7 +369,21 @@ class Sandbox:
             self._quota.release(thread_id)
             raise
         self._kernels[thread_id] = kernel
+        await self._arrived(thread_id)
         return kernel
+
+    async def _arrived(self, thread_id: str) -> None:
+        """Record that this process holds the thread's kernel now; a kernel another
+        process held (gone, or not the one running this step) took its variables along."""
+        if self.homes is None:
+            return
+        try:
+            lost = await self.homes.arrived(thread_id)
+        except Exception:  # noqa: BLE001 - the cell runs; only the note and affinity miss
+            log.warning("could not record where %s's kernel is", thread_id, exc_info=True)
+            return
+        if lost is not None:
+            self._shut_early.setdefault(thread_id, lost)
 
     async def _make_room(self, thread_id: str) -> None:
         await self._shut_down_early(thread_id, "another conversation needed a kernel "

@@ -28,6 +28,7 @@ from shokunin.store import schema
 from shokunin.store.rows import RunStatus
 
 _HOST = socket.gethostname()
+QUEUED = "queue:"  # the prefix of a run's holder while it waits in the job queue
 # Holders of engines open in this process: a holder with this pid that is not here is gone.
 _OPEN_HERE: set[str] = set()
 
@@ -56,6 +57,20 @@ def holder_gone(holder: str | None) -> bool:
     except PermissionError:  # another user's live process
         return False
     return False
+
+
+def queued_mark(queue: str, key: str) -> str:
+    """The holder of a run waiting in the job queue ``queue`` as the job ``key``: the queue
+    vouches for it until a worker takes its lease (``Leases.pass_on``)."""
+    return f"{QUEUED}{queue}/{key}"
+
+
+def queued_in(holder: str | None) -> tuple[str, str] | None:
+    """The queue and the job key of a ``queued_mark``; None for any other holder."""
+    if not holder or not holder.startswith(QUEUED):
+        return None
+    queue, _, key = holder.removeprefix(QUEUED).partition("/")
+    return queue, key
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +144,7 @@ class Leases:
         now = _now()
         return [Orphan(run_id, thread_id, agent, holder)
                 for run_id, thread_id, agent, holder, until in rows
-                if _expired(until, now) or holder_gone(holder)]
+                if expired(until, now) or holder_gone(holder)]
 
     async def mine(self, run_ids: Sequence[str]) -> list[Orphan]:
         """Those of ``run_ids`` that are still running under this holder, as orphans."""
@@ -160,6 +175,18 @@ class Leases:
                 .values(**self.values()))
             return result.rowcount == 1
 
+    async def pass_on(self, run_id: str, holder: str, to: str) -> bool:
+        """Give a running run's lease from ``holder`` to ``to`` (either may be this holder
+        or a job-queue mark, ``queued_mark``), for a lease's length from now; False when
+        ``holder`` no longer holds it (one of two racing hand-overs wins)."""
+        runs = schema.runs
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(runs).where(runs.c.id == run_id, runs.c.status == RunStatus.RUNNING,
+                                   runs.c.lease_holder == holder)
+                .values(lease_holder=to, lease_until=self.until()))
+            return result.rowcount == 1
+
     async def request_cancel(self, run_id: str) -> bool:
         """Ask whichever process runs ``run_id`` to cancel it (at its next heartbeat); False
         when it is not running."""
@@ -171,7 +198,9 @@ class Leases:
             return result.rowcount == 1
 
 
-def _expired(until: datetime | None, now: datetime) -> bool:
+def expired(until: datetime | None, now: datetime | None = None) -> bool:
+    """A lease time (``until``) that has run out by ``now`` (default: this moment)."""
+    now = now or _now()
     if until is None:
         return True
     if until.tzinfo is None:  # SQLite gives back naive UTC

@@ -74,10 +74,17 @@ def _v8_thread_holds(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE threads ADD COLUMN held BOOLEAN NOT NULL DEFAULT false"))
 
 
+def _v9_kernel_homes(conn: Connection) -> None:
+    """Threads' kernels are found in whichever process holds them (workers, kernel affinity)."""
+    schema.kernel_homes.create(conn, checkfirst=True)
+    for index in schema.kernel_homes.indexes:
+        index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [
     (1, _v1_core), (2, _v2_thread_owner), (3, _v3_api_keys), (4, _v4_analyst_datasets),
     (5, _v5_studio), (6, _v6_thread_events), (7, _v7_run_leases),
-    (8, _v8_thread_holds)]
+    (8, _v8_thread_holds), (9, _v9_kernel_homes)]
 LATEST = MIGRATIONS[-1][0]
 
 

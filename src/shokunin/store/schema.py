@@ -91,6 +91,20 @@ thread_events = Table(
     Column("body", Text, nullable=False),
 )
 
+# Which process holds a thread's live sandbox kernel (its variables), until when it vouches
+# for it (renewed on its heartbeat, like a run's lease), and the job queue that reaches it
+# (a worker's own; None for a web process): a thread's next run goes to that worker, and a
+# kernel started anywhere else says the variables are gone (store/kernel_homes.py).
+kernel_homes = Table(
+    "kernel_homes",
+    metadata,
+    Column("thread_id", String(64), primary_key=True),
+    Column("holder", String(128), nullable=False),
+    Column("queue", String(128)),
+    Column("until", DateTime(timezone=True), nullable=False),
+)
+Index("ix_kernel_homes_holder", kernel_homes.c.holder)
+
 # API keys (``shokunin auth create-key``): the secret is kept only as a slow salted hash.
 # A revoked key keeps its row (revoked_at set), so its name can be given to a new key.
 api_keys = Table(

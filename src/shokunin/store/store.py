@@ -14,6 +14,7 @@ from shokunin.events import BaseEvent, Event, RunFailed, parse_event
 from shokunin.store import schema
 from shokunin.store.database import create_engine
 from shokunin.store.event_writer import INSERT_RUN, EventWriter, Write, event_row
+from shokunin.store.kernel_homes import KernelHomes
 from shokunin.store.leases import Leases
 from shokunin.store.migrations import migrate
 from shokunin.store.rows import RunRow, RunStatus, ThreadRow, ThreadSummary
@@ -43,6 +44,7 @@ class Store:
     def __init__(self, engine: AsyncEngine, lease_seconds: float = 10.0) -> None:
         self.engine = engine
         self.leases = Leases(engine, lease_seconds)
+        self.kernel_homes = KernelHomes(engine, self.leases)
         self._writer = EventWriter(engine)
         self._upsert_thread = _dialect_insert(engine.dialect.name)(
             schema.threads).on_conflict_do_nothing(index_elements=["id"])

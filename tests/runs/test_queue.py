@@ -1,0 +1,199 @@
+"""Runs on workers through the job queue (issue 38, point 2): a web process sends, a worker
+takes; cancel, resume and kernel affinity reach the worker; a lost job or a job stuck in a
+gone worker's queue leaves no run 'running'. Two runners of one process stand for a web
+process and workers (each has its own lease holder), on SAQ's PostgreSQL queue (with the
+store on PostgreSQL) and on its Redis queue (with the store on SQLite)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from shokunin.runs import MemoryBus, Runner, RunQueue
+from shokunin.store import RunStatus, Store
+from tests.backends import database_url, postgres_available
+from tests.runs.conftest import Asker, Counter
+from tests.runs.redis_server import REDIS_URL, redis_available
+
+LEASE = 1.0
+
+
+@pytest.fixture(params=[
+    pytest.param("postgres", marks=pytest.mark.skipif(
+        not postgres_available(), reason="PostgreSQL not reachable on 127.0.0.1:5432")),
+    "redis"])
+async def urls(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
+    """(database URL, queue URL): PostgreSQL for both, or SQLite and Redis."""
+    if request.param == "redis":
+        if not redis_available():
+            pytest.skip(f"no Redis at {REDIS_URL} (set SHOKUNIN_TEST_REDIS_URL)")
+        yield f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}", REDIS_URL
+        return
+    async with database_url("postgres", tmp_path) as url:
+        yield url, url
+
+
+@pytest.fixture
+def namespace() -> str:
+    return f"q{uuid.uuid4().hex[:10]}"
+
+
+@contextlib.asynccontextmanager
+async def process(urls: tuple[str, str], namespace: str, tmp_path: Path, *, worker: bool,
+                  take: bool = True) -> AsyncIterator[Runner]:
+    """A `shokunin serve` with a queue (``worker=False``: it sends its runs), or a
+    `shokunin worker` (taking jobs unless ``take=False``), with the heartbeat."""
+    db, queue_url = urls
+    store = await Store.open(db, lease_seconds=LEASE)
+    runner = Runner(store, MemoryBus(), tmp_path / "ws")
+    for agent in (Counter(), Asker()):
+        runner.register(agent)
+    queue = await RunQueue.open(queue_url, namespace)
+    runner.use_queue(queue, send=not worker)
+    tasks = [asyncio.create_task(runner.keep_leases(recover=True))]
+    if worker:
+        store.kernel_homes.queue = queue.own(store.leases.holder)
+        if take:
+            tasks.append(asyncio.create_task(queue.work(store.leases.holder, 5, runner.take)))
+    try:
+        yield runner
+    finally:
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await runner.shutdown()
+        await queue.close()
+        await store.close()
+
+
+async def until(check, timeout: float = 15.0) -> None:  # noqa: ANN001
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def kinds(runner: Runner, run_id: str) -> list[str]:
+    return [e.kind for e in await runner.store.events_after(run_id)]
+
+
+async def test_a_run_sent_by_a_web_process_runs_on_a_worker_and_streams_from_the_web(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True) as worker:
+        run_id = await web.start("counter", None, {"n": 5, "delay": 0.02})
+        assert not web.is_live(run_id)  # nothing of it runs in the web process
+        seen = [e.kind async for e in web.stream(run_id)]
+        assert seen == ["run_started"] + ["text"] * 5 + ["run_completed"]
+        run = await web.store.get_run(run_id)
+        assert run is not None and run.status == RunStatus.COMPLETED
+        assert run.lease_holder == worker.store.leases.holder
+
+
+async def test_a_run_cancelled_before_a_worker_took_it_ends_cancelled_and_never_runs(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web:
+        run_id = await web.start("counter", None, {"n": 3})
+        assert await web.cancel(run_id) is True
+        assert await kinds(web, run_id) == ["run_started", "run_cancelled"]
+        async with process(urls, namespace, tmp_path, worker=True):
+            await asyncio.sleep(1.5)  # a worker that would take a leftover job does so now
+        assert await kinds(web, run_id) == ["run_started", "run_cancelled"]
+        run = await web.store.get_run(run_id)
+        assert run is not None and run.status == RunStatus.CANCELLED
+
+
+async def test_a_cancel_sent_to_the_web_process_stops_the_run_on_its_worker(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True) as worker:
+        run_id = await web.start("counter", None, {"n": 400, "delay": 0.05})
+        await until(lambda: _says_text(web, run_id))
+        assert worker.is_live(run_id)
+        assert await web.cancel(run_id) is True
+        events = await web.store.events_after(run_id)
+        assert events[-1].kind == "run_cancelled"
+        assert 1 <= sum(e.kind == "text" for e in events) < 400
+        assert not worker.is_live(run_id)
+
+
+async def test_an_answer_sent_to_the_web_process_resumes_the_run_on_a_worker(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True) as worker:
+        run_id = await web.start("asker", None, {})
+        assert [e.kind async for e in web.stream(run_id)][-1] == "run_interrupted"
+        await web.resume(run_id, "yes")
+        assert not web.is_live(run_id)
+        await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED))
+        events = await web.store.events_after(run_id)
+        assert [e.kind for e in events][-2:] == ["text", "run_completed"]
+        assert events[-2].text == "answer: yes"  # type: ignore[attr-defined]
+        run = await web.store.get_run(run_id)
+        assert run is not None and run.lease_holder == worker.store.leases.holder
+
+
+async def test_the_runs_of_a_thread_go_to_the_worker_that_holds_its_kernel(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True) as a, \
+            process(urls, namespace, tmp_path, worker=True) as b:
+        first = await web.start("counter", "thread-kernel", {"n": 1})
+        await until(lambda: _status_is(web, first, RunStatus.COMPLETED))
+        for holder in (a, b):  # whichever worker holds the kernel gets every later run
+            await holder.store.kernel_homes.arrived("thread-kernel")  # its kernel now
+            for _ in range(4):
+                run_id = await web.start("counter", "thread-kernel", {"n": 1})
+                await until(lambda r=run_id: _status_is(web, r, RunStatus.COMPLETED))
+                run = await web.store.get_run(run_id)
+                assert run is not None and run.lease_holder == holder.store.leases.holder
+
+
+async def test_a_job_the_queue_lost_leaves_a_run_that_is_failed_not_running_forever(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web:
+        run_id = await web.start("counter", None, {"n": 3})
+        run = await web.store.get_run(run_id)
+        assert run is not None and run.lease_holder is not None
+        assert web.queue is not None
+        queue_name, key = run.lease_holder.removeprefix("queue:").split("/")
+        await web.queue.drop((queue_name, key))  # as if the queue lost it
+        await until(lambda: _status_is(web, run_id, RunStatus.FAILED), timeout=6 * LEASE + 5)
+        events = await web.store.events_after(run_id)
+        assert events[-1].kind == "run_failed"
+        assert "stopped unfinished" in events[-1].error  # type: ignore[attr-defined]
+
+
+async def test_a_job_waiting_in_the_queue_of_a_gone_worker_moves_to_a_live_one(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True, take=False) as gone:
+        # A worker that holds the thread's kernel but takes nothing (it hangs, or died on
+        # another machine and its home has not run out yet): the run waits in its queue.
+        await web.start("counter", "thread-moved", {"n": 1})  # makes the thread
+        await gone.store.kernel_homes.arrived("thread-moved")
+        run_id = await web.start("counter", "thread-moved", {"n": 2})
+        run = await web.store.get_run(run_id)
+        assert run is not None and gone.store.leases.holder.rsplit(":", 1)[-1] in (
+            run.lease_holder or "")
+        async with process(urls, namespace, tmp_path, worker=True) as live:
+            await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED),
+                        timeout=6 * LEASE + 10)
+            run = await web.store.get_run(run_id)
+            assert run is not None and run.lease_holder == live.store.leases.holder
+
+
+async def _says_text(runner: Runner, run_id: str) -> bool:
+    return "text" in await kinds(runner, run_id)
+
+
+async def _status_is(runner: Runner, run_id: str, status: RunStatus) -> bool:
+    run = await runner.store.get_run(run_id)
+    return run is not None and run.status == status
