@@ -24,13 +24,14 @@ def free_port() -> int:
 
 class LiveServer:
     def __init__(self, data_dir: Path, env: dict[str, str] | None = None,
-                 port: int | None = None, log_level: str = "warning") -> None:
+                 port: int | None = None, log_level: str = "warning",
+                 log_path: Path | None = None) -> None:
         self.data_dir = data_dir
         self.log_level = log_level
         self.port = port or free_port()
         self.extra_env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = data_dir / "server.log"
+        self.log_path = log_path or data_dir / "server.log"
 
     @property
     def url(self) -> str:
@@ -52,23 +53,28 @@ class LiveServer:
         env.update(self.extra_env)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "shokunin", "serve", "--port", str(self.port),
-             "--log-level", self.log_level],
-            env=env, stdout=log, stderr=subprocess.STDOUT)
+        self._logged = self.log_path.stat().st_size if self.log_path.exists() else 0
+        self.proc = subprocess.Popen(self.argv(), env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited early:\n{self.log_path.read_text()[-4000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
+            if self.ready():
+                return self
             time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-4000:]}")
+
+    def argv(self) -> list[str]:
+        return [sys.executable, "-m", "shokunin", "serve", "--port", str(self.port),
+                "--log-level", self.log_level]
+
+    def ready(self) -> bool:
+        try:
+            return httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -83,3 +89,16 @@ class LiveServer:
     def restart(self) -> LiveServer:
         self.stop()
         return self.start()
+
+
+class LiveWorker(LiveServer):
+    """A `shokunin worker` in a child process (no HTTP): ready once it says it takes runs."""
+
+    def argv(self) -> list[str]:
+        return [sys.executable, "-m", "shokunin", "worker", "--log-level", "info",
+                "--grace", "2"]
+
+    def ready(self) -> bool:
+        with open(self.log_path, "rb") as log:
+            log.seek(self._logged)
+            return b"takes runs from queues" in log.read()
