@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs, then run it. README's second command.
-# System packages (Debian): chromium for the browser tests, a CJK font for screenshots.
+# System packages (Debian): chromium for the browser tests, a CJK font for screenshots,
+# nginx for the reverse-proxy configuration in deploy/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   fc-list 2>/dev/null | grep -qi "noto sans cjk" || missing+=(fonts-noto-cjk)
   fc-list 2>/dev/null | grep -qi "noto color emoji" || missing+=(fonts-noto-color-emoji)
+  command -v nginx >/dev/null || missing+=(nginx-light)  # deploy/nginx.conf, tested for real
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing system packages: ${missing[*]}"
     apt-get update -qq

@@ -528,8 +528,8 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             folder = root / f"web{i + 1}"
             make_tool(folder / "tool", "slow", SLOW_TOOL)
             servers.append(LiveServer(folder, env=env))
-        servers[0].start()  # migrations take no lock: the first start goes alone
-        servers[1].start()
+        for server in servers:
+            server.start()
         nginx = Nginx([s.port for s in servers], root / "nginx").start()
         yield Deployment(nginx, servers)
     finally:

@@ -7,7 +7,14 @@ import pytest
 from sqlalchemy import inspect, select, text
 
 from shokunin import events as ev
-from shokunin.store import LATEST, Store, create_engine, migrate
+from shokunin.store import (
+    LATEST,
+    Store,
+    close_checkpointer,
+    create_engine,
+    migrate,
+    open_checkpointer,
+)
 from shokunin.store import schema as tables
 from shokunin.store.migrations import MIGRATIONS
 
@@ -198,3 +205,34 @@ async def test_a_lone_run_commits_each_event_at_once_and_many_runs_share_commits
     await asyncio.gather(*(writer(f"r{n}") for n in range(2, 22)))
     assert lingers  # twenty runs at once: commits wait for company
     assert await store.last_seq("r21") == 40
+
+
+async def test_processes_starting_together_on_a_new_database_all_migrate_it_once(
+        db_url: str) -> None:
+    """Several web processes and workers started at once (compose, systemd) each migrate
+    the same new database: every one of them starts, and each step is applied once."""
+    engines = [create_engine(db_url) for _ in range(4)]
+    try:
+        applied = await asyncio.gather(*(migrate(engine) for engine in engines))
+        async with engines[0].connect() as conn:
+            versions = (await conn.execute(
+                select(tables.schema_version.c.version))).scalars().all()
+    finally:
+        for engine in engines:
+            await engine.dispose()
+    assert sorted(v for steps in applied for v in steps) == [v for v, _ in MIGRATIONS]
+    assert versions == [version for version, _ in MIGRATIONS]
+
+
+async def test_processes_starting_together_on_a_new_database_all_set_up_the_checkpointer(
+        db_url: str) -> None:
+    stores = [await Store.open(db_url) for _ in range(4)]
+    try:
+        savers = await asyncio.gather(*(open_checkpointer(s) for s in stores),
+                                      return_exceptions=True)
+        assert [type(s).__name__ for s in savers if isinstance(s, BaseException)] == []
+        for saver in savers:
+            await close_checkpointer(saver)  # type: ignore[arg-type]
+    finally:
+        for store in stores:
+            await store.close()

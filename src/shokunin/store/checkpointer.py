@@ -8,6 +8,7 @@ its checkpoints live in one database and are backed up, moved and deleted togeth
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 # SQLite: wait for the store's writer instead of failing with "database is locked".
 _SQLITE_BUSY_TIMEOUT = 30.0
 _PG_POOL_MAX = 10
+
+
+SETUP_LOCK = 0x5E0C_4A12  # the advisory lock around LangGraph's table set-up (PostgreSQL)
 
 
 async def open_checkpointer(store: Store) -> BaseCheckpointSaver:
@@ -87,7 +91,18 @@ async def _postgres(conninfo: str) -> BaseCheckpointSaver:
     try:
         await pool.open(wait=True)
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
-        await saver.setup()
+        # Processes starting together on a new database set its tables up one at a time.
+        # Tried, not waited for: a session blocked on the lock would hold a snapshot that
+        # LangGraph's CREATE INDEX CONCURRENTLY waits for, while the holder waits on it.
+        async with pool.connection() as conn:
+            while not (await (await conn.execute(
+                    "SELECT pg_try_advisory_lock(%s) AS got", (SETUP_LOCK,))).fetchone()
+                       or {}).get("got"):
+                await asyncio.sleep(0.1)
+            try:
+                await saver.setup()
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
     except BaseException:
         await pool.close()
         raise

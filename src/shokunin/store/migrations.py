@@ -6,13 +6,18 @@ Each step is a function of a sync connection (run through ``run_sync``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shokunin.store import schema
+
+MIGRATION_LOCK = 0x5E0C_4A11  # the PostgreSQL advisory lock migrating processes take in turn
+SQLITE_RETRIES = 8
 
 
 def _v1_core(conn: Connection) -> None:
@@ -110,6 +115,19 @@ def _apply(conn: Connection) -> list[int]:
 
 
 async def migrate(engine: AsyncEngine) -> list[int]:
-    """Bring the database to the latest schema; return the versions applied."""
-    async with engine.begin() as conn:
-        return await conn.run_sync(_apply)
+    """Bring the database to the latest schema; return the versions applied. Processes
+    that start together on one database (web processes and workers) apply each step once:
+    on PostgreSQL they wait for one another's lock; on SQLite the one whose snapshot went
+    stale while another migrated starts again and finds the steps done."""
+    for attempt in range(SQLITE_RETRIES + 1):
+        try:
+            async with engine.begin() as conn:
+                if engine.dialect.name == "postgresql":
+                    await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                                       {"key": MIGRATION_LOCK})
+                return await conn.run_sync(_apply)
+        except (OperationalError, IntegrityError):
+            if engine.dialect.name == "postgresql" or attempt == SQLITE_RETRIES:
+                raise
+            await asyncio.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
