@@ -19,14 +19,18 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data", sandbox_pool_size=0)
 
 
-async def a_run_left_running(tmp_path: Path) -> str:
-    """A run a previous process left 'running' (it stopped mid-run)."""
+async def a_run_left_running(tmp_path: Path, *, called_a_tool: bool = True) -> str:
+    """A run a previous process left 'running' (it stopped mid-run), after it had called a
+    tool, or before it had done anything with side effects."""
     store = await Store.open(settings(tmp_path).resolved_database_url)
     try:
         await store.ensure_thread("t1", "workbench")
         await store.create_run("r1", "t1", "workbench", {"message": "hi"},
                                first=ev.RunStarted(run_id="r1", thread_id="t1", seq=1,
                                                    agent="workbench", input={}))
+        if called_a_tool:
+            await store.append_event(ev.ToolCall(run_id="r1", thread_id="t1", seq=2,
+                                                 call_id="c", name="query_db", args={}))
     finally:
         await store.close()
     return "r1"
@@ -41,11 +45,21 @@ async def test_the_engine_holds_every_part_and_every_face_agent(tmp_path: Path) 
         assert engine.studio is not None and engine.unavailable == {}
 
 
-async def test_the_process_that_owns_the_runs_fails_what_a_previous_one_left(
+async def test_the_process_that_owns_the_runs_fails_what_a_previous_one_left_half_done(
         tmp_path: Path) -> None:
     run_id = await a_run_left_running(tmp_path)
     async with await Engine.open(settings(tmp_path)) as engine:
         assert (await engine.store.get_run(run_id)).status == "failed"
+
+
+async def test_the_process_that_owns_the_runs_starts_again_what_one_left_untouched(
+        tmp_path: Path) -> None:
+    run_id = await a_run_left_running(tmp_path, called_a_tool=False)
+    async with await Engine.open(settings(tmp_path)) as engine:
+        await engine.runner.wait(run_id)
+        events = await engine.store.events_after(run_id)
+        assert (await engine.store.get_run(run_id)).status == "completed"
+        assert [e.kind for e in events][:2] == ["run_started", "log"]
 
 
 async def test_a_process_beside_a_server_leaves_its_runs_alone(tmp_path: Path) -> None:

@@ -31,6 +31,23 @@ class Counter:
         return {"count": input.get("n", 3)}
 
 
+class Thinker:
+    """Streams ``n`` tokens ``delay`` apart, as a model does, then answers; with ``tool``,
+    it calls a tool first (stored before it acts). Restartable (see ``Agent``)."""
+
+    name = "thinker"
+    restartable = True
+
+    async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
+        if input.get("tool"):
+            await ctx.emit(ev.ToolCall(call_id="c1", name="write_file", args={}))
+        for i in range(input.get("n", 3)):
+            await ctx.emit(ev.TextDelta(delta=f"w{i} "))
+            await asyncio.sleep(input.get("delay", 0))
+        await ctx.emit(ev.Text(text="done"))
+        return {"tokens": input.get("n", 3)}
+
+
 class Broken:
     name = "broken"
 

@@ -23,7 +23,7 @@ from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import RunStatus, Store, schema
 from shokunin.store.leases import Orphan, holder_gone
 from tests.backends import database_url, postgres_available
-from tests.runs.conftest import BACKENDS, Asker, Counter
+from tests.runs.conftest import BACKENDS, Asker, Counter, Thinker
 from tests.tcp_proxy import TcpProxy
 
 LEASE = 1.0  # seconds: a heartbeat every 0.2 s
@@ -42,7 +42,7 @@ async def process(db_url: str, tmp_path: Path, *, recover: bool = True
     the test agents, and the heartbeat."""
     runner = Runner(await Store.open(db_url, lease_seconds=LEASE), MemoryBus(),
                     tmp_path / "ws")
-    for agent in (Counter(), Asker()):
+    for agent in (Counter(), Asker(), Thinker()):
         runner.register(agent)
     if recover:
         await runner.recover()
@@ -58,11 +58,13 @@ async def process(db_url: str, tmp_path: Path, *, recover: bool = True
 
 
 @contextlib.asynccontextmanager
-async def child_run(db_url: str, tmp_path: Path) -> AsyncIterator[tuple[str, int]]:
-    """Another real process running a long run: (its run id, its pid); killed after."""
+async def child_run(db_url: str, tmp_path: Path, *agent: str
+                    ) -> AsyncIterator[tuple[str, int]]:
+    """Another real process running a long run (``agent``: its name and input JSON):
+    (its run id, its pid); killed after."""
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.runs.lease_child", db_url, str(tmp_path / "ws"),
-        str(LEASE), stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).parents[2])
+        str(LEASE), *agent, stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).parents[2])
     try:
         assert child.stdout is not None
         line = await asyncio.wait_for(child.stdout.readline(), 60)
@@ -241,3 +243,40 @@ async def test_a_hold_asked_of_another_process_pauses_the_run_there_until_releas
 
 async def _more(runner: Runner, run_id: str, count: int) -> bool:
     return len(await runner.store.events_after(run_id)) >= count
+
+
+async def test_a_killed_processes_run_that_did_nothing_with_side_effects_starts_again(
+        db_url: str, tmp_path: Path) -> None:
+    """Cut short in the middle of a model's answer: the run starts again in a live process
+    from the thread's last checkpoint, says so, and completes; not failed."""
+    async with process(db_url, tmp_path) as b, child_run(
+            db_url, tmp_path, "thinker", '{"n": 60, "delay": 0.05}') as (run_id, pid):
+        await until(lambda: _says(b, run_id, "text_delta"))
+        os.kill(pid, signal.SIGKILL)
+        await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 15)
+        events = await b.store.events_after(run_id)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        assert events[-1].kind == "run_completed"
+        logs = [e for e in events if e.kind == "log"]
+        assert len(logs) == 1 and "starts again" in logs[0].message  # type: ignore[attr-defined]
+        after = events[events.index(logs[0]) + 1:]
+        assert sum(e.kind == "text_delta" for e in after) == 60  # the whole answer again
+        assert await status_of(b, run_id) == RunStatus.COMPLETED
+
+
+async def test_a_killed_processes_run_that_had_called_a_tool_is_failed_not_started_again(
+        db_url: str, tmp_path: Path) -> None:
+    async with process(db_url, tmp_path) as b, child_run(
+            db_url, tmp_path, "thinker",
+            '{"n": 100000, "delay": 0.05, "tool": true}') as (run_id, pid):
+        await until(lambda: _says(b, run_id, "text_delta"))
+        os.kill(pid, signal.SIGKILL)
+        await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 15)
+        events = await b.store.events_after(run_id)
+        assert events[-1].kind == "run_failed"
+        assert not [e for e in events if e.kind == "log"]
+        assert await status_of(b, run_id) == RunStatus.FAILED
+
+
+async def _says(runner: Runner, run_id: str, kind: str) -> bool:
+    return any(e.kind == kind for e in await runner.store.events_after(run_id))

@@ -70,6 +70,11 @@ class Agent(Protocol):
     - recovery (``Recovers``): at start-up (``Runner.recover``) the unfinished runs of an
       agent without ``recover`` are failed; one with it revives what should go on (from its
       LangGraph checkpoint) and what it leaves is failed after.
+    - restart (``restartable = True``): every step of it with a side effect (a tool call,
+      code) is stored as an event before it acts, and its graph checkpoints when it stops.
+      A run of it that a gone process cut short before any such event starts again from
+      the thread's last checkpoint (a model call half done is made again) instead of
+      failing; one cut short after one is failed (repeating it could repeat what it did).
     """
 
     name: str
@@ -101,6 +106,11 @@ class Recovers(Protocol):
         ...
 
 
+# Kinds a run says before it does anything with a side effect (see ``Agent``: restart).
+UNTOUCHED_KINDS = frozenset({"run_started", "text_delta", "metrics", "debug", "log"})
+MAX_RESTARTS = 2  # a run whose every process dies (it kills them?) is failed after that
+RESTARTING = ("the process running this run stopped before the run did anything with side "
+              "effects: it starts again from the thread's last checkpoint")
 RESTARTED = ("the run stopped unfinished: the server running it stopped or restarted, or "
              "lost its database, while the run was in progress")
 
@@ -447,9 +457,16 @@ class Runner:
         orphans += await leases.mine(own)  # this process's own, no longer run by a task
         recovering = {name: agent for name, agent in self.agents.items()
                       if isinstance(agent, Recovers)}
-        failed = await self.store.fail_runs(
-            [o.id for o in orphans if o.agent not in recovering], RESTARTED)
         revived = 0
+        plain = []  # orphans of agents without ``recover``: started again, or failed
+        for orphan in orphans:
+            if orphan.agent in recovering:
+                continue
+            if await self._restart(orphan):
+                revived += 1
+            else:
+                plain.append(orphan.id)
+        failed = await self.store.fail_runs(plain, RESTARTED)
         for name, agent in recovering.items():
             mine = [o.id for o in orphans if o.agent == name]
             if not (starting or mine):
@@ -464,6 +481,30 @@ class Runner:
         if failed:
             log.warning("failed %d runs a stopped process left unfinished", failed)
         return Recovery(failed=failed, revived=revived)
+
+    async def _restart(self, orphan: Orphan) -> bool:
+        """Start a claimed orphan again from its thread's last checkpoint when its agent is
+        ``restartable`` and the run did nothing with side effects yet (see ``Agent``)."""
+        if not getattr(self.agents.get(orphan.agent), "restartable", False):
+            return False
+        events = await self.store.events_after(orphan.id)
+        restarts = sum(e.kind == "log" and e.message == RESTARTING  # type: ignore[attr-defined]
+                       for e in events)
+        if (restarts >= MAX_RESTARTS or not events or events[0].kind != "run_started"
+                or any(e.kind not in UNTOUCHED_KINDS for e in events)):
+            return False
+        run = await self.store.get_run(orphan.id)
+        if run is None or run.status != RunStatus.RUNNING:
+            return False
+        ctx = await self._again(run, await self.store.get_thread(run.thread_id))
+        try:
+            await ctx.emit(ev.Log(level="warning", message=RESTARTING,
+                                  data={"restart": restarts + 1}))
+        except BaseException:
+            self._forget(ctx)
+            raise
+        await self._dispatch(ctx, run.input)
+        return True
 
     async def _still_queued(self, orphan: Orphan) -> bool:
         """A run whose lease a job holds is no orphan while the job waits: its lease is

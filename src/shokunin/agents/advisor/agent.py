@@ -21,6 +21,8 @@ MAX_MESSAGE_CHARS = 8000
 
 class AdvisorAgent:
     name = NAME
+    # Its tools are stored as events before they act (Agent: restart).
+    restartable = True
 
     def __init__(self, brain: Brain, playbook: Playbook, index: KnowledgeIndex,
                  checkpointer: BaseCheckpointSaver | None) -> None:

@@ -29,6 +29,8 @@ class UnknownDataset(ShokuninError, LookupError):
 
 class AnalystAgent:
     name = NAME
+    # Its tools and cells are stored as events before they act (Agent: restart).
+    restartable = True
 
     def __init__(self, brain: Brain, checkpointer: BaseCheckpointSaver | None,
                  max_attempts: int = 3) -> None:

@@ -31,6 +31,8 @@ _MAP_EVENTS = (ev.MapShow, ev.HighlightRoom, ev.Arrow, ev.ClearArrows, ev.ClearM
 
 class WorkbenchAgent:
     name = "workbench"
+    # Its tools and cells are stored as events before they act (Agent: restart).
+    restartable = True
 
     def __init__(self, brain: Brain, pkg: MapPackage | MapError, sample_db: Path,
                  checkpointer: BaseCheckpointSaver | None) -> None:
