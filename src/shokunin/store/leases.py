@@ -139,7 +139,11 @@ class Leases:
                        runs.c.lease_until)
                 .where(runs.c.status == RunStatus.RUNNING,
                        or_(runs.c.lease_holder.is_(None),
-                           runs.c.lease_holder != self.holder))
+                           runs.c.lease_holder != self.holder),
+                       # Only what could be an orphan: an expired lease, or a holder on
+                       # this machine (a dead pid says so before its lease runs out).
+                       or_(runs.c.lease_until.is_(None), runs.c.lease_until < _now(),
+                           runs.c.lease_holder.startswith(f"{_HOST}:", autoescape=True)))
                 .order_by(runs.c.created_at))).all()
         now = _now()
         return [Orphan(run_id, thread_id, agent, holder)
