@@ -19,6 +19,7 @@ from shokunin.store import RunStatus, Store
 from tests.backends import database_url, postgres_available
 from tests.runs.conftest import Asker, Counter
 from tests.runs.redis_server import REDIS_URL, redis_available
+from tests.tcp_proxy import TcpProxy
 
 LEASE = 1.0
 
@@ -197,3 +198,40 @@ async def _says_text(runner: Runner, run_id: str) -> bool:
 async def _status_is(runner: Runner, run_id: str, status: RunStatus) -> bool:
     run = await runner.store.get_run(run_id)
     return run is not None and run.status == status
+
+
+@pytest.mark.skipif(not postgres_available(), reason="PostgreSQL not reachable on 127.0.0.1:5432")
+async def test_a_worker_whose_database_and_queue_were_briefly_away_takes_runs_again(
+        tmp_path: Path) -> None:
+    """PostgreSQL (the store and SAQ's queue) cut for a few seconds under a worker: it
+    takes the next run once the database is back, without a restart."""
+    async with database_url("postgres", tmp_path) as url:
+        proxy = TcpProxy(5432).start()
+        try:
+            via = url.replace(":5432", f":{proxy.port}")
+            namespace = f"q{uuid.uuid4().hex[:10]}"
+            async with process((url, url), namespace, tmp_path, worker=False) as web, \
+                    process((via, via), namespace, tmp_path, worker=True) as worker:
+                first = await web.start("counter", None, {"n": 1})
+                await until(lambda: _status_is(web, first, RunStatus.COMPLETED))
+                await asyncio.to_thread(proxy.cut)
+                await asyncio.sleep(3.0)
+                await asyncio.to_thread(proxy.start)
+                again = await web.start("counter", None, {"n": 2})
+                await until(lambda: _status_is(web, again, RunStatus.COMPLETED), timeout=60)
+                run = await web.store.get_run(again)
+                assert run is not None and run.lease_holder == worker.store.leases.holder
+        finally:
+            proxy.close()
+
+
+async def test_a_run_taken_by_a_worker_without_its_agent_is_failed_saying_why(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True) as worker:
+        del worker.agents["asker"]  # a worker started with that face off
+        run_id = await web.start("asker", None, {})
+        await until(lambda: _status_is(web, run_id, RunStatus.FAILED))
+        events = await web.store.events_after(run_id)
+        assert events[-1].kind == "run_failed"
+        assert "has no asker agent" in events[-1].error  # type: ignore[attr-defined]

@@ -600,6 +600,10 @@ class Runner:
         run = await self.store.get_run(job.run_id)
         if run is None:
             return
+        if run.agent not in self.agents:  # a worker started with other faces than the web
+            await self.store.fail_runs([run.id], f"the worker that took this run has no "
+                                       f"{run.agent} agent (is that face off there?)")
+            return
         thread = await self.store.get_thread(run.thread_id)
         ctx = await self._again(run, thread, job.resume_value)
         self._launch(ctx, job.input)
