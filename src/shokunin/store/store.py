@@ -321,8 +321,8 @@ class Store:
             return [parse_event(body) for (body,) in rows]
 
     async def delete_thread(self, thread_id: str) -> bool:
-        """Delete the thread, its runs and their events in one transaction; False if there
-        was no such thread."""
+        """Delete the thread, its runs, their events and where its kernel is, in one
+        transaction; False if there was no such thread."""
         async with self.engine.begin() as conn:
             await conn.execute(delete(schema.events).where(
                 schema.events.c.run_id.in_(select(schema.runs.c.id).where(
@@ -330,6 +330,9 @@ class Store:
             await conn.execute(delete(schema.runs).where(schema.runs.c.thread_id == thread_id))
             await conn.execute(delete(schema.thread_events).where(
                 schema.thread_events.c.thread_id == thread_id))
+            # A kernel another process holds for it is not the new thread's of this id.
+            await conn.execute(delete(schema.kernel_homes).where(
+                schema.kernel_homes.c.thread_id == thread_id))
             result = await conn.execute(delete(schema.threads).where(
                 schema.threads.c.id == thread_id))
             return result.rowcount == 1
