@@ -143,8 +143,9 @@ async def _admin(database: str, sql: str) -> None:
     await engine.dispose()
 
 
-async def _where_runs_went(database: str, workers: list[Worker]) -> tuple[int, list[int]]:
-    """All runs of the topology's database, and how many each worker's pid holds."""
+async def _where_runs_went(database: str, workers: list[Worker]) -> tuple[int, list[int], str]:
+    """All runs of the topology's database, how many each worker's pid holds, and the runs
+    (and the PostgreSQL queue's jobs) by status."""
     engine = create_async_engine(database)
     try:
         async with engine.connect() as conn:
@@ -152,9 +153,16 @@ async def _where_runs_went(database: str, workers: list[Worker]) -> tuple[int, l
             held = [(await conn.execute(
                 text("SELECT count(*) FROM runs WHERE lease_holder LIKE :pattern"),
                 {"pattern": f"%:{w.proc.pid}:%"})).scalar_one() for w in workers]
+            statuses = "runs " + ", ".join(f"{s} {n}" for s, n in await conn.execute(
+                text("SELECT status, count(*) FROM runs GROUP BY status ORDER BY status")))
+            tables = await conn.execute(text("SELECT to_regclass('saq_jobs') IS NOT NULL"))
+            if tables.scalar_one():
+                statuses += "; queue jobs " + ", ".join(
+                    f"{s} {n}" for s, n in await conn.execute(text(
+                        "SELECT status, count(*) FROM saq_jobs GROUP BY status ORDER BY status")))
     finally:
         await engine.dispose()
-    return total, held
+    return total, held, statuses
 
 
 def run_topology(name: str, count: int, data_dirs: list[Path], env: dict[str, str],
@@ -179,12 +187,12 @@ def run_topology(name: str, count: int, data_dirs: list[Path], env: dict[str, st
         where = ""
         if pairs:
             assert database is not None
-            total, held = asyncio.run(_where_runs_went(database, topology.workers))
+            total, held, statuses = asyncio.run(_where_runs_went(database, topology.workers))
             where = f"{sum(held)}/{total}"
             if console is not None:
                 console.print(f"{name}: {total} runs in the database, on workers: " + ", ".join(
                     f"pid {w.proc.pid} {n}" for w, n in zip(topology.workers, held,
-                                                             strict=True)))
+                                                             strict=True)) + f" ({statuses})")
             if sum(held) == 0:
                 logs = "\n".join(f"--- {w.log}\n{w.log.read_text()[-2000:]}"
                                  for w in topology.workers)
@@ -304,7 +312,7 @@ def report(console: Console, results: dict[tuple[str, int], list[Result]],
         vs_all = f"{sum(rates) / sum(r.throughput for r in base):.2f}x"
         table.add_row(label, " / ".join(f"{x:.0f}" for x in rates), f"{_pct(lat, 50):.0f}",
                       f"{_pct(lat, 99):.0f}", str(sum(len(r.errors) for r in runs)),
-                      vs_one, vs_all, " / ".join(where.get((kind, count), [])))
+                      vs_one, vs_all, " / ".join(w for w in where.get((kind, count), []) if w))
     console.print(table)
     for (kind, count), runs in results.items():
         for r in runs:

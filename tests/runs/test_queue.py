@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from shokunin.runs import MemoryBus, Runner, RunQueue
+from shokunin.runs import MemoryBus, QueueUnavailable, Runner, RunQueue
 from shokunin.store import RunStatus, Store
 from tests.backends import database_url, postgres_available
+from tests.live_server import free_port
 from tests.runs.conftest import Asker, Counter
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tcp_proxy import TcpProxy
@@ -235,3 +236,25 @@ async def test_a_run_taken_by_a_worker_without_its_agent_is_failed_saying_why(
         events = await web.store.events_after(run_id)
         assert events[-1].kind == "run_failed"
         assert "has no asker agent" in events[-1].error  # type: ignore[attr-defined]
+
+
+async def test_a_job_taken_by_a_worker_that_died_before_taking_the_run_is_not_waited_for(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    """The worker marked the job active, then died before the run's lease was its own: the
+    job never ends, and the run must not wait for it forever."""
+    async with process(urls, namespace, tmp_path, worker=False) as web:
+        run_id = await web.start("counter", None, {"n": 3})
+        assert web.queue is not None
+        saq_queue = await web.queue._queue(web.queue.shared)
+        job = await saq_queue.dequeue(timeout=5)  # what a worker does first
+        assert job is not None and job.kwargs["run_id"] == run_id
+        await job.update(status="active")  # ... and then it was killed
+        await until(lambda: _status_is(web, run_id, RunStatus.FAILED), timeout=6 * LEASE + 5)
+        assert (await web.store.events_after(run_id))[-1].kind == "run_failed"
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:{port}/0", "http://127.0.0.1:{port}/",
+                                 "nonsense"])
+async def test_a_queue_url_that_cannot_be_used_stops_the_start_saying_why(url: str) -> None:
+    with pytest.raises(QueueUnavailable, match="SHOKUNIN_QUEUE_URL"):
+        await RunQueue.open(url.format(port=free_port()), "q")

@@ -31,6 +31,10 @@ if TYPE_CHECKING:  # SAQ (and psycopg or redis) is imported when a queue opens
 
 FUNCTION = "shokunin.run"
 SETTING = "SHOKUNIN_QUEUE_URL"
+SCHEMES = ("postgresql", "redis", "rediss")
+CHECK_TIMEOUT_SEC = 2.0  # a job's state asked on the heartbeat: past it, asked next beat
+OPEN_TIMEOUT_SEC = 10.0
+PG_POOL = {"min_size": 1, "max_size": 8}  # SAQ's own default keeps 4 to 20 connections
 
 
 class QueueUnavailable(ShokuninError, ConnectionError):
@@ -71,8 +75,15 @@ class RunQueue:
     async def open(cls, url: str, namespace: str) -> RunQueue:
         """Connect to the shared queue (creating SAQ's tables on PostgreSQL)."""
         queue = cls(url, namespace)
+        scheme = urlsplit(queue.url).scheme
+        if scheme not in SCHEMES:
+            raise QueueUnavailable(
+                f"{SETTING} must be a postgresql:// or redis:// URL, not {scheme or '?'}://")
         try:
-            await queue._queue(namespace)
+            async with asyncio.timeout(OPEN_TIMEOUT_SEC):
+                shared = await queue._queue(namespace)
+                if scheme != "postgresql":  # a Redis client connects lazily: ask it now
+                    await shared.redis.ping()  # type: ignore[attr-defined]
         except Exception as exc:
             await queue.close()
             raise QueueUnavailable(
@@ -101,10 +112,14 @@ class RunQueue:
                 f"({type(exc).__name__}); try again shortly") from exc
 
     async def waiting(self, mark: tuple[str, str]) -> bool:
-        """The job is still in its queue, or being taken (not lost, not finished)."""
+        """The job still waits in its queue. Not when it is lost or finished, nor when a
+        worker took it: a live worker takes the run's lease from the job's mark at once,
+        so a job taken a lease ago whose mark still holds the run was taken by a worker
+        that died in between."""
         queue, key = mark
-        job = await (await self._queue(queue)).job(key)
-        return job is not None and job.status in {"new", "deferred", "queued", "active"}
+        async with asyncio.timeout(CHECK_TIMEOUT_SEC):  # the heartbeat must go on
+            job = await (await self._queue(queue)).job(key)
+        return job is not None and job.status in {"new", "deferred", "queued"}
 
     async def drop(self, mark: tuple[str, str]) -> None:
         """Abort the job, if it still waits (a worker that takes it finds nothing to run)."""
@@ -154,7 +169,8 @@ class RunQueue:
         if first is None:
             from saq import Queue
 
-            queue = Queue.from_url(self.url, name=name)
+            queue = Queue.from_url(self.url, name=name, **(
+                PG_POOL if self.url.startswith("postgresql") else {}))
         elif self.url.startswith("postgresql"):
             from saq.queue.postgres import PostgresQueue
 
