@@ -258,3 +258,32 @@ async def test_a_job_taken_by_a_worker_that_died_before_taking_the_run_is_not_wa
 async def test_a_queue_url_that_cannot_be_used_stops_the_start_saying_why(url: str) -> None:
     with pytest.raises(QueueUnavailable, match="SHOKUNIN_QUEUE_URL"):
         await RunQueue.open(url.format(port=free_port()), "q")
+
+
+async def test_an_answer_the_queue_did_not_take_leaves_the_run_waiting_for_it_again(
+        namespace: str, tmp_path: Path) -> None:
+    """Resuming while the queue is away: the caller gets QueueUnavailable (503), the run
+    still waits for its answer, and the same answer sent again once the queue is back
+    resumes it."""
+    if not redis_available():
+        pytest.skip(f"no Redis at {REDIS_URL} (set SHOKUNIN_TEST_REDIS_URL)")
+    proxy = TcpProxy(int(REDIS_URL.rsplit(":", 1)[1].split("/")[0])).start()
+    try:
+        via = (f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
+               f"redis://127.0.0.1:{proxy.port}/0")
+        async with process(via, namespace, tmp_path, worker=False) as web, \
+                process(via, namespace, tmp_path, worker=True):
+            run_id = await web.start("asker", None, {})
+            await until(lambda: _status_is(web, run_id, RunStatus.INTERRUPTED))
+            await asyncio.to_thread(proxy.cut)
+            with pytest.raises(QueueUnavailable):
+                await web.resume(run_id, "yes")
+            assert await _status_is(web, run_id, RunStatus.INTERRUPTED)
+            await asyncio.to_thread(proxy.start)
+            await web.resume(run_id, "yes")
+            await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED), timeout=30)
+            kinds_seen = await kinds(web, run_id)
+            assert kinds_seen[-2:] == ["text", "run_completed"]
+            assert "run_failed" not in kinds_seen
+    finally:
+        proxy.close()

@@ -27,12 +27,13 @@ from shokunin.runs.failure import public_message
 from shokunin.runs.holds import Holds
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
+from shokunin.runs.queue import QueuedRun, QueueUnavailable
 from shokunin.runs.thread_feed import ThreadFeed
 from shokunin.store import RunRow, RunStatus, Store, ThreadRow, Write
 from shokunin.store.leases import Held, Orphan, queued_in
 
 if TYPE_CHECKING:
-    from shokunin.runs.queue import QueuedRun, RunQueue
+    from shokunin.runs.queue import RunQueue
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +239,7 @@ class Runner:
         thread = await self.store.get_thread(run.thread_id)
         if thread is not None and thread.held:  # held from another process meanwhile
             self.holds.hold(run.thread_id)
-        await self._dispatch(await self._again(run, thread, value), run.input)
+        await self._dispatch(await self._again(run, thread, value), run.input, waiting=True)
 
     async def waiting_for(self, run_id: str) -> dict[str, Any]:
         """What a waiting run waits for: the payload of its last event when that is
@@ -623,10 +624,13 @@ class Runner:
             "input_tokens", "output_tokens", "total_tokens", "calls")})
         return ctx
 
-    async def _dispatch(self, ctx: RunContext, input: dict[str, Any]) -> None:
+    async def _dispatch(self, ctx: RunContext, input: dict[str, Any], *,
+                        waiting: bool = False) -> None:
         """Run it here, or (a web process with a queue) send it to a worker: the one that
         holds its thread's kernel, else any. A run that can be neither is failed (its row
-        exists: never leave it 'running' with nobody to finish it)."""
+        exists: never leave it 'running' with nobody to finish it), except a resumed one
+        (``waiting``) the queue did not take: it waits for its answer again, which can be
+        sent again."""
         try:
             if self.queue is None or not self._sends:
                 self._launch(ctx, input)
@@ -644,6 +648,9 @@ class Runner:
                 raise
         except BaseException as exc:
             self._forget(ctx)
+            if waiting and isinstance(exc, QueueUnavailable) and await self.store.wait_again(
+                    ctx.run_id, self.store.leases.holder):
+                raise
             message = public_message(exc, log, f"run {ctx.run_id} failed to start")
             with contextlib.suppress(Exception):
                 await ctx.emit(ev.RunFailed(error=message), status={
@@ -653,8 +660,6 @@ class Runner:
 
     async def _send_job(self, run_id: str, mark: str, input: dict[str, Any],
                         resume_value: Any) -> None:
-        from shokunin.runs.queue import QueuedRun
-
         where = queued_in(mark)
         assert self.queue is not None and where is not None
         await self.queue.send(where, QueuedRun(run_id, input, resume_value))

@@ -140,6 +140,17 @@ class Store:
                         **self.leases.values()))
             return result.rowcount == 1
 
+    async def wait_again(self, run_id: str, holder: str) -> bool:
+        """Put a run claimed to be resumed (``claim_interrupted``) back to waiting for its
+        answer, while ``holder`` still holds it; False when it is not so any more."""
+        runs = schema.runs
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                update(runs).where(runs.c.id == run_id, runs.c.status == RunStatus.RUNNING,
+                                   runs.c.lease_holder == holder)
+                .values(status=RunStatus.INTERRUPTED, finished_at=_now()))
+            return result.rowcount == 1
+
     async def runs_after(self, thread_id: str, run_id: str) -> list[str]:
         """Ids of the thread's runs created after ``run_id`` (oldest first)."""
         runs = schema.runs
