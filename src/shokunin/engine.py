@@ -113,6 +113,7 @@ class Engine:
                                           settings.redis_namespace)
                 undo.push_async_callback(bus.close)
             runner = Runner(store, bus, settings.data_dir / "workspaces", services)
+            runner.shares_threads = settings.redis_url is not None
             undo.push_async_callback(runner.shutdown)
             run_queue = None
             if settings.queue_url is not None and queue != "none":

@@ -280,3 +280,18 @@ async def test_a_killed_processes_run_that_had_called_a_tool_is_failed_not_start
 
 async def _says(runner: Runner, run_id: str, kind: str) -> bool:
     return any(e.kind == kind for e in await runner.store.events_after(run_id))
+
+
+async def test_two_processes_run_the_runs_of_one_thread_one_at_a_time_in_order(
+        db_url: str, tmp_path: Path) -> None:
+    """Web processes that run runs themselves (no queue): a thread's second run, started
+    on B while A runs its first, runs after it."""
+    async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
+        a.shares_threads = b.shares_threads = True  # as the engine sets with a Redis bus
+        first = await a.start("counter", "t-turns", {"n": 10, "delay": 0.05})
+        second = await b.start("counter", "t-turns", {"n": 2})
+        await a.wait(first)
+        await b.wait(second)
+        ended = (await a.store.events_after(first))[-1].ts
+        began = [e.ts for e in await b.store.events_after(second) if e.kind == "text"]
+        assert ended <= min(began)

@@ -287,3 +287,22 @@ async def test_an_answer_the_queue_did_not_take_leaves_the_run_waiting_for_it_ag
             assert "run_failed" not in kinds_seen
     finally:
         proxy.close()
+
+
+async def test_the_runs_of_one_thread_run_one_at_a_time_in_order_across_workers(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    """Two workers free, a thread's second run sent while its first runs: it runs after
+    the first has ended, as in one process (two at once would race on its checkpoint and
+    its kernel)."""
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True), \
+            process(urls, namespace, tmp_path, worker=True):
+        for _ in range(3):
+            first = await web.start("counter", "thread-turns", {"n": 10, "delay": 0.05})
+            second = await web.start("counter", "thread-turns", {"n": 2})
+            for run_id in (first, second):
+                await until(lambda r=run_id: _status_is(web, r, RunStatus.COMPLETED),
+                            timeout=30)
+            ended = (await web.store.events_after(first))[-1].ts
+            began = [e.ts for e in await web.store.events_after(second) if e.kind == "text"]
+            assert ended <= min(began)

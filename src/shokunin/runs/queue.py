@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -99,13 +100,15 @@ class RunQueue:
         """A new job's mark (the run's lease holder while it waits) in ``queue``."""
         return queued_mark(queue or self.shared, f"{run_id}.{uuid.uuid4().hex[:6]}")
 
-    async def send(self, mark: tuple[str, str], run: QueuedRun) -> None:
-        """Enqueue the job ``mark`` (queue, key) for ``run``."""
+    async def send(self, mark: tuple[str, str], run: QueuedRun, after: float = 0) -> None:
+        """Enqueue the job ``mark`` (queue, key) for ``run``, to be taken ``after`` seconds
+        from now at the earliest."""
         queue, key = mark
+        when = {"scheduled": int(time.time() + after) + 1} if after else {}
         try:
             await (await self._queue(queue)).enqueue(
                 FUNCTION, key=key, timeout=0, retries=1, run_id=run.run_id,
-                input=run.input, resume_value=run.resume_value)
+                input=run.input, resume_value=run.resume_value, **when)
         except Exception as exc:
             raise QueueUnavailable(
                 f"the run could not be sent to a worker: the job queue did not take it "

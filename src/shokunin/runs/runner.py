@@ -110,6 +110,7 @@ class Recovers(Protocol):
 # Kinds a run says before it does anything with a side effect (see ``Agent``: restart).
 UNTOUCHED_KINDS = frozenset({"run_started", "text_delta", "metrics", "debug", "log"})
 MAX_RESTARTS = 2  # a run whose every process dies (it kills them?) is failed after that
+TURN_WAIT_SEC = 1.0  # how soon a run whose thread is busy elsewhere looks again
 RESTARTING = ("the process running this run stopped before the run did anything with side "
               "effects: it starts again from the thread's last checkpoint")
 RESTARTED = ("the run stopped unfinished: the server running it stopped or restarted, or "
@@ -144,6 +145,9 @@ class Runner:
         self._cancelling: dict[str, asyncio.Task[bool]] = {}  # asked by another process
         # The job queue (``use_queue``): runs are sent to workers instead of run here.
         self.queue: RunQueue | None = None
+        # Other processes run runs on this database too (set by the engine): a thread's
+        # runs still run one at a time, in the order they started.
+        self.shares_threads = False
         self._sends = False
 
     def use_queue(self, queue: RunQueue, *, send: bool) -> None:
@@ -151,6 +155,7 @@ class Runner:
         starts, resumes or revives to a worker; a worker runs what it takes (``take``) and
         revives here. Both look at the queue to tell a lost job from a waiting one."""
         self.queue, self._sends = queue, send
+        self.shares_threads = True
 
     def register(self, agent: Agent) -> None:
         self.agents[agent.name] = agent
@@ -601,6 +606,16 @@ class Runner:
         run = await self.store.get_run(job.run_id)
         if run is None:
             return
+        if await self.store.running_before(run.thread_id, run.id):
+            # An earlier run of the thread runs (or waits) elsewhere: this one's turn comes
+            # after it. Sent again for later, so that it holds no slot meanwhile.
+            where = queued_in(mark)
+            assert where is not None and self.queue is not None
+            later = self.queue.mark(run.id, where[0])
+            if await leases.pass_on(run.id, leases.holder, later):
+                await self._send_job(run.id, later, job.input, job.resume_value,
+                                     after=TURN_WAIT_SEC)
+            return
         if run.agent not in self.agents:  # a worker started with other faces than the web
             await self.store.fail_runs([run.id], f"the worker that took this run has no "
                                        f"{run.agent} agent (is that face off there?)")
@@ -659,10 +674,10 @@ class Runner:
             raise
 
     async def _send_job(self, run_id: str, mark: str, input: dict[str, Any],
-                        resume_value: Any) -> None:
+                        resume_value: Any, after: float = 0) -> None:
         where = queued_in(mark)
         assert self.queue is not None and where is not None
-        await self.queue.send(where, QueuedRun(run_id, input, resume_value))
+        await self.queue.send(where, QueuedRun(run_id, input, resume_value), after)
 
     async def subscribe_thread(
         self, thread_id: str, after_run: str | None = None
@@ -773,6 +788,9 @@ class Runner:
         try:
             # One run at a time per thread: two would race on its checkpoint and kernel.
             async with self._thread_lock(ctx.thread_id):
+                if self.shares_threads and self.queue is None:  # web processes that run runs
+                    while await self.store.running_before(ctx.thread_id, ctx.run_id):
+                        await asyncio.sleep(TURN_WAIT_SEC)
                 output = await agent.run(ctx, input)
         except asyncio.CancelledError:
             await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled())

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, delete, func, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -139,6 +139,21 @@ class Store:
                 .values(status=RunStatus.RUNNING, finished_at=None, cancel_requested=False,
                         **self.leases.values()))
             return result.rowcount == 1
+
+    async def running_before(self, thread_id: str, run_id: str) -> bool:
+        """Whether a run of the thread started before ``run_id`` is still running (or
+        waiting in the job queue): the thread's runs run one at a time, in order."""
+        runs = schema.runs
+        mine = select(runs.c.created_at).where(runs.c.id == run_id).scalar_subquery()
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                select(runs.c.id).where(
+                    runs.c.thread_id == thread_id, runs.c.status == RunStatus.RUNNING,
+                    runs.c.id != run_id,
+                    or_(runs.c.created_at < mine,
+                        and_(runs.c.created_at == mine, runs.c.id < run_id)))
+                .limit(1))).first()
+        return row is not None
 
     async def wait_again(self, run_id: str, holder: str) -> bool:
         """Put a run claimed to be resumed (``claim_interrupted``) back to waiting for its
