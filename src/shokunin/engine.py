@@ -123,6 +123,8 @@ class Engine:
                 runner.use_queue(run_queue, send=queue == "send")
                 if queue == "take":  # runs of threads whose kernel it holds come here
                     store.kernel_homes.queue = run_queue.own(store.leases.holder)
+            # Several processes hold kernels: each checks its kernel is still the thread's.
+            store.kernel_homes.shared = runner.shares_threads
             built = build_agents(services, store)  # each built in milliseconds
             for agent in built.agents:
                 if wanted is None or agent.name in wanted:

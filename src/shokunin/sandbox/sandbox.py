@@ -240,8 +240,15 @@ class Sandbox:
                                 exc_info=True)
 
     async def _shut_down_early(self, thread_id: str, why: str) -> None:
-        self._shut_early[thread_id] = f"this thread's earlier kernel was shut down because {why}"
-        await self.close_thread(thread_id)
+        note = f"this thread's earlier kernel was shut down because {why}"
+        self._shut_early[thread_id] = note
+        await self.close_thread(thread_id, home=False)
+        if self.homes is not None:  # the next kernel may start in another process
+            try:
+                await self.homes.lost(thread_id, note)
+            except Exception:  # noqa: BLE001 - this process still tells its own next kernel
+                log.warning("could not record why %s's kernel closed", thread_id,
+                            exc_info=True)
 
     def _idle_threads(self) -> list[str]:
         """Threads whose kernel runs nothing and waits for nothing, least recently used first."""
@@ -316,7 +323,7 @@ class Sandbox:
         lock = self._locks.setdefault(thread_id, asyncio.Lock())
         try:
             async with lock:
-                fresh = thread_id not in self._kernels
+                held = self._kernels.get(thread_id)
                 try:
                     kernel = await self._kernel_for(thread_id, workspace, owner, abort)
                 except KernelDied as exc:
@@ -327,7 +334,7 @@ class Sandbox:
                 except InterruptedError:
                     return ExecResult(ok=False, error_type="Interrupted",
                                       error_message="execution was aborted")
-                why = self._shut_early.pop(thread_id, None) if fresh else None
+                why = self._shut_early.pop(thread_id, None) if kernel is not held else None
                 async with kernel.lock:
                     result = await self._run(kernel, inp, abort)
                 if why:
@@ -354,6 +361,9 @@ class Sandbox:
                           owner: str | None = None,
                           abort: threading.Event | None = None) -> Kernel:
         kernel = self._kernels.get(thread_id)
+        if kernel is not None and not await self._still_its(thread_id):
+            await self.close_thread(thread_id, home=False)  # stale: not the thread's now
+            kernel = None
         if kernel is not None:
             return kernel
         try:  # from admission on, a failure or a cancellation gives the slot back
@@ -371,6 +381,18 @@ class Sandbox:
         self._kernels[thread_id] = kernel
         await self._arrived(thread_id)
         return kernel
+
+    async def _still_its(self, thread_id: str) -> bool:
+        """With other processes holding kernels, this one's kernel of the thread is still
+        the thread's: not deleted with it, not replaced by one another process started
+        (whose variables this one lacks) since."""
+        if self.homes is None or not self.homes.shared:
+            return True
+        try:
+            return await self.homes.is_mine(thread_id)
+        except Exception:  # noqa: BLE001 - the database away: keep using it
+            log.warning("could not check where %s's kernel is", thread_id, exc_info=True)
+            return True
 
     async def _arrived(self, thread_id: str) -> None:
         """Record that this process holds the thread's kernel now; a kernel another

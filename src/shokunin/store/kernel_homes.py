@@ -31,28 +31,54 @@ class KernelHomes:
         self.engine = engine
         self.leases = leases
         self.queue: str | None = None
+        # Other processes hold kernels too (set by the engine): a kernel held here is
+        # checked to be still the thread's before each use.
+        self.shared = False
         insert = (postgresql.insert if engine.dialect.name == "postgresql"
                   else sqlite.insert)(schema.kernel_homes)
         self._upsert = insert.on_conflict_do_update(
             index_elements=["thread_id"],
             set_={"holder": insert.excluded.holder, "queue": insert.excluded.queue,
-                  "until": insert.excluded.until})
+                  "until": insert.excluded.until, "lost": None})
 
     async def arrived(self, thread_id: str) -> str | None:
         """A kernel of this holder now serves the thread: record it. Return why the
-        variables the thread had in another process's kernel are gone, None when it had
-        none there (a first kernel, or one this holder closed itself)."""
+        variables the thread had are gone (its kernel was shut down early, or is in
+        another process), None when it had none (a first kernel, or one closed while
+        idle)."""
         homes = schema.kernel_homes
         async with self.engine.begin() as conn:
             before = (await conn.execute(
-                select(homes.c.holder, homes.c.until).where(homes.c.thread_id == thread_id))
-            ).first()
+                select(homes.c.holder, homes.c.until, homes.c.lost)
+                .where(homes.c.thread_id == thread_id))).first()
             await conn.execute(self._upsert.values(
                 thread_id=thread_id, holder=self.leases.holder, queue=self.queue,
-                until=self.leases.until()))
-        if before is None or before.holder == self.leases.holder:
+                until=self.leases.until(), lost=None))
+        if before is None:
+            return None
+        if before.lost:
+            return str(before.lost)
+        if before.holder == self.leases.holder:
             return None
         return GONE if self._gone(before.holder, before.until) else ELSEWHERE
+
+    async def lost(self, thread_id: str, why: str) -> None:
+        """This holder shut the thread's kernel down early: the next kernel, wherever it
+        starts, says ``why``."""
+        homes = schema.kernel_homes
+        async with self.engine.begin() as conn:
+            await conn.execute(update(homes).where(homes.c.thread_id == thread_id,
+                                                   homes.c.holder == self.leases.holder)
+                               .values(lost=why))
+
+    async def is_mine(self, thread_id: str) -> bool:
+        """This holder's kernel is still the thread's (not deleted with the thread, nor
+        replaced by a kernel another process started for it since)."""
+        homes = schema.kernel_homes
+        async with self.engine.connect() as conn:
+            holder = (await conn.execute(select(homes.c.holder)
+                                         .where(homes.c.thread_id == thread_id))).scalar()
+        return holder == self.leases.holder
 
     async def left(self, thread_id: str) -> None:
         """This holder closed the thread's kernel (idle, deleted): no home any more."""

@@ -102,6 +102,8 @@ kernel_homes = Table(
     Column("holder", String(128), nullable=False),
     Column("queue", String(128)),
     Column("until", DateTime(timezone=True), nullable=False),
+    # Why the kernel it held was shut down early (the caps), told wherever the next starts.
+    Column("lost", Text),
 )
 Index("ix_kernel_homes_holder", kernel_homes.c.holder)
 
