@@ -18,7 +18,7 @@ from shokunin.runs import MemoryBus, QueueUnavailable, Runner, RunQueue
 from shokunin.store import RunStatus, Store
 from tests.backends import database_url, postgres_available
 from tests.live_server import free_port
-from tests.runs.conftest import Asker, Counter
+from tests.runs.conftest import Asker, Counter, Thinker
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tcp_proxy import TcpProxy
 
@@ -53,7 +53,7 @@ async def process(urls: tuple[str, str], namespace: str, tmp_path: Path, *, work
     db, queue_url = urls
     store = await Store.open(db, lease_seconds=LEASE)
     runner = Runner(store, MemoryBus(), tmp_path / "ws")
-    for agent in (Counter(), Asker()):
+    for agent in (Counter(), Asker(), Thinker()):
         runner.register(agent)
     queue = await RunQueue.open(queue_url, namespace)
     runner.use_queue(queue, send=not worker)
@@ -306,3 +306,23 @@ async def test_the_runs_of_one_thread_run_one_at_a_time_in_order_across_workers(
             ended = (await web.store.events_after(first))[-1].ts
             began = [e.ts for e in await web.store.events_after(second) if e.kind == "text"]
             assert ended <= min(began)
+
+
+async def test_a_stopping_worker_leaves_its_runs_to_the_others_instead_of_cancelling_them(
+        urls: tuple[str, str], namespace: str, tmp_path: Path) -> None:
+    async with process(urls, namespace, tmp_path, worker=False) as web, \
+            process(urls, namespace, tmp_path, worker=True) as a, \
+            process(urls, namespace, tmp_path, worker=True) as b:
+        run_id = await web.start("thinker", None, {"n": 40, "delay": 0.05})
+        await until(lambda: _says_text_delta(web, run_id))
+        running = a if a.is_live(run_id) else b
+        assert running.is_live(run_id)
+        assert await running.leave() == [run_id]  # its grace is over
+        await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED), timeout=30)
+        events = await web.store.events_after(run_id)
+        assert "run_cancelled" not in [e.kind for e in events]
+        assert [e.kind for e in events if e.kind == "log"] == ["log"]  # started again
+
+
+async def _says_text_delta(runner: Runner, run_id: str) -> bool:
+    return "text_delta" in await kinds(runner, run_id)

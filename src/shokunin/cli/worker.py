@@ -2,8 +2,9 @@
 
 Web processes (``shokunin serve``) with ``SHOKUNIN_QUEUE_URL`` set send every run here;
 any number of workers share the queue. On SIGTERM or Ctrl-C a worker takes no new run,
-gives the runs it has ``--grace`` seconds to end, then cancels what is left (recorded as
-cancelled; a Studio project goes on where it stopped on its next start).
+gives the runs it has ``--grace`` seconds to end, then leaves the rest to the other
+processes, as a crashed worker's: a Studio project goes on from its last checkpoint, a run
+that did nothing with side effects yet starts again, any other ends failed.
 """
 
 from __future__ import annotations
@@ -81,5 +82,7 @@ async def _work(settings: Settings, grace: float) -> None:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(grace):
                 await engine.runner.drain()
+        if left := await engine.runner.leave():
+            log.warning("worker stopping: %d runs left to the other processes", len(left))
     finally:
         await engine.close()

@@ -143,6 +143,7 @@ class Runner:
         self._thread_seqs: dict[str, int] = {}  # thread id -> its own events' last seq
         self._thread_event_locks: dict[str, asyncio.Lock] = {}
         self._cancelling: dict[str, asyncio.Task[bool]] = {}  # asked by another process
+        self._leaving: set[str] = set()  # runs left to another process (``leave``)
         # The job queue (``use_queue``): runs are sent to workers instead of run here.
         self.queue: RunQueue | None = None
         # Other processes run runs on this database too (set by the engine): a thread's
@@ -749,6 +750,21 @@ class Runner:
             with contextlib.suppress(RunNotFound):
                 await self.cancel(run_id)
 
+    async def leave(self) -> list[str]:
+        """Stop running the runs here without ending them (a worker that stops): their
+        leases are given up at once, so another process takes each over as it would a
+        crashed one's (it goes on, starts again or ends failed, see ``recover``). Return
+        their ids."""
+        left = [run_id for run_id, task in self._tasks.items() if not task.done()]
+        for run_id in left:
+            self._leaving.add(run_id)
+            self._contexts[run_id].abort.set()  # a tool or a cell in flight stops too
+            self._tasks[run_id].cancel()
+        await asyncio.gather(*(self._tasks[r] for r in left if r in self._tasks),
+                             return_exceptions=True)
+        await self.store.leases.give_up(left)
+        return left
+
     def _context(
         self, run_id: str, thread_id: str, agent: str, resume_value: Any = None,
         owner: str | None = None,
@@ -766,7 +782,7 @@ class Runner:
         self._tasks[ctx.run_id] = task
 
         def done(task: asyncio.Task[None]) -> None:
-            if task.cancelled() and ctx.closing is None:
+            if task.cancelled() and ctx.closing is None and ctx.run_id not in self._leaving:
                 # Cancelled before its first step, so _drive never ran: record it here.
                 self._close(ctx, RunStatus.CANCELLED, ev.RunCancelled())
             if ctx.closing is not None and not ctx.closing.done():
@@ -793,7 +809,8 @@ class Runner:
                         await asyncio.sleep(TURN_WAIT_SEC)
                 output = await agent.run(ctx, input)
         except asyncio.CancelledError:
-            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled())
+            if ctx.run_id not in self._leaving:
+                await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled())
             raise
         except Interrupted as stop:
             await ctx.emit(ev.RunInterrupted(payload=stop.payload), status={

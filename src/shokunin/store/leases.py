@@ -191,6 +191,19 @@ class Leases:
                 .values(lease_holder=to, lease_until=self.until()))
             return result.rowcount == 1
 
+    async def give_up(self, run_ids: Sequence[str]) -> None:
+        """This holder stops running ``run_ids``: their leases run out now, for another
+        process to claim at its next heartbeat."""
+        if not run_ids:
+            return
+        runs = schema.runs
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(runs).where(runs.c.id.in_(list(run_ids)),
+                                   runs.c.lease_holder == self.holder,
+                                   runs.c.status == RunStatus.RUNNING)
+                .values(lease_until=datetime(1970, 1, 1, tzinfo=UTC)))
+
     async def request_cancel(self, run_id: str) -> bool:
         """Ask whichever process runs ``run_id`` to cancel it (at its next heartbeat); False
         when it is not running."""
