@@ -295,3 +295,28 @@ async def test_two_processes_run_the_runs_of_one_thread_one_at_a_time_in_order(
         ended = (await a.store.events_after(first))[-1].ts
         began = [e.ts for e in await b.store.events_after(second) if e.kind == "text"]
         assert ended <= min(began)
+
+
+async def test_a_follower_in_another_process_gets_the_end_of_a_run_that_ends_as_it_reads(
+        db_url: str, tmp_path: Path) -> None:
+    """Following through the store a run another process runs: the run ends between the
+    follower's read of its events and its look at the run's status. The follower still
+    gets the run's last event (it stopped one event short before)."""
+    async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
+        run_id = await a.start("counter", None, {"n": 3, "delay": 1.5})
+        read = b.store.events_after
+        ended_meanwhile = False
+
+        async def events_after(*args: Any, **kwargs: Any) -> list[ev.BaseEvent]:
+            nonlocal ended_meanwhile
+            events = await read(*args, **kwargs)
+            if not ended_meanwhile and events:
+                ended_meanwhile = True
+                await a.wait(run_id)  # it ends right after this read
+            return events
+
+        b.store.events_after = events_after  # type: ignore[method-assign]
+        followed = [e.kind async for e in b.stream(run_id)]
+        assert ended_meanwhile
+        assert followed[-1] == "run_completed"
+        assert followed.count("text") == 3

@@ -372,13 +372,16 @@ class Runner:
                 except TimeoutError:
                     if live_here:
                         continue
-                    # Not running in this process: follow it through the store until it ends.
+                    # Not running in this process: follow it through the store until it
+                    # ends. Its status first: a run that had ended by then has its last
+                    # event stored, so the read after it has the end.
+                    running = await self._running(run_id)
                     for event in await self.store.events_after(run_id, last):
                         last = event.seq
                         yield event
                         if ev.is_terminal(event):
                             return
-                    if not await self._running(run_id):
+                    if not running:
                         return
                     continue
                 if event.seq <= last:
