@@ -13,7 +13,6 @@ Docker itself is not run here.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import os
 import re
@@ -24,10 +23,10 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -39,6 +38,7 @@ from pydantic import AliasChoices, ValidationError
 from shokunin.cli import app as cli_app
 from shokunin.config import Settings
 from tests.backends import PG_ADMIN_URL, postgres_available
+from tests.e2e.topology import SLOW_TOOL, in_own_loop, psql, sse
 from tests.live_server import LiveServer, free_port
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
@@ -48,7 +48,6 @@ try:  # FastAPI >= 0.16x keeps included routers lazily (as tests/api/perimeter/t
 except ImportError:  # pragma: no cover - older FastAPI lists the routes flat
     iter_route_contexts = None
 
-T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "compose.yaml"
 DOCKERFILE = ROOT / "Dockerfile"
@@ -384,49 +383,8 @@ def test_nginx_conf_keeps_streams_unbuffered_and_sessions_sticky(tmp_path: Path)
 
 # -- nginx in front of two real servers -------------------------------------------------
 
-SLOW_TOOL = '''
-import time
-
-TOOL_NAME = "slow"
-TOOL_DESCRIPTION = "counts slowly, saying each step"
-TOOL_ICON = "x"
-
-
-def get_function_declaration():
-    return {"name": "slow", "description": "x", "parameters": {"type": "object",
-            "properties": {"steps": {"type": "integer"}}}}
-
-
-def execute(args, context):
-    for i in range(args.get("steps", 10)):
-        if context["abort_event"].is_set():
-            return {"success": False, "error": "aborted", "aborted": True}
-        context["message_callback"](f"step {i}")
-        time.sleep(0.1)
-    return {"success": True, "result": args.get("steps", 10)}
-'''
-
 TOKEN = f"deploy-test-{uuid.uuid4().hex}"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def in_own_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` in a thread of its own (a browser test may leave a loop in this one)."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-def _psql(sql: str) -> None:
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    async def run() -> None:
-        engine = create_async_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-        async with engine.connect() as conn:
-            await conn.execute(text(sql))
-        await engine.dispose()
-
-    in_own_loop(run())
 
 
 def render_nginx_conf(upstreams: list[int], port: int, prefix: Path) -> str:
@@ -515,7 +473,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         pytest.skip(f"no Redis at {REDIS_URL} (set SHOKUNIN_TEST_REDIS_URL)")
     root = tmp_path_factory.mktemp("deployment")
     name = f"shokunin_deploy_{uuid.uuid4().hex[:10]}"
-    _psql(f'CREATE DATABASE "{name}"')
+    psql(f'CREATE DATABASE "{name}"')
     servers: list[LiveServer] = []
     nginx = None
     try:
@@ -537,23 +495,11 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             nginx.stop()
         for server in servers:
             server.stop()
-        _psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 needs_postgres = pytest.mark.skipif(not postgres_available(),
                                     reason="PostgreSQL not reachable on 127.0.0.1:5432")
-
-
-def _sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
-    event, data = "message", ""
-    for line in lines:
-        if line.startswith("event:"):
-            event = line[6:].strip()
-        elif line.startswith("data:"):
-            data += line[5:].strip()
-        elif not line and data:
-            yield event, json.loads(data)
-            event, data = "message", ""
 
 
 def _status(url: str, run_id: str) -> str:
@@ -576,7 +522,7 @@ def test_sse_through_nginx_arrives_while_the_run_goes_on(deployment: Deployment)
         with httpx.stream("POST", f"{url}/api/tools/slow/execute/stream", headers=BEARER,
                           json={"args": {"steps": steps}}, timeout=60) as stream:
             assert stream.status_code == 200, stream.read()
-            for event, data in _sse(stream.iter_lines()):
+            for event, data in sse(stream.iter_lines()):
                 seen["events"].append(event)
                 if event == "started":
                     seen["run_id"] = data["run_id"]
@@ -592,7 +538,7 @@ def test_sse_through_nginx_arrives_while_the_run_goes_on(deployment: Deployment)
                       timeout=60) as stream:
         assert stream.status_code == 200
         assert stream.headers["content-type"].startswith("text/event-stream")
-        follower = _sse(stream.iter_lines())
+        follower = sse(stream.iter_lines())
         first = next(follower)[1]
         assert _status(url, run_id) == "running", "the first event came only at the end"
         rest = [data for event, data in follower if event != "end"]

@@ -295,13 +295,7 @@ class Runner:
         if mark is None or not await leases.pass_on(run.id, run.lease_holder or "",
                                                     leases.holder):
             return False
-        ctx = self._context(run.id, run.thread_id, run.agent)
-        ctx._seq = await self.store.last_seq(run.id)
-        try:
-            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled(
-                reason="cancelled before a worker took it"))
-        finally:
-            self._forget(ctx)
+        await self._cancelled_here(run, "cancelled before a worker took it")
         if self.queue is not None:
             with contextlib.suppress(Exception):  # a worker that takes it finds no lease
                 await self.queue.drop(mark)
@@ -310,14 +304,17 @@ class Runner:
     async def _cancel_waiting(self, run: RunRow) -> bool:
         if run.status != RunStatus.INTERRUPTED or not await self.store.claim_interrupted(run.id):
             return False
+        await self._cancelled_here(run, "cancelled while waiting for an answer")
+        return True
+
+    async def _cancelled_here(self, run: RunRow, reason: str) -> None:
+        """Record the end of a run no task runs, whose lease this process has taken."""
         ctx = self._context(run.id, run.thread_id, run.agent)
         ctx._seq = await self.store.last_seq(run.id)
         try:
-            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled(
-                reason="cancelled while waiting for an answer"))
+            await self._finish(ctx, RunStatus.CANCELLED, ev.RunCancelled(reason=reason))
         finally:
             self._forget(ctx)
-        return True
 
     async def wait(self, run_id: str) -> None:
         task = self._tasks.get(run_id)
