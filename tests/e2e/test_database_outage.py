@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.backends import PG_ADMIN_URL, postgres_available
-from tests.e2e.test_scale_out import SLOW_TOOL, _psql, _start_slow, _status, _stored
+from tests.e2e.topology import SLOW_TOOL, psql, start_slow, status, stored
 from tests.live_server import LiveServer
 from tests.tcp_proxy import TcpProxy
 from tests.tools.conftest import make_tool
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not postgres_available(),
 @pytest.fixture
 def behind_proxy(tmp_path: Path) -> Iterator[tuple[LiveServer, TcpProxy]]:
     name = f"shokunin_outage_{uuid.uuid4().hex[:10]}"
-    _psql(f'CREATE DATABASE "{name}"')
+    psql(f'CREATE DATABASE "{name}"')
     proxy = TcpProxy(5432).start()
     make_tool(tmp_path / "tool", "slow", SLOW_TOOL)
     url = PG_ADMIN_URL.rsplit("/", 1)[0].replace(":5432", f":{proxy.port}") + f"/{name}"
@@ -39,7 +39,7 @@ def behind_proxy(tmp_path: Path) -> Iterator[tuple[LiveServer, TcpProxy]]:
     finally:
         server.stop()
         proxy.close()
-        _psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _until(check, timeout: float = 30.0) -> None:  # noqa: ANN001
@@ -69,14 +69,14 @@ def test_a_tool_run_through_the_outage_goes_on_and_ends_with_its_events_in_order
     """A tool's progress messages said while the database is away are not stored (they
     were never sent either); the run itself goes on and ends, with no gap in its seq."""
     server, proxy = behind_proxy
-    run_id, client = _start_slow(server, steps=60)
+    run_id, client = start_slow(server, steps=60)
     time.sleep(1.0)
     proxy.cut()
     time.sleep(2.0)
     proxy.start()
     client.join(timeout=60)
-    _until(lambda: _status(server, run_id) == "completed")
-    events = _stored(server, run_id)
+    _until(lambda: status(server, run_id) == "completed")
+    events = stored(server, run_id)
     assert events[-1]["kind"] == "run_completed"
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert 0 < sum(e["kind"] == "progress" for e in events) < 60  # the outage's are not
