@@ -75,8 +75,11 @@ async def _story(url: str) -> dict[str, Any]:
                     "ok": True}
                 await watcher.wait(lambda w=watcher: w.named("connection:state_sync"))
             await call("POST", f"/api/projects/{pid}/start")
+            # Each wait for a person ends with the project's metrics: the story acts once it
+            # has (acting before, its events and the run's would come in either order).
             for watcher in (seed, client):
-                await watcher.wait(lambda w=watcher: w.named("checkpoint:created"))
+                await watcher.wait(lambda w=watcher: w.named("checkpoint:created")
+                                   and w.named("metrics:update"))
             await call("POST", f"/api/projects/{pid}/pause")
             await call("POST", f"/api/projects/{pid}/pause")  # 409
             [first] = seed.named("checkpoint:created")
@@ -87,7 +90,8 @@ async def _story(url: str) -> dict[str, Any]:
             await asyncio.sleep(0.3)  # paused: nothing new starts
             await call("POST", f"/api/projects/{pid}/resume")
             for watcher in (seed, client):
-                await watcher.wait(lambda w=watcher: len(w.named("checkpoint:created")) == 2)
+                await watcher.wait(lambda w=watcher: len(w.named("checkpoint:created")) == 2
+                                   and len(w.named("metrics:update")) == 2)
             second = seed.named("checkpoint:created")[1]["checkpointId"]
             ack = await seed.sio.call("checkpoint:resolve", {
                 "checkpointId": second, "resolution": "approved"}, timeout=10)

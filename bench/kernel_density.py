@@ -1,0 +1,175 @@
+"""Sandbox density (issue 39): N live kernels, each after a typical Analyst cell (read a small
+CSV with pandas, group, plot to PNG), their memory as PSS and USS, and the time to a new
+thread's first cell result; shokunin's kernels today (cold: no pool; pooled: a pool of one)
+beside bare jupyter_client kernels (no walls, nothing shared).
+
+Memory is read from ``/proc/<pid>/smaps_rollup`` of every process of each kernel (its
+process group): PSS shares each shared page among the processes that map it, USS counts the
+pages only that process maps (Private_Clean + Private_Dirty), so what many kernels share
+counts once in the PSS total and not at all in USS. RSS would count shared pages once per
+kernel. Usage (needs root for the walls, like the server; about 150 MB per kernel):
+
+    .venv/bin/python bench/kernel_density.py                       # 100 kernels, every way
+    .venv/bin/python bench/kernel_density.py --kernels 20 --ways shokunin-cold bare
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from shokunin.config import Settings
+from shokunin.sandbox import ExecPythonInput, Sandbox
+
+SAMPLE = Path(__file__).resolve().parents[1] / "src/shokunin/data/analyst/sales_en.csv"
+CELL = """import pandas as pd
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+df = pd.read_csv("sales.csv")
+by_region = df.groupby("region")["revenue"].sum()
+by_region.plot(kind="bar")
+plt.savefig("by_region.png")
+plt.close("all")
+print(by_region.to_string())
+"""
+WAYS = ("shokunin-cold", "shokunin-pooled", "bare")
+
+
+def memory_of(pids: list[int]) -> tuple[int, int]:
+    """(PSS, USS) in kB of these processes, from their smaps_rollup."""
+    pss = uss = 0
+    for pid in pids:
+        try:
+            text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        fields = {line.split(":")[0]: int(line.split()[1]) for line in text.splitlines()
+                  if line.endswith("kB")}
+        pss += fields.get("Pss", 0)
+        uss += fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
+    return pss, uss
+
+
+def group_of(pid: int) -> list[int]:
+    """The processes of the kernel whose leader is ``pid`` (its process group)."""
+    try:
+        group = os.getpgid(pid)
+    except ProcessLookupError:
+        return []
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if os.getpgid(int(entry.name)) == group:
+                    found.append(int(entry.name))
+            except ProcessLookupError:
+                continue
+    return found
+
+
+async def shokunin_kernels(n: int, pool: int, root: Path) -> tuple[list[float], tuple[int, int]]:
+    """Start ``n`` threads' kernels one after the other, each running the cell; return the
+    time to each thread's first result, and the kernels' (PSS, USS) with all of them live."""
+    data = root / f"data-pool{pool}"
+    data.mkdir(parents=True)
+    data.chmod(0o755)
+    sandbox = Sandbox(Settings(data_dir=data, sandbox_pool_size=pool, sandbox_max_kernels=n,
+                               sandbox_max_kernels_per_owner=n, sandbox_min_free_mb=0,
+                               sandbox_idle_sec=3600))
+    await sandbox.start()
+    if pool:
+        await sandbox.pool.wait_filled()
+    firsts = []
+    try:
+        for i in range(n):
+            workspace = data / "workspaces" / f"t{i}"
+            workspace.mkdir(parents=True)
+            shutil.copy(SAMPLE, workspace / "sales.csv")
+            workspace.chmod(0o777)  # the kernel writes its plot as its own uid
+            started = time.perf_counter()
+            result = await sandbox.execute(f"t{i}", ExecPythonInput(code=CELL, timeout_sec=120),
+                                           workspace=workspace)
+            firsts.append(time.perf_counter() - started)
+            assert result.ok, result.stderr or result.error_message
+        leaders = [k.pid for k in sandbox._kernels.values() if k.pid]  # noqa: SLF001
+        return firsts, memory_of([p for pid in leaders for p in group_of(pid)])
+    finally:
+        await sandbox.shutdown()
+
+
+async def bare_kernels(n: int, root: Path) -> tuple[list[float], tuple[int, int]]:
+    """``n`` plain jupyter_client kernels (ipykernel), each running the cell."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    managers, firsts = [], []
+    try:
+        for i in range(n):
+            folder = root / f"bare{i}"
+            folder.mkdir(parents=True)
+            os.chdir(folder)  # ipc sockets are made in the working folder
+            shutil.copy(SAMPLE, folder / "sales.csv")
+            started = time.perf_counter()
+            km = AsyncKernelManager(kernel_name="python3", transport="ipc")
+            await km.start_kernel(cwd=str(folder))
+            managers.append(km)
+            client = km.client()
+            client.start_channels()
+            await client.wait_for_ready(timeout=60)
+            reply = await client.execute_interactive(CELL, timeout=120,
+                                                     output_hook=lambda _msg: None)
+            firsts.append(time.perf_counter() - started)
+            client.stop_channels()
+            assert reply["content"]["status"] == "ok", reply["content"]
+        pids = [km.provisioner.pid for km in managers if km.provisioner]  # type: ignore[attr-defined]
+        return firsts, memory_of([p for pid in pids for p in group_of(pid)])
+    finally:
+        await asyncio.gather(*(km.shutdown_kernel(now=True) for km in managers),
+                             return_exceptions=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kernels", type=int, default=100)
+    parser.add_argument("--ways", nargs="+", choices=WAYS, default=list(WAYS))
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="shokunin-density-"))
+    root.chmod(0o755)
+    rows = []
+    try:
+        for way in args.ways:
+            print(f"{way}: {args.kernels} kernels ...")
+            if way == "bare":
+                firsts, (pss, uss) = asyncio.run(bare_kernels(args.kernels, root))
+            else:
+                pool = 1 if way == "shokunin-pooled" else 0
+                firsts, (pss, uss) = asyncio.run(shokunin_kernels(args.kernels, pool, root))
+            firsts.sort()
+            rows.append((way, pss, uss, statistics.median(firsts),
+                         firsts[math.ceil(len(firsts) * 0.95) - 1]))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    table = Table(title=f"{args.kernels} live kernels, each after one Analyst cell "
+                        f"(read a CSV, group, plot to PNG)")
+    for column in ("way", "PSS MB", "USS MB", "PSS/kernel MB", "first result p50 ms",
+                   "p95 ms"):
+        table.add_column(column, justify="right")
+    for way, pss, uss, p50, p95 in rows:
+        table.add_row(way, f"{pss / 1024:.0f}", f"{uss / 1024:.0f}",
+                      f"{pss / 1024 / args.kernels:.0f}", f"{p50 * 1000:.0f}",
+                      f"{p95 * 1000:.0f}")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
