@@ -26,6 +26,19 @@ def _memory_gib() -> int:
         return 8
 
 
+# What a live kernel costs after a typical Analyst cell (read a CSV, group, plot), in MB of
+# PSS, forked from the template (True) or cold: bench/kernel_density.py, 100 kernels.
+KERNEL_COST_MB = {True: 50, False: 120}
+KERNEL_HEADROOM = 4  # room for what a thread's data adds to a kernel
+MAX_KERNELS = 512
+
+
+def _kernels_for(memory_gib: int, template: bool) -> int:
+    """How many kernels the default cap allows on a machine of ``memory_gib``."""
+    budget = KERNEL_COST_MB[template] * KERNEL_HEADROOM
+    return min(MAX_KERNELS, max(2, memory_gib * 1024 // budget))
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SHOKUNIN_", env_file=".env", extra="ignore", env_nested_delimiter="__",
@@ -177,10 +190,17 @@ class Settings(BaseSettings):
         "(a tmpfs each, in memory, removed with the kernel).")
     sandbox_idle_sec: float = Field(900.0, description="Idle kernels are shut down after this.")
     sandbox_pool_size: int = Field(1, description="Pre-started kernels kept warm.")
+    sandbox_template: bool = Field(
+        True, description="Fork each kernel from a template process that imported pandas, "
+        "NumPy, matplotlib and ipykernel once: kernels share those pages and start in tens "
+        "of milliseconds. Off: each kernel starts an interpreter of its own (about 1.3 s).")
     sandbox_max_kernels: int = Field(
-        default_factory=lambda: min(64, max(2, _memory_gib())),
-        description="Kernels held by threads at once, all clients together (default: one per "
-        "GiB of memory, 2 to 64). Beyond it an idle kernel is shut down, else the cell waits.",
+        default_factory=lambda data: _kernels_for(_memory_gib(), data["sandbox_template"]),
+        description="Kernels held by threads at once, all clients together (default: what "
+        f"the memory holds at {KERNEL_HEADROOM} times a kernel's cost after a typical "
+        f"Analyst cell, {KERNEL_COST_MB[True]} MB forked from the template, "
+        f"{KERNEL_COST_MB[False]} MB cold; 2 to {MAX_KERNELS}). Beyond it an idle kernel is "
+        "shut down, else the cell waits.",
     )
     sandbox_max_kernels_per_owner: int = Field(
         4, description="Kernels one client (the `owner` a caller passes) may hold at once."

@@ -385,6 +385,25 @@ def _secret_not_shown(r: ExecResult) -> bool:
 
 
 _PTRACE_ATTACH = "print('ptrace', libc.ptrace(16, {pid}, 0, 0), errno())"
+# Another kernel with the same parent (the template, or the server for cold kernels).
+_SIBLING = ("def _parent(pid):\n    try:\n"
+            "        return int(open(f'/proc/{pid}/stat').read().rpartition(')')[2].split()[1])\n"
+            "    except (OSError, ValueError):\n        return None\n"
+            "siblings = [int(p) for p in os.listdir('/proc') if p.isdigit()\n"
+            "            and int(p) != os.getpid() and _parent(p) == os.getppid()]\n"
+            "sibling = max(siblings)\nprint('sibling', sibling)\n")
+# The template's control socket is a SOCK_SEQPACKET one: none may be open in a kernel.
+_INHERITED = """import os, socket
+for fd in sorted(int(n) for n in os.listdir('/proc/self/fd')):
+    try:
+        s = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        continue
+    if s.type == socket.SOCK_SEQPACKET:
+        print('control socket', fd)
+    s.detach()
+print('checked')
+"""
 ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     # new namespaces: uid 0 of a user namespace of its own, free to mount
     "unshare-user": (_sh("unshare -Ur id -u"), _failed),
@@ -432,6 +451,26 @@ ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
                                      "cat /tmp/shokunin-sandbox-*/k*.stash{data_dir}/shokunin.db"
                                      " /tmp/shokunin-sandbox-*/k*.stash{workdir}/server.log"),
                                  lambda r: _failed(r) and _secret_not_shown(r)),
+    # the template kernels are forked from (their parent) and a kernel forked beside this
+    # one (the harness starts one first): its memory, its signals, its descriptors
+    "signal-template": ("import os\nos.kill(os.getppid(), 0)", _denied("PermissionError")),
+    "template-memory": ("import os\nopen(f'/proc/{os.getppid()}/mem', 'rb').read(1)",
+                        _denied("PermissionError")),
+    "template-environ": ("import os\nprint(open(f'/proc/{os.getppid()}/environ', 'rb').read())",
+                         _denied("PermissionError")),
+    "ptrace-template": (_native(_PTRACE_ATTACH.format(pid="os.getppid()")),
+                        _prints("ptrace -1")),
+    "sibling-kernel": (_native(_SIBLING + _PTRACE_ATTACH.format(pid="sibling") + "\n"
+                               "for what in ('mem', 'environ'):\n    try:\n"
+                               "        open(f'/proc/{sibling}/{what}', 'rb').read(1)\n"
+                               "        print('read', what)\n    except OSError as exc:\n"
+                               "        print('refused', what, type(exc).__name__)\n"
+                               "try:\n    os.kill(sibling, 0)\n    print('signalled')\n"
+                               "except OSError as exc:\n    print('refused signal', exc.errno)"),
+                       lambda r: r.ok and "ptrace -1" in r.stdout and "read " not in r.stdout
+                       and "signalled" not in r.stdout and "refused signal" in r.stdout),
+    "inherited-descriptors": (_INHERITED, lambda r: r.ok and "checked" in r.stdout
+                              and "control socket" not in r.stdout),
     # writing outside the kernel's own folders
     "write-var-tmp": (_sh("echo x > /var/tmp/{marker}"), _failed),
     "write-server-workdir": ("open('{workdir}/{marker}', 'w').write('x')",

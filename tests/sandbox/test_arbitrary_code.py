@@ -91,6 +91,8 @@ async def server() -> AsyncIterator[Server]:
     finally:
         os.chdir(here)
     await sb.start()
+    sibling = await sb._kernel_for("sibling", None)  # noqa: SLF001 (cases aimed at a sibling)
+    assert sibling.forked  # the cases run in kernels forked from the template
     yield Server(sb, workdir, data_dir)
     await sb.shutdown()
     shutil.rmtree(top, ignore_errors=True)
@@ -266,7 +268,8 @@ async def run_cases(workdir: str, data_dir: str) -> dict:
     sb = Sandbox(sandbox_settings(Path(data_dir), sandbox_pool_size=0, sandbox_tmp_mb=TMP_MB))
     _bare(sb)
     await sb.start()
-    answers = {}
+    sibling = await sb._kernel_for("sibling", None)  # noqa: SLF001 (cases aimed at a sibling)
+    answers: dict = {"_forked": sibling.forked}
     try:
         for name, (code, _) in ARBITRARY.items():
             marker = f"shokunin-arbitrary-{name}"
@@ -371,6 +374,8 @@ def test_tmp_is_private_and_bounded_as_a_normal_user(as_normal_user: dict, folde
 
 
 def test_cases_run_in_the_normal_users_kernels(as_normal_user: dict) -> None:
-    """The harness itself: kernels ran (a case that fails to start proves nothing)."""
+    """The harness itself: kernels ran (a case that fails to start proves nothing), forked
+    from the template as a normal user's server forks them."""
+    assert as_normal_user["_forked"] is True
     assert all(a["error_type"] != "KernelDied" for k, a in as_normal_user.items()
                if isinstance(a, dict)), as_normal_user

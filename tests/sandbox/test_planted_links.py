@@ -86,9 +86,11 @@ async def stdout_of(sandbox: Sandbox, thread: str, code: str, **kw: object) -> s
 @pytest.mark.parametrize("kind", ["symlink", "hardlink"])
 async def test_font_cache_on_restart(sandbox: Sandbox, target: Target, kind: str) -> None:
     thread = f"links-mpl-{kind}"
-    configdir = Path((await stdout_of(
-        sandbox, thread, "import matplotlib\nprint(matplotlib.get_configdir())")).strip())
+    await stdout_of(sandbox, thread, "import matplotlib")
     kernel = sandbox._kernels[thread]  # noqa: SLF001
+    # where the launcher copies the cache as the kernel's uid (the kernel's MPLCONFIGDIR; a
+    # kernel forked from the template loaded its fonts there and still names its folder)
+    configdir = kernel.folder.home / "mpl"
     names = os.listdir(sandbox._walls.mpl_cache)  # noqa: SLF001
     assert names and all(plant(configdir, n, target.path, kind, kernel.uid) for n in names)
     os.kill(kernel.pid, 9)  # a cell can do this to its own kernel

@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from shokunin.errors import ShokuninError
 from shokunin.sandbox.artifacts import OutputCollector
 from shokunin.sandbox.contracts import ExecResult
 from shokunin.sandbox.folders import KernelFolder, hand_over
+from shokunin.sandbox.template import ForkedProvisioner, KernelTemplate, TemplateUnavailable
 
 log = logging.getLogger(__name__)
 _SERIALS = itertools.count()  # one per Kernel object of this process
@@ -86,6 +88,29 @@ class Walls:
                 "fsize": self.file_mb << 20, "nofile": NOFILE}
 
 
+def common_env(walls: Walls) -> dict[str, str]:
+    """What every kernel's environment holds, whichever its folder: built from nothing, so
+    no server secret can leak into a kernel (or the template they are forked from)."""
+    return {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+            "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+            "SHOKUNIN_OUTPUT_CAP": str(walls.output_cap),
+            # Arrow's mimalloc keeps freed pages and reserves address space (RLIMIT_AS)
+            "ARROW_DEFAULT_MEMORY_POOL": "system",
+            # ...and its jemalloc, unused then, would start a thread at import: a template
+            # with a thread cannot fork cleanly
+            "JE_ARROW_MALLOC_CONF": "background_thread:false",
+            # ipykernel's debugger warns at every start that Python's frozen modules may
+            # hide breakpoints: nobody sets breakpoints in a sandbox kernel
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            # ipykernel's pipe for forks' output binds 127.0.0.1, which the seccomp
+            # filter refuses (no TCP): it says so at every start, and goes on without
+            "PYTHONWARNINGS": "ignore:Couldn't bind IOPub Pipe:UserWarning",
+            **walls.extra_env}
+
+
 class _OneSpec(KernelSpecManager):
     """Hands jupyter_client the one launch command of this kernel."""
 
@@ -104,10 +129,14 @@ def is_root() -> bool:
 class Kernel:
     """A kernel owned by one thread (or waiting in the pool for one)."""
 
-    def __init__(self, root: Path, uid: int, walls: Walls) -> None:
+    def __init__(self, root: Path, uid: int, walls: Walls,
+                 template: KernelTemplate | None = None) -> None:
+        """``template``: fork the kernel from it (when it runs) rather than start a fresh
+        interpreter."""
         self.root = root  # the server's runtime folder
         self.uid = uid
         self.walls = walls
+        self.template = template
         self.workspace: Path | None = None
         self.state = KernelState.NEW
         self.generation = 0  # how many times a fresh process replaced the first one
@@ -130,7 +159,18 @@ class Kernel:
         self._km = AsyncKernelManager(
             kernel_spec_manager=_OneSpec(spec), transport="ipc", ip=str(folder.home / "ipc"),
             connection_file=str(folder.connection))
-        await self._km.start_kernel(env=self._env(), cwd=str(folder.path))
+        if self.template is not None and self.template.alive():
+            self._km.kernel_id = str(uuid.uuid4())
+            self._km.provisioner = ForkedProvisioner(
+                kernel_id=self._km.kernel_id, kernel_spec=spec, connection_info={},
+                parent=self._km, template=self.template)
+        try:
+            await self._km.start_kernel(env=self._env(), cwd=str(folder.path))
+        except TemplateUnavailable as exc:
+            log.warning("kernel %s starts cold: %s", self.uid, exc)
+            self.template = None
+            await self.close()
+            return await self.start()
         self._kc = self._km.client()
         self._kc.start_channels()
         try:
@@ -139,6 +179,11 @@ class Kernel:
             await self.close()
             raise KernelDied(f"the kernel did not start: {exc}") from exc
         self.state = KernelState.READY
+
+    @property
+    def forked(self) -> bool:
+        """Whether this kernel's process was forked from the template."""
+        return isinstance(self._km and self._km.provisioner, ForkedProvisioner)
 
     async def probe(self, code: str) -> str | None:
         """Run ``code`` with ``python -c`` behind the same walls as a kernel; None when it
@@ -174,20 +219,8 @@ class Kernel:
     def _env(self) -> dict[str, str]:
         """Built from nothing, so no server secret can leak into the kernel."""
         home = self.folder.home
-        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-               "HOME": str(self.folder.work), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-               "MPLCONFIGDIR": str(home / "mpl"), "IPYTHONDIR": str(home / "ipy"),
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
-               "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "SHOKUNIN_OUTPUT_CAP": str(self.walls.output_cap),
-               # Arrow's mimalloc keeps freed pages and reserves address space (RLIMIT_AS)
-               "ARROW_DEFAULT_MEMORY_POOL": "system",
-               # ipykernel's pipe for forks' output binds 127.0.0.1, which the seccomp
-               # filter refuses (no TCP): it says so at every start, and goes on without
-               "PYTHONWARNINGS": "ignore:Couldn't bind IOPub Pipe:UserWarning"}
-        env.update(self.walls.extra_env)
-        return env
+        return {**common_env(self.walls), "HOME": str(self.folder.work),
+                "MPLCONFIGDIR": str(home / "mpl"), "IPYTHONDIR": str(home / "ipy")}
 
     @property
     def pid(self) -> int | None:

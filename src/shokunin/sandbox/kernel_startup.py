@@ -191,7 +191,15 @@ def _shokunin_wall() -> None:
     def refused_fork_exec(*_args: object, **_kwargs: object) -> None:
         refuse("starting a process", "fork_exec")
 
-    for module in list(sys.modules.values()):
+    # A kernel forked from the template (zygote.py) gets the references the template found
+    # in the modules it imported, and reads only those imported since: reading an object
+    # writes its reference count, which would copy the template's pages into the kernel.
+    scanned, holders = getattr(sys, "_shokunin_template", (frozenset(), ()))
+    for module_name, name in holders:
+        if module_name in sys.modules:
+            setattr(sys.modules[module_name], name, refused_fork_exec)
+    for module_name in [m for m in sys.modules if m not in scanned]:
+        module = sys.modules[module_name]
         for name, value in list(getattr(module, "__dict__", {}).items()):
             if value is fork_exec:
                 setattr(module, name, refused_fork_exec)

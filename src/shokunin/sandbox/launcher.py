@@ -210,9 +210,10 @@ def apply_limits(limits: dict[str, int]) -> None:
         resource.setrlimit(LIMITS[name], (value, value))
 
 
-def main(argv: list[str]) -> None:
-    config = json.loads(argv[1])
-    kernel_argv = argv[argv.index("--") + 1:]
+def wall(config: dict, parent: int) -> None:
+    """Apply every wall of ``config`` to this process, in the launcher's order; the process
+    dies with ``parent``. Called in the launcher before the exec, and in a kernel forked
+    from the template (``zygote.py``) before it runs anything of its own."""
     uid, gid = config["uid"], config["gid"]
     tmp, writable = config["tmp"], list(config["writable"])
     if os.geteuid() == 0:
@@ -233,7 +234,7 @@ def main(argv: list[str]) -> None:
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
-    die_with(config["parent"])
+    die_with(parent)
     if config["seed"]:
         seed(*config["seed"])
     if not private:  # /tmp and /dev/shm are the host's: Landlock keeps the kernel out
@@ -243,6 +244,12 @@ def main(argv: list[str]) -> None:
     # Landlock when the kernel has it (the server logs once when it does not)
     landlock_rules.confine(config["readable"], writable, config["devices"])
     filter_syscalls()
+
+
+def main(argv: list[str]) -> None:
+    config = json.loads(argv[1])
+    wall(config, config["parent"])
+    kernel_argv = argv[argv.index("--") + 1:]
     os.execve(kernel_argv[0], kernel_argv, os.environ)
 
 

@@ -38,12 +38,14 @@ from shokunin.sandbox.kernel import (
     Kernel,
     KernelDied,
     Walls,
+    common_env,
     is_root,
 )
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
 from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb, owner_key
 from shokunin.sandbox.runtime import UID_BASE, UID_SPAN, Runtime, claim_uid
+from shokunin.sandbox.template import KernelTemplate, TemplateUnavailable
 
 if TYPE_CHECKING:
     from shokunin.store import KernelHomes
@@ -98,6 +100,7 @@ class Sandbox:
         self._runtime: Runtime | None = None
         self._root: Path | None = None
         self._walls: Walls | None = None
+        self._template: KernelTemplate | None = None
         self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
         self._reaper: asyncio.Task[None] | None = None
         self._quota = KernelQuota(int(settings.sandbox_max_kernels),
@@ -120,6 +123,7 @@ class Sandbox:
         _log_missing_walls()
         try:
             await self._check_kernels_start()
+            await self._start_template()
         except BaseException:
             await self.shutdown()
             raise
@@ -152,6 +156,29 @@ class Sandbox:
             f"readable by other users (chmod -R a+rX {sys.prefix}; parent folders may stay "
             "0700), or install shokunin with umask 022, or run the server as a non-root "
             "user (fewer walls: see README, The Python sandbox).")
+
+    async def _start_template(self) -> None:
+        """Start the template kernels are forked from (``sandbox_template``); where it
+        cannot start, kernels start cold, as they did before it."""
+        if not self.settings.sandbox_template:
+            return
+        assert self._root is not None and self._walls is not None
+        own = self._root / "template"
+        own.mkdir(mode=0o700, exist_ok=True)
+        env = {**common_env(self._walls), "HOME": str(own), "IPYTHONDIR": str(own / "ipy"),
+               "MPLCONFIGDIR": self._walls.mpl_cache or str(own / "mpl")}
+        template = KernelTemplate(own, env)
+        try:
+            await template.start()
+        except TemplateUnavailable as exc:
+            log.warning("kernels start cold, one interpreter each: %s", exc)
+            return
+        self._template = template
+
+    @property
+    def template(self) -> KernelTemplate | None:
+        """The template process kernels are forked from; None when they start cold."""
+        return self._template
 
     def _ensure_runtime(self) -> None:
         if self._root is not None:
@@ -202,7 +229,15 @@ class Sandbox:
     async def _new_kernel(self) -> Kernel:
         self._ensure_runtime()
         uid = self._allocate_uid()
-        kernel = Kernel(self._root, uid, self._walls)
+        template = self._template
+        if template is not None and not template.alive():
+            log.warning("the kernel template exited: starting it again")
+            try:
+                await template.start()
+            except TemplateUnavailable as exc:
+                log.warning("kernels start cold, one interpreter each: %s", exc)
+                template = self._template = None
+        kernel = Kernel(self._root, uid, self._walls, template)
         try:
             await kernel.start()
         except BaseException:
@@ -265,6 +300,9 @@ class Sandbox:
         # Their homes stay recorded: a run on another process is told the variables went.
         await asyncio.gather(*(self.close_thread(t, home=False) for t in list(self._kernels)),
                              return_exceptions=True)
+        if self._template is not None:
+            await self._template.close()
+            self._template = None
         if self._runtime is not None:
             self._runtime.release()
             self._runtime = self._root = None

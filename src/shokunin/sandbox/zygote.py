@@ -1,0 +1,207 @@
+"""The template kernel process: imports what every kernel imports, once, then forks a
+kernel per request, so the libraries' pages are shared copy-on-write between kernels.
+
+Run by path by the server (``template.py``): ``python zygote.py CONTROL_FD SERVER_PID
+RUNTIME_ROOT``, with the environment every kernel starts with (built from nothing: the
+template holds no secret, and a kernel gets a copy of all its memory). The runtime folder
+on its command line is how a successor finds what a dead server left (``runtime.py``).
+
+The template itself runs no user code. It talks to the server only over ``CONTROL_FD``, one
+end of a socketpair (no name in the filesystem, so nothing else can reach it), one
+datagram per message: a request is the launcher's own command line (``launcher.py CONFIG
+-- python -m ipykernel_launcher ...``) with the kernel's environment and working folder;
+the answer is the kernel's pid with a pidfd of it (``SCM_RIGHTS``), or an error.
+
+The forked child, before it runs anything of its own: closes the control socket and every
+other descriptor it did not open for itself, starts a session of its own, takes the
+kernel's environment, applies every wall of the launcher (``launcher.wall``: namespaces,
+mounts, its own uid, limits, Landlock, seccomp; it dies with the template, which dies
+with the server), reseeds what a fork would share, and runs ipykernel in place of the
+exec. Between forks the template holds no thread, no socket but the control one and no
+ZMQ context, so the child starts from a process that is safe to fork.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import signal
+import socket
+import sys
+import traceback
+
+gc.disable()  # until the imports are frozen: a collection would dirty shared pages
+
+import launcher  # noqa: E402  (the walls; found beside this file)
+
+KERNEL = ["-m", "ipykernel_launcher"]
+MAX_MESSAGE = 1 << 20
+
+
+def warm() -> None:
+    """Import what a kernel imports before its first cell (ipykernel and what it loads as
+    it starts, kernel_startup.py's imports), so no kernel has to. Not matplotlib's inline
+    backend: imported with no IPython shell yet, it would never hook into the kernel's."""
+    import ipykernel.debugger  # noqa: F401
+    import ipykernel.ipkernel  # noqa: F401
+    import ipykernel.kernelapp  # noqa: F401
+    import IPython.core.completerlib  # noqa: F401
+    import IPython.core.debugger  # noqa: F401
+    import IPython.core.pylabtools  # noqa: F401
+    import IPython.extensions.storemagic  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401
+    import pandas  # noqa: F401
+    import tornado.gen  # noqa: F401
+    import tornado.platform.asyncio  # noqa: F401
+    import tornado.queues  # noqa: F401
+
+    with contextlib.suppress(ImportError):
+        import matplotlib_fontja  # noqa: F401
+    with contextlib.suppress(ImportError, OSError):  # loaded by the walls' seccomp filter
+        import pyseccomp  # noqa: F401
+
+
+def find_fork_exec() -> None:
+    """Record where the imported modules hold ``_posixsubprocess.fork_exec``, for the
+    kernels' audit wall (kernel_startup.py), which swaps every such reference for a
+    refusal: each kernel then reads only the modules it imports itself."""
+    import _posixsubprocess
+
+    fork_exec = _posixsubprocess.fork_exec
+    holders = tuple((module_name, name) for module_name, module in list(sys.modules.items())
+                    for name, value in list(getattr(module, "__dict__", {}).items())
+                    if value is fork_exec)
+    sys._shokunin_template = (frozenset(sys.modules), holders)  # type: ignore[attr-defined]
+
+
+def fit_to_fork(control: socket.socket) -> str | None:
+    """Why a fork now would not be clean (None: it would): a thread, or a descriptor
+    beyond the standard three and the control socket, would be copied into the kernel."""
+    threads = os.listdir("/proc/self/task")
+    if len(threads) != 1:
+        return f"the template runs {len(threads)} threads"
+    extra = sorted(int(fd) for fd in os.listdir("/proc/self/fd")
+                   if int(fd) > 2 and int(fd) != control.fileno())
+    # listdir's own descriptor of /proc/self/fd is closed by now: anything left is held
+    extra = [fd for fd in extra if _is_open(fd)]
+    return f"the template holds descriptors {extra}" if extra else None
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def reap(_signum: int, _frame: object) -> None:
+    """Collect exited kernels (the server watches them through their pidfds)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def serve(control: socket.socket, template_pid: int) -> None:
+    while True:
+        try:
+            message = control.recv(MAX_MESSAGE)
+        except ConnectionResetError:
+            return
+        if not message:
+            return  # the server closed its end
+        try:
+            request = json.loads(message)
+            unfit = fit_to_fork(control)
+            if unfit:
+                raise RuntimeError(unfit)
+            # Blocked until the pidfd is open, so the zombie keeps its pid for it.
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+            pid = os.fork()
+            if pid == 0:
+                become_kernel(control, request, template_pid)
+            try:
+                pidfd = os.pidfd_open(pid)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        except Exception as exc:  # noqa: BLE001 - the server gets the reason
+            control.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
+            continue
+        try:
+            socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [pidfd])
+        finally:
+            os.close(pidfd)
+
+
+def become_kernel(control: socket.socket, request: dict, template_pid: int) -> None:
+    """In the forked child: wall it in, then run the kernel; never returns."""
+    code = 1
+    try:
+        control.close()  # first: a kernel must never hold the way to the template
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        os.setsid()  # its own process group: the server signals and kills it as one
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.chdir(request["cwd"])
+        argv = request["argv"]
+        config = json.loads(argv[2])
+        kernel_argv = argv[argv.index("--") + 1:]
+        if kernel_argv[1:3] != KERNEL:
+            raise ValueError(f"the template starts kernels only, not {kernel_argv[1:3]}")
+        launcher.wall(config, template_pid)
+        gc.enable()
+        reseed()
+        # ipykernel watches its parent (jupyter_client names the server, whose child a cold
+        # kernel is; the class read it from the template's environment): the template here
+        args = [*kernel_argv[3:], f"--IPKernelApp.parent_handle={template_pid}"]
+        sys.argv = [kernel_argv[0], *args]
+        from ipykernel.kernelapp import IPKernelApp
+
+        IPKernelApp.launch_instance(argv=args)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - said on stderr, as a failed exec would
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def reseed() -> None:
+    """A fork copies the template's random state: each kernel draws its own. (``random``
+    reseeds itself after a fork; NumPy's global generator does not.)"""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+
+
+def main(argv: list[str]) -> None:
+    control = socket.socket(fileno=int(argv[1]))
+    launcher.die_with(int(argv[2]))
+    os.setsid()  # out of the server's process group: its signals are not the template's
+    warm()
+    find_fork_exec()
+    gc.collect()
+    gc.freeze()  # the imports' objects: never scanned again, their pages stay shared
+    signal.signal(signal.SIGCHLD, reap)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    unfit = fit_to_fork(control)
+    control.send(json.dumps({"ready": unfit is None, "error": unfit}).encode())
+    serve(control, os.getpid())
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,183 @@
+"""Kernels forked from the template process (issue 39): they share its pages, hold none of
+the server's secrets, cannot reach it, and the sandbox carries on when it goes.
+
+What a forked kernel may not do to the template or a sibling (signal, trace, read its
+memory, use its descriptors) is in the escape corpus (tests/sandbox/corpus.py, ARBITRARY),
+run as root and as a normal user by test_arbitrary_code.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from shokunin.sandbox import ExecPythonInput, Sandbox
+from shokunin.sandbox.kernel import Walls, common_env
+from shokunin.sandbox.template import KernelTemplate, TemplateUnavailable
+from tests.sandbox.conftest import SECRET, sandbox_settings
+
+in_loop = pytest.mark.asyncio(loop_scope="module")
+PLOT = ("import pandas as pd\nimport matplotlib.pyplot as plt\n"
+        "pd.DataFrame({'a': [1, 2, 3]}).plot()\nplt.show()\nprint('plotted')")
+
+
+def _cell(code: str) -> ExecPythonInput:
+    return ExecPythonInput(code=code, timeout_sec=60)
+
+
+def _rollup(pid: int) -> dict[str, int]:
+    text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    return {line.split(":")[0]: int(line.split()[1]) for line in text.splitlines()
+            if line.endswith("kB")}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def forking() -> AsyncIterator[Sandbox]:
+    data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
+    data_dir.chmod(0o755)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SHOKUNIN_TEST_SECRET", SECRET)
+        sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0))
+        await sb.start()
+        yield sb
+        await sb.shutdown()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@in_loop
+async def test_kernels_are_forked_from_the_template(forking: Sandbox) -> None:
+    result = await forking.execute("first", _cell(PLOT))
+    kernel = forking._kernels["first"]  # noqa: SLF001
+    assert result.ok and "plotted" in result.stdout, result.stderr
+    assert len(result.plot_png_base64) == 1  # the inline backend hooked into the kernel
+    assert forking.template is not None and kernel.forked
+    assert _parent_of(kernel.pid) == forking.template.pid
+
+
+@in_loop
+async def test_forked_kernels_share_the_templates_pages(forking: Sandbox) -> None:
+    """A cold kernel's anonymous memory (Python's heap: the imported modules) is its own;
+    a forked kernel shares most of it with the template and its siblings."""
+    for thread in ("share-a", "share-b"):
+        assert (await forking.execute(thread, _cell(PLOT))).ok
+    for thread in ("share-a", "share-b"):
+        pid = forking._kernels[thread].pid  # noqa: SLF001
+        memory = _rollup(pid)
+        assert memory["Shared_Dirty"] > 30 * 1024, memory  # copied on write, not yet written
+        assert memory["Pss_Anon"] < 0.8 * memory["Anonymous"], memory
+
+
+@in_loop
+async def test_forked_kernels_hold_no_server_secret_in_memory(forking: Sandbox) -> None:
+    """The template starts from a scrubbed environment, not as a fork of the server: none
+    of the server's memory (its environment, its settings) is in a kernel's."""
+    assert (await forking.execute("secret", _cell("x = 1"))).ok
+    pid = forking._kernels["secret"].pid  # noqa: SLF001
+    assert pid is not None and os.environ["SHOKUNIN_TEST_SECRET"] == SECRET
+    assert SECRET.encode() not in _memory_of(pid)
+    assert forking.template is not None and forking.template.pid is not None
+    assert SECRET.encode() not in _memory_of(forking.template.pid)
+
+
+@in_loop
+async def test_each_forked_kernel_draws_its_own_random_numbers(forking: Sandbox) -> None:
+    code = "import numpy as np\nimport random\nprint(np.random.randint(1 << 30), random.random())"
+    first = await forking.execute("random-a", _cell(code))
+    second = await forking.execute("random-b", _cell(code))
+    assert first.ok and second.ok
+    numpy_a, python_a = first.stdout.split()
+    numpy_b, python_b = second.stdout.split()
+    assert numpy_a != numpy_b and python_a != python_b
+
+
+@in_loop
+async def test_the_template_holds_no_thread_and_no_descriptor_a_kernel_could_inherit(
+        forking: Sandbox) -> None:
+    assert forking.template is not None and forking.template.pid is not None
+    pid = forking.template.pid
+    assert len(os.listdir(f"/proc/{pid}/task")) == 1
+    fds = sorted(int(fd) for fd in os.listdir(f"/proc/{pid}/fd"))
+    assert len([fd for fd in fds if fd > 2]) == 1, fds  # its control socket alone
+    kernel = forking._kernels["first"]  # noqa: SLF001
+    control = os.readlink(f"/proc/{pid}/fd/{fds[-1]}")
+    held = {os.readlink(f"/proc/{kernel.pid}/fd/{fd}")
+            for fd in os.listdir(f"/proc/{kernel.pid}/fd")}
+    assert control.startswith("socket:") and control not in held
+
+
+@in_loop
+async def test_kernels_die_with_the_template_and_the_next_one_forks_again(
+        forking: Sandbox) -> None:
+    assert (await forking.execute("orphan", _cell("x = 41"))).ok
+    template = forking.template
+    assert template is not None and template.pid is not None
+    os.kill(template.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while forking._kernels["orphan"].is_alive() and time.monotonic() < deadline:  # noqa: SLF001
+        await asyncio.sleep(0.05)
+    assert not forking._kernels["orphan"].is_alive()  # noqa: SLF001
+    died = await forking.execute("orphan", _cell("print(x + 1)"))
+    assert died.error_type == "KernelDied", died
+    fresh = await forking.execute("after", _cell("print('again')"))
+    assert fresh.ok and fresh.stdout.strip() == "again"
+    assert forking._kernels["after"].forked and template.alive()  # noqa: SLF001
+
+
+@in_loop
+async def test_kernels_start_cold_with_the_template_off() -> None:
+    data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
+    data_dir.chmod(0o755)
+    sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0, sandbox_template=False))
+    await sb.start()
+    try:
+        result = await sb.execute("cold", _cell("print(6 * 7)"))
+        assert result.ok and result.stdout.strip() == "42"
+        assert sb.template is None and not sb._kernels["cold"].forked  # noqa: SLF001
+        assert _parent_of(sb._kernels["cold"].pid) == os.getpid()  # noqa: SLF001
+    finally:
+        await sb.shutdown()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@in_loop
+async def test_a_template_that_would_fork_a_thread_refuses_to_start(tmp_path: Path) -> None:
+    """Arrow's jemalloc starts a thread at import unless told not to: a fork copies only
+    the thread that calls it, so the template says so, and kernels start cold."""
+    env = common_env(Walls(memory_mb=1024, cpu_sec=60, max_procs=64, file_mb=16))
+    del env["JE_ARROW_MALLOC_CONF"]
+    template = KernelTemplate(tmp_path, {**env, "HOME": str(tmp_path)})
+    with pytest.raises(TemplateUnavailable, match="threads"):
+        await template.start()
+    assert not template.alive()
+
+
+def _parent_of(pid: int | None) -> int:
+    assert pid is not None
+    return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+
+
+def _memory_of(pid: int) -> bytes:
+    """Every readable private mapping of ``pid`` (read as root, or as its uid)."""
+    chunks = []
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as mem:
+        for line in maps:
+            match = re.match(r"([0-9a-f]+)-([0-9a-f]+) r\S+ \S+ \S+ \S+\s*(\S*)", line)
+            if not match or match.group(3).startswith("[v"):  # [vvar], [vdso], [vsyscall]
+                continue
+            start, end = int(match.group(1), 16), int(match.group(2), 16)
+            try:
+                mem.seek(start)
+                chunks.append(mem.read(end - start))
+            except OSError:
+                continue
+    return b"".join(chunks)
