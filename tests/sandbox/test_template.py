@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import resource
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -23,7 +25,7 @@ import pytest_asyncio
 
 from shokunin.sandbox import ExecPythonInput, Sandbox
 from shokunin.sandbox.kernel import Walls, common_env
-from shokunin.sandbox.template import KernelTemplate, TemplateUnavailable
+from shokunin.sandbox.template import ForkedProcess, KernelTemplate, TemplateUnavailable
 from tests.sandbox.conftest import SECRET, sandbox_settings
 
 in_loop = pytest.mark.asyncio(loop_scope="module")
@@ -45,6 +47,9 @@ def _rollup(pid: int) -> dict[str, int]:
 async def forking() -> AsyncIterator[Sandbox]:
     data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
     data_dir.chmod(0o755)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard > 1024:  # as many shells start a server
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SHOKUNIN_TEST_SECRET", SECRET)
         sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0))
@@ -62,6 +67,14 @@ async def test_kernels_are_forked_from_the_template(forking: Sandbox) -> None:
     assert len(result.plot_png_base64) == 1  # the inline backend hooked into the kernel
     assert forking.template is not None and kernel.forked
     assert _parent_of(kernel.pid) == forking.template.pid
+
+
+@in_loop
+async def test_the_server_may_hold_a_descriptor_per_kernel_socket(forking: Sandbox) -> None:
+    """Started at a soft limit of 1024 open files, the server raises it to the hard limit:
+    a hundred kernels hold more descriptors than that."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert soft == hard or hard == resource.RLIM_INFINITY and soft >= 1 << 16
 
 
 @in_loop
@@ -159,6 +172,28 @@ async def test_a_template_that_would_fork_a_thread_refuses_to_start(tmp_path: Pa
     with pytest.raises(TemplateUnavailable, match="threads"):
         await template.start()
     assert not template.alive()
+
+
+def test_a_forked_process_is_watched_past_descriptor_1024() -> None:
+    """A server with a hundred kernels holds more than 1024 descriptors: select(2) cannot
+    watch a pidfd numbered past that, poll(2) can."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < 2048:
+        pytest.skip("the open-files limit stops below 2048")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+    child = subprocess.Popen(["sleep", "60"])
+    try:
+        pidfd = os.pidfd_open(child.pid)
+        high = os.dup2(pidfd, 1500, inheritable=False)
+        os.close(pidfd)
+        process = ForkedProcess(child.pid, high)
+        assert process.poll() is None
+        process.kill()
+        assert process.wait(timeout=10) == -signal.SIGKILL and process.poll() is not None
+    finally:
+        child.kill()
+        child.wait()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def _parent_of(pid: int | None) -> int:

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import random
+import resource
 import socket
 import subprocess
 import sys
@@ -65,6 +66,17 @@ for name in {modules!r}:
     open(spec.origin, "rb").close()
 open({startup!r}, "rb").close()
 """
+
+
+def _allow_open_files() -> None:
+    """Raise the server's open-files limit to its hard limit: each live kernel holds about
+    a dozen descriptors in the server (its sockets, its pidfd), and many shells and service
+    managers start processes at a soft limit of 1024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = 1 << 16 if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def _log_missing_walls() -> None:
@@ -120,6 +132,7 @@ class Sandbox:
         that would fail at every cell does not start.
         """
         self._ensure_runtime()
+        _allow_open_files()
         _log_missing_walls()
         try:
             await self._check_kernels_start()

@@ -53,20 +53,24 @@ class ForkedProcess:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and self._pidfd >= 0:
-            ready, _, _ = select.select([self._pidfd], [], [], 0)
-            if ready:
-                self._ended()
+        if self.returncode is None and self._ends_within(0):
+            self._ended()
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
-            ready, _, _ = select.select([self._pidfd], [], [], timeout)
-            if not ready:
+            if not self._ends_within(None if timeout is None else int(timeout * 1000)):
                 raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout or 0)
             self._ended()
         assert self.returncode is not None
         return self.returncode
+
+    def _ends_within(self, ms: int | None) -> bool:
+        """Whether the process ends within ``ms`` (None: waits for it); poll(2), not
+        select(2), which stops at descriptor 1024 (a server with many kernels passes it)."""
+        watch = select.poll()
+        watch.register(self._pidfd, select.POLLIN)
+        return bool(watch.poll(ms))
 
     def send_signal(self, signum: int) -> None:
         if self.returncode is None:
