@@ -34,9 +34,10 @@ class KernelPool:
                 return
 
     async def take(self) -> Kernel:
-        """A warm kernel if one is ready, else a freshly started one."""
+        """A warm kernel if one is ready, else a freshly started one. The caller refills
+        (``fill``) once the kernel has answered its first cell: a kernel starting meanwhile
+        would take the CPU that first answer needs."""
         kernel = self._ready.pop(0) if self._ready else None
-        self.fill()
         return kernel if kernel is not None else await self._factory()
 
     @property

@@ -394,6 +394,7 @@ class Sandbox:
                 return result
         finally:
             self._quota.notify()  # the kernel is idle now: a waiting thread may take it
+            self._pool.fill()
 
     def _refusal(self, code: str) -> ExecResult | None:
         try:
