@@ -218,8 +218,10 @@ def main(argv: list[str]) -> None:
     warm()
     rehearse()
     find_fork_exec()
-    gc.collect()
-    gc.freeze()  # the imports' objects: never scanned again, their pages stay shared
+    # Every object so far, garbage too, out of the collector's reach: a kernel's collections
+    # never write to them. No collection first: the holes it frees would take the kernels'
+    # new objects and copy their pages (the gc module's own advice for fork without exec).
+    gc.freeze()
     signal.signal(signal.SIGCHLD, reap)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     unfit = fit_to_fork(control)
