@@ -191,8 +191,9 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
     table = Table(title=f"{args.kernels} live kernels, each after one Analyst cell (read a "
                         f"CSV, group, plot to PNG); threads {args.gap:g} s apart")
-    for column in ("way", "PSS MB", "USS MB", "PSS/kernel MB", "first result p50 ms",
-                   "p95 ms", "Analyst cell p50 ms"):
+    table.add_column("way", no_wrap=True)
+    for column in ("PSS MB", "USS MB", "PSS/kernel MB", "first result p50 ms", "p95 ms",
+                   "Analyst cell p50 ms"):
         table.add_column(column, justify="right")
     for way, pss, uss, firsts, cells in rows:
         table.add_row(way, f"{pss / 1024:.0f}", f"{uss / 1024:.0f}",

@@ -7,6 +7,7 @@ from types import ModuleType
 
 import pytest
 
+from shokunin import config
 from shokunin.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +40,8 @@ def test_settings_page_covers_every_setting_with_its_default() -> None:
     assert "| `SHOKUNIN_DATA_DIR` | path | `./data` |" in table
     assert "| `SHOKUNIN_DATABASE_URL` | text | unset |" in table
     # a default computed from this machine is described, not this machine's value
-    assert "| `SHOKUNIN_SANDBOX_MAX_KERNELS` | integer | one per GiB of memory" in table
+    assert ("| `SHOKUNIN_SANDBOX_MAX_KERNELS` | integer | what the memory holds at 4 times "
+            "a kernel's cost") in table
 
 
 def test_readme_copies_no_settings_table() -> None:
@@ -94,3 +96,14 @@ def test_a_redis_namespace_that_would_mix_channels_is_refused(
     monkeypatch.setenv("SHOKUNIN_REDIS_NAMESPACE", namespace)
     with pytest.raises(ValueError, match="redis_namespace"):
         Settings()
+
+
+def test_the_kernel_cap_follows_what_kernels_cost() -> None:
+    """Forked kernels cost 40 MB after a typical cell, cold ones 100 (bench/kernel_density.py):
+    the default lets 2.5 times more forked kernels live on the same memory."""
+    forked = Settings(sandbox_template=True).sandbox_max_kernels
+    cold = Settings(sandbox_template=False).sandbox_max_kernels
+    gib = config._memory_gib()
+    assert forked == min(512, max(2, gib * 1024 // 160))
+    assert cold == min(512, max(2, gib * 1024 // 400))
+    assert forked >= 2 * cold or cold == 2

@@ -28,7 +28,7 @@ def _memory_gib() -> int:
 
 # What a live kernel costs after a typical Analyst cell (read a CSV, group, plot), in MB of
 # PSS, forked from the template (True) or cold: bench/kernel_density.py, 100 kernels.
-KERNEL_COST_MB = {True: 50, False: 120}
+KERNEL_COST_MB = {True: 40, False: 100}
 KERNEL_HEADROOM = 4  # room for what a thread's data adds to a kernel
 MAX_KERNELS = 512
 

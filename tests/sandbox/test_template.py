@@ -24,7 +24,7 @@ import pytest
 import pytest_asyncio
 
 from shokunin.sandbox import ExecPythonInput, Sandbox
-from shokunin.sandbox.kernel import Walls, common_env
+from shokunin.sandbox.kernel import HERE, Walls, common_env
 from shokunin.sandbox.template import ForkedProcess, KernelTemplate, TemplateUnavailable
 from tests.sandbox.conftest import SECRET, sandbox_settings
 
@@ -100,6 +100,16 @@ async def test_forked_kernels_hold_no_server_secret_in_memory(forking: Sandbox) 
     assert SECRET.encode() not in _memory_of(pid)
     assert forking.template is not None and forking.template.pid is not None
     assert SECRET.encode() not in _memory_of(forking.template.pid)
+
+
+@in_loop
+async def test_a_forked_kernel_imports_from_where_a_cold_one_does(forking: Sandbox) -> None:
+    """The template runs by path from shokunin's sandbox folder, which heads its sys.path:
+    a kernel must not import shokunin's modules (launcher, policy...) by their bare names."""
+    kernel = await forking._kernel_for("path", None)  # noqa: SLF001 (past the policy)
+    result = await forking._run(kernel, _cell("import sys\nprint(sys.path)"), None)  # noqa: SLF001
+    assert result.ok, result
+    assert str(HERE) not in result.stdout and str(kernel.folder.work) in result.stdout
 
 
 @in_loop

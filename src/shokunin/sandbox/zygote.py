@@ -183,6 +183,9 @@ def become_kernel(control: socket.socket, request: dict, template_pid: int) -> N
         if kernel_argv[1:3] != KERNEL:
             raise ValueError(f"the template starts kernels only, not {kernel_argv[1:3]}")
         launcher.wall(config, template_pid)
+        # The template was run by path, so its folder (shokunin's sandbox modules) heads
+        # sys.path; a kernel started with -m has its working folder there instead.
+        sys.path[0] = os.getcwd()
         gc.enable()
         reseed()
         # ipykernel watches its parent (jupyter_client names the server, whose child a cold
