@@ -35,6 +35,7 @@ from rich.table import Table
 
 from shokunin.config import Settings
 from shokunin.sandbox import ExecPythonInput, Sandbox
+from shokunin.sandbox.memory import Memory, memory_of
 
 SAMPLE = Path(__file__).resolve().parents[1] / "src/shokunin/data/analyst/sales_en.csv"
 FIRST = """import pandas as pd
@@ -58,21 +59,6 @@ SHOKUNIN = {"shokunin-cold": (0, False), "shokunin-pooled": (1, False),
 WAYS = (*SHOKUNIN, "bare")
 
 
-def memory_of(pids: list[int]) -> tuple[int, int]:
-    """(PSS, USS) in kB of these processes, from their smaps_rollup."""
-    pss = uss = 0
-    for pid in pids:
-        try:
-            text = Path(f"/proc/{pid}/smaps_rollup").read_text()
-        except OSError:
-            continue  # gone meanwhile
-        fields = {line.split(":")[0]: int(line.split()[1]) for line in text.splitlines()
-                  if line.endswith("kB")}
-        pss += fields.get("Pss", 0)
-        uss += fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
-    return pss, uss
-
-
 def group_of(pid: int) -> list[int]:
     """The processes of the kernel whose leader is ``pid`` (its process group)."""
     try:
@@ -90,7 +76,7 @@ def group_of(pid: int) -> list[int]:
     return found
 
 
-Outcome = tuple[list[float], list[float], tuple[int, int]]
+Outcome = tuple[list[float], list[float], Memory]
 
 
 async def shokunin_kernels(n: int, pool: int, template: bool, gap: float,
@@ -180,13 +166,12 @@ def main() -> None:
         for way in args.ways:
             print(f"{way}: {args.kernels} kernels ...")
             if way == "bare":
-                firsts, cells, (pss, uss) = asyncio.run(bare_kernels(args.kernels, args.gap,
-                                                                     root))
+                firsts, cells, used = asyncio.run(bare_kernels(args.kernels, args.gap, root))
             else:
                 pool, template = SHOKUNIN[way]
-                firsts, cells, (pss, uss) = asyncio.run(shokunin_kernels(
+                firsts, cells, used = asyncio.run(shokunin_kernels(
                     args.kernels, pool, template, args.gap, root))
-            rows.append((way, pss, uss, firsts, cells))
+            rows.append((way, used.pss_kb, used.uss_kb, firsts, cells))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     table = Table(title=f"{args.kernels} live kernels, each after one Analyst cell (read a "

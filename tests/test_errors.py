@@ -27,8 +27,9 @@ CONTROL_SIGNALS = {
     "shokunin.untrusted.Cancelled",  # the caller left, like asyncio.CancelledError
     "shokunin.tools.worker.ExportError",  # stdlib only: runs under a tool's own Python
 }
-# Modules that only run inside the sandbox's kernel or launcher, not importable here.
+# Modules that only run inside the sandbox's kernel, launcher or template, not importable here.
 NOT_IMPORTABLE = {"shokunin.sandbox.kernel_startup", "shokunin.sandbox.launcher",
+                  "shokunin.sandbox.zygote",
                   "shokunin.__main__"}
 
 

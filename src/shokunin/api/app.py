@@ -11,7 +11,18 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.middleware import Middleware
 
 from shokunin import __version__
-from shokunin.api import advisor, analyst, health, perimeter, runs, studio, tools, web, workbench
+from shokunin.api import (
+    advisor,
+    analyst,
+    health,
+    kernels,
+    perimeter,
+    runs,
+    studio,
+    tools,
+    web,
+    workbench,
+)
 from shokunin.api.errors import install_error_handlers
 from shokunin.api.perimeter import (
     AuthMiddleware,
@@ -94,7 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # the web face's catch-all routes
     app.add_route(MCP_PATH, mcp.app, include_in_schema=False)  # MCP, streamable HTTP
     # The faces' routes, the web face's catch-all last.
-    for router in [health.router, *perimeter.routers, *tools.routers, *runs.routers,
+    for router in [health.router, kernels.router, *perimeter.routers, *tools.routers, *runs.routers,
                    *analyst.routers, *advisor.routers, *studio.routers, *workbench.routers,
                    web.router]:
         app.include_router(router)

@@ -327,6 +327,10 @@ class Kernel:
         # session; its forks stay in it unless they start their own).
         return [] if group is None else _pids_in_group(group)
 
+    def processes(self) -> list[int]:
+        """The kernel's processes: its own and what it started."""
+        return sorted(set(self._strays(self.pid)) | ({self.pid} if self.pid else set()))
+
     def is_alive(self) -> bool:
         provisioner = self._km.provisioner if self._km else None
         process = getattr(provisioner, "process", None)

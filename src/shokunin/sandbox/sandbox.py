@@ -42,6 +42,7 @@ from shokunin.sandbox.kernel import (
     common_env,
     is_root,
 )
+from shokunin.sandbox.memory import memory_of
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
 from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb, owner_key
@@ -343,6 +344,30 @@ class Sandbox:
             await self._shut_down_early(thread_id, f"memory was low ({available} MiB free)")
             idle.append(thread_id)
         return idle
+
+    async def memory(self) -> dict[str, Any]:
+        """What the kernels cost (``memory.py``): the template's PSS and USS, and each
+        thread's kernel's (with what it started), in KiB; a forked kernel's USS is what
+        it added to the template."""
+        held = sorted(self._kernels.items())  # here, on the loop that changes it
+        template = self._template.pid if self._template is not None else None
+        now = time.monotonic()
+
+        def measure() -> dict[str, Any]:  # /proc reads: off the event loop
+            kernels = []
+            for thread_id, kernel in held:
+                used = memory_of(kernel.processes())
+                kernels.append({"thread_id": thread_id, "pid": kernel.pid,
+                                "forked": kernel.forked, "pss_kb": used.pss_kb,
+                                "uss_kb": used.uss_kb,
+                                "idle_sec": round(now - kernel.last_used, 1)})
+            shared = memory_of([template]) if template else None
+            return {"template": None if shared is None else {
+                        "pid": template, "pss_kb": shared.pss_kb, "uss_kb": shared.uss_kb},
+                    "kernels": kernels}
+
+        measured = await asyncio.to_thread(measure)
+        return {**measured, "pooled": self._pool.ready, "max_kernels": self._quota.max_kernels}
 
     @property
     def pool(self) -> KernelPool:

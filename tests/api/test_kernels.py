@@ -1,0 +1,50 @@
+"""GET /api/kernels: each live kernel's memory as PSS and USS, and the template's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from shokunin.api import create_app
+from shokunin.config import Settings
+from shokunin.sandbox import ExecPythonInput
+
+TOKEN = "a-token-for-the-kernels-test"
+
+
+def _settings(tmp_path: Path, **overrides: object) -> Settings:
+    return Settings(data_dir=tmp_path / "data", tools_dirs=[tmp_path / "tool"],
+                    tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0,
+                    **overrides)
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Rss:"):
+            return int(line.split()[1])
+    raise AssertionError("no Rss line")
+
+
+def test_kernels_report_what_each_adds_to_the_template(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path))) as client:
+        sandbox = client.app.state.engine.sandbox  # type: ignore[attr-defined]
+        for thread in ("a", "b"):
+            result = client.portal.call(sandbox.execute, thread, ExecPythonInput(
+                code="import pandas as pd\nframe = pd.DataFrame({'x': range(1000)})"))
+            assert result.ok, result
+        report = client.get("/api/kernels").json()
+        rss = {k["pid"]: _rss_kb(k["pid"]) for k in report["kernels"]}
+    assert report["template"]["pss_kb"] > 0
+    assert [k["thread_id"] for k in report["kernels"]] == ["a", "b"]
+    for kernel in report["kernels"]:
+        assert kernel["forked"] and 0 < kernel["uss_kb"] < kernel["pss_kb"]
+        # what it holds alone is well under what it maps: most is the template's
+        assert kernel["uss_kb"] < 0.6 * rss[kernel["pid"]], (kernel, rss)
+
+
+def test_kernels_report_needs_the_token(tmp_path: Path) -> None:
+    with TestClient(create_app(_settings(tmp_path, auth_token=TOKEN))) as client:
+        assert client.get("/api/kernels").status_code == 401
+        answer = client.get("/api/kernels", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert answer.status_code == 200 and answer.json()["kernels"] == []
