@@ -168,7 +168,8 @@ def become_kernel(control: socket.socket, request: dict, template_pid: int) -> N
     try:
         control.close()  # first: a kernel must never hold the way to the template
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the template's own handling
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         os.setsid()  # its own process group: the server signals and kills it as one
         null = os.open(os.devnull, os.O_RDONLY)
