@@ -103,7 +103,7 @@ def test_the_kernel_cap_follows_what_kernels_cost() -> None:
     the default lets 2.5 times more forked kernels live on the same memory."""
     forked = Settings(sandbox_template=True).sandbox_max_kernels
     cold = Settings(sandbox_template=False).sandbox_max_kernels
-    gib = config._memory_gib()
+    gib = config._memory_gib()  # noqa: SLF001
     assert forked == min(512, max(2, gib * 1024 // 160))
     assert cold == min(512, max(2, gib * 1024 // 400))
     assert forked >= 2 * cold or cold == 2

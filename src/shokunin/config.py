@@ -33,10 +33,11 @@ KERNEL_HEADROOM = 4  # room for what a thread's data adds to a kernel
 MAX_KERNELS = 512
 
 
-def _kernels_for(memory_gib: int, template: bool) -> int:
-    """How many kernels the default cap allows on a machine of ``memory_gib``."""
+def default_max_kernels(template: bool) -> int:
+    """How many kernels the default cap allows on this machine, forked from the template or
+    cold."""
     budget = KERNEL_COST_MB[template] * KERNEL_HEADROOM
-    return min(MAX_KERNELS, max(2, memory_gib * 1024 // budget))
+    return min(MAX_KERNELS, max(2, _memory_gib() * 1024 // budget))
 
 
 class Settings(BaseSettings):
@@ -195,7 +196,7 @@ class Settings(BaseSettings):
         "NumPy, matplotlib and ipykernel once: kernels share those pages and start in tens "
         "of milliseconds. Off: each kernel starts an interpreter of its own (about 1.3 s).")
     sandbox_max_kernels: int = Field(
-        default_factory=lambda data: _kernels_for(_memory_gib(), data["sandbox_template"]),
+        default_factory=lambda data: default_max_kernels(data["sandbox_template"]),
         description="Kernels held by threads at once, all clients together (default: what "
         f"the memory holds at {KERNEL_HEADROOM} times a kernel's cost after a typical "
         f"Analyst cell, {KERNEL_COST_MB[True]} MB forked from the template, "

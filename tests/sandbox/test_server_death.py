@@ -38,6 +38,7 @@ async def main():
     await sandbox.start()
     kernel = await sandbox._kernel_for("t", None)
     result = await sandbox._run(kernel, ExecPythonInput(code=FORK), None)
+    sandbox.pool.fill()  # (execute would have; the pool refills after a first cell)
     await sandbox.pool.wait_filled()
     pooled = sandbox.pool._ready[0]
     print(json.dumps({"root": str(sandbox._root), "kernels": [kernel.pid, pooled.pid],
@@ -93,10 +94,11 @@ def data_dirs() -> Iterator[tuple[Path, Path]]:
 def test_kernels_die_with_a_killed_server_and_its_leftovers_go_at_next_start(
         data_dirs: tuple[Path, Path]) -> None:
     mine, other = data_dirs
-    neighbour = Server(mine)  # live, same data folder: must survive the clean-up
-    elsewhere = Server(other)  # live, another data folder
-    victim = Server(mine)
+    servers: list[Server] = []  # each stopped at the end, even if a later one fails to start
     try:
+        servers.append(neighbour := Server(mine))  # live, same data folder: must survive
+        servers.append(elsewhere := Server(other))  # live, another data folder
+        servers.append(victim := Server(mine))
         victim.stop()  # SIGKILL: no clean-up runs
         assert wait_until(lambda: not any(alive(pid) for pid in victim.kernels))
         assert victim.root.is_dir() and alive(victim.fork)  # left for the next start
@@ -108,7 +110,7 @@ def test_kernels_die_with_a_killed_server_and_its_leftovers_go_at_next_start(
             assert live.root.is_dir()
             assert all(alive(pid) for pid in [*live.kernels, live.fork])
     finally:
-        for server in (neighbour, elsewhere, victim):
+        for server in servers:
             server.stop()
         for data_dir in data_dirs:  # what the servers killed here left behind
             asyncio.run(start_and_stop(data_dir))

@@ -9,6 +9,7 @@ run as root and as a normal user by test_arbitrary_code.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import resource
@@ -23,8 +24,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from shokunin.config import default_max_kernels
 from shokunin.sandbox import ExecPythonInput, Sandbox
-from shokunin.sandbox.kernel import HERE, Walls, common_env
+from shokunin.sandbox import sandbox as sandbox_module
+from shokunin.sandbox.kernel import HERE, Kernel, Walls, common_env
 from shokunin.sandbox.template import ForkedProcess, KernelTemplate, TemplateUnavailable
 from tests.sandbox.conftest import SECRET, sandbox_settings
 
@@ -139,6 +142,87 @@ async def test_the_template_holds_no_thread_and_no_descriptor_a_kernel_could_inh
 
 
 @in_loop
+async def test_an_exited_kernels_pid_stays_held_until_the_server_lets_it_go(
+        forking: Sandbox) -> None:
+    """The server signals a kernel's process group by number (jupyter_client's kill,
+    stopping a cell): a kernel that exited on its own stays a zombie of the template, its
+    pid not reusable, until the sandbox has closed it."""
+    assert (await forking.execute("exits", _cell("x = 1"))).ok
+    kernel = forking._kernels["exits"]  # noqa: SLF001
+    pid = kernel.pid
+    assert pid is not None and forking.template is not None
+    os.kill(pid, signal.SIGKILL)  # as the out-of-memory killer would, or a cell's own exit
+    deadline = time.monotonic() + 10
+    while kernel.is_alive() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)  # time for the template to reap it, were it to
+    assert _state_of(pid) == "Z" and _parent_of(pid) == forking.template.pid
+    await forking.close_thread("exits")
+    deadline = time.monotonic() + 10
+    while _state_of(pid) is not None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert _state_of(pid) is None  # released, then reaped
+
+
+@in_loop
+async def test_a_late_answer_from_the_template_is_not_taken_for_the_next_one(
+        forking: Sandbox) -> None:
+    """A fork request that timed out gets its answer later: the next request must not take
+    it (it would get another thread's kernel), and that kernel, nobody's, is killed."""
+    template = forking.template
+    assert template is not None and template._control is not None  # noqa: SLF001
+    argv = ["python", "launcher.py", "{}", "--", "python", "-c", "pass"]  # fails at once
+    stale_id = next(template._ids)  # noqa: SLF001
+    template._control.send(json.dumps({"id": stale_id, "argv": argv, "env": {},  # noqa: SLF001
+                                       "cwd": "/"}).encode())
+    await asyncio.sleep(0.3)  # the answer is waiting, unread, as after a timeout
+    process = await asyncio.to_thread(template.fork, argv, {}, "/")
+    try:
+        assert process.wait(timeout=10) is not None
+        stale = [pid for pid in _children_of(template.pid) if pid != process.pid]
+        assert process.pid not in stale
+    finally:
+        process.release()
+    deadline = time.monotonic() + 10
+    while [p for p in _children_of(template.pid) if _state_of(p) == "Z"] \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not [p for p in _children_of(template.pid) if _state_of(p) == "Z"]
+
+
+@in_loop
+async def test_a_kernel_start_cancelled_during_its_fork_leaves_no_kernel(
+        forking: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    template = forking.template
+    assert template is not None
+    forked: list[int] = []
+    fork = template.fork
+
+    def slow_fork(*args: object) -> ForkedProcess:
+        time.sleep(1.0)  # the start is cancelled meanwhile
+        process = fork(*args)  # type: ignore[arg-type]
+        forked.append(process.pid)
+        return process
+
+    monkeypatch.setattr(template, "fork", slow_fork)
+    kernel = Kernel(forking._root, forking._allocate_uid(), forking._walls,  # noqa: SLF001
+                    template)
+    starting = asyncio.ensure_future(kernel.start())
+    await asyncio.sleep(0.3)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    try:
+        deadline = time.monotonic() + 15
+        while (not forked or _state_of(forked[0]) not in (None, "Z")) \
+                and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert forked and _state_of(forked[0]) in (None, "Z"), "the unowned kernel runs on"
+    finally:
+        await forking._discard(kernel)  # noqa: SLF001
+
+
+@in_loop
 async def test_kernels_die_with_the_template_and_the_next_one_forks_again(
         forking: Sandbox) -> None:
     assert (await forking.execute("orphan", _cell("x = 41"))).ok
@@ -184,6 +268,31 @@ async def test_a_template_that_would_fork_a_thread_refuses_to_start(tmp_path: Pa
     assert not template.alive()
 
 
+@in_loop
+async def test_a_sandbox_whose_template_cannot_start_caps_kernels_as_cold_ones(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def with_a_thread(walls: Walls) -> dict[str, str]:
+        env = common_env(walls)
+        del env["JE_ARROW_MALLOC_CONF"]  # Arrow's allocator starts a thread at import
+        return env
+
+    monkeypatch.setattr(sandbox_module, "common_env", with_a_thread)
+    for fixed in (None, 7):
+        data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
+        data_dir.chmod(0o755)
+        extra = {} if fixed is None else {"sandbox_max_kernels": fixed}
+        sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0, **extra))
+        await sb.start()
+        try:
+            assert sb.template is None
+            assert sb._quota.max_kernels == (fixed or default_max_kernels(template=False))  # noqa: SLF001
+            result = await sb.execute("cold", _cell("print(6 * 7)"))
+            assert result.ok and not sb._kernels["cold"].forked  # noqa: SLF001
+        finally:
+            await sb.shutdown()
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
 def test_a_forked_process_is_watched_past_descriptor_1024() -> None:
     """A server with a hundred kernels holds more than 1024 descriptors: select(2) cannot
     watch a pidfd numbered past that, poll(2) can."""
@@ -204,6 +313,25 @@ def test_a_forked_process_is_watched_past_descriptor_1024() -> None:
         child.kill()
         child.wait()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def _state_of(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return None
+
+
+def _children_of(pid: int | None) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if _parent_of(int(entry)) == pid:
+                    found.append(int(entry))
+            except (OSError, AssertionError):
+                continue
+    return found
 
 
 def _parent_of(pid: int | None) -> int:

@@ -292,6 +292,7 @@ class Kernel:
             with contextlib.suppress(BaseException):
                 await settling
         group = self.pid
+        provisioner = self._km.provisioner if self._km is not None else None
         if self._kc is not None:
             self._kc.stop_channels()
         if self._km is not None:
@@ -299,6 +300,8 @@ class Kernel:
                 await self._km.shutdown_kernel(now=True)
             await self._km.cleanup_resources()
         self._kill_uid(group)
+        if isinstance(provisioner, ForkedProvisioner):  # its pid is not ours to use any more
+            await provisioner.release()
         self.folder.remove()
         self._kc = self._km = None
         self.state = KernelState.CLOSED

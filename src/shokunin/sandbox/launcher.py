@@ -49,6 +49,7 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
+PR_SET_NAME = 15
 PR_SET_CHILD_SUBREAPER = 36
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -172,6 +173,11 @@ def become_subreaper() -> None:
     """Orphans of the kernel's forks become the kernel's children, which it can reap:
     zombies count against RLIMIT_NPROC until someone does."""
     _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def name_process(name: bytes) -> None:
+    """The name ``ps`` and /proc/<pid>/comm show (15 bytes at most)."""
+    _check(_libc.prctl(PR_SET_NAME, name, 0, 0, 0), "prctl(PR_SET_NAME)")
 
 
 def die_with(parent: int) -> None:

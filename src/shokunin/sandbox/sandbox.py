@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shokunin import events
+from shokunin.config import default_max_kernels
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.sandbox import landlock_rules, saved_images, syscall_filter
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
@@ -185,9 +186,17 @@ class Sandbox:
         try:
             await template.start()
         except TemplateUnavailable as exc:
-            log.warning("kernels start cold, one interpreter each: %s", exc)
+            self._gone_cold(exc)
             return
         self._template = template
+
+    def _gone_cold(self, why: Exception) -> None:
+        """Kernels start cold from now on: the default cap becomes the one for what cold
+        kernels cost (a cap set by hand stays)."""
+        log.warning("kernels start cold, one interpreter each: %s", why)
+        self._template = None
+        if "sandbox_max_kernels" not in getattr(self.settings, "model_fields_set", ()):
+            self._quota.max_kernels = default_max_kernels(template=False)
 
     @property
     def template(self) -> KernelTemplate | None:
@@ -249,8 +258,8 @@ class Sandbox:
             try:
                 await template.start()
             except TemplateUnavailable as exc:
-                log.warning("kernels start cold, one interpreter each: %s", exc)
-                template = self._template = None
+                self._gone_cold(exc)
+                template = None
         kernel = Kernel(self._root, uid, self._walls, template)
         try:
             await kernel.start()

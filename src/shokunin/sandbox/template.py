@@ -9,6 +9,8 @@ through it, and sees it end when the pidfd turns readable. The template reaps it
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import json
 import logging
 import os
@@ -47,9 +49,10 @@ class ForkedProcess:
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int, pidfd: int) -> None:
+    def __init__(self, pid: int, pidfd: int, template: KernelTemplate | None = None) -> None:
         self.pid = pid
         self._pidfd = pidfd
+        self._template = template
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -82,6 +85,19 @@ class ForkedProcess:
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
 
+    def release(self) -> None:
+        """Tell the template the server is done with this pid: once the kernel has exited,
+        it is reaped and its pid may be reused. Blocking (see ``KernelTemplate.release``)."""
+        template, self._template = self._template, None
+        if template is not None:
+            template.release(self.pid)
+
+    def discard(self) -> None:
+        """Kill a kernel nobody took (its start was cancelled) and release it."""
+        with contextlib.suppress(ProcessLookupError):
+            self.kill()
+        self.release()
+
     def _ended(self) -> None:
         self.returncode = -signal.SIGKILL
         os.close(self._pidfd)
@@ -106,6 +122,7 @@ class KernelTemplate:
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._lock = threading.Lock()  # one request at a time on the control socket
+        self._ids = itertools.count(1)
 
     @property
     def pid(self) -> int | None:
@@ -149,23 +166,47 @@ class KernelTemplate:
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> ForkedProcess:
         """Fork a kernel that runs ``argv`` (the launcher's command line) behind its walls.
-        Blocking (a few milliseconds): call it from a worker thread."""
-        request = json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode()
+        Blocking (a few milliseconds): call it from a worker thread. An answer to an
+        earlier request that timed out is told apart by its id: its kernel, which nobody
+        owns, is killed."""
         with self._lock:
             if not self.alive():
                 raise TemplateUnavailable("the template is not running")
             assert self._control is not None
+            ident = next(self._ids)
             self._control.settimeout(FORK_SEC)
             try:
-                self._control.send(request)
-                message, fds, _, _ = socket.recv_fds(self._control, MAX_MESSAGE, 1)
+                self._control.send(json.dumps({"id": ident, "argv": argv, "env": env,
+                                               "cwd": cwd}).encode())
+                while True:
+                    message, fds, _, _ = socket.recv_fds(self._control, MAX_MESSAGE, 1)
+                    answer = json.loads(message or b"{}")
+                    if not message or answer.get("id") == ident:
+                        break
+                    for fd in fds:  # a late answer to a request that timed out
+                        self._discard(ForkedProcess(int(answer["pid"]), fd))
             except OSError as exc:
                 raise TemplateUnavailable(f"the template did not answer: {exc}") from None
-        answer = json.loads(message or b"{}")
         if not fds:
             raise TemplateUnavailable(f"the template could not fork: "
                                       f"{answer.get('error', 'it exited')}")
-        return ForkedProcess(int(answer["pid"]), fds[0])
+        os.set_inheritable(fds[0], False)
+        return ForkedProcess(int(answer["pid"]), fds[0], self)
+
+    def release(self, pid: int) -> None:
+        """Let the template reap ``pid`` once it has exited (see ``zygote.reap``)."""
+        with self._lock:
+            self._release(pid)
+
+    def _release(self, pid: int) -> None:
+        if self._control is not None and self.alive():
+            with contextlib.suppress(OSError):
+                self._control.send(json.dumps({"release": pid}).encode())
+
+    def _discard(self, process: ForkedProcess) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        self._release(process.pid)  # under the lock already
 
     async def close(self) -> None:
         await asyncio.to_thread(self._close)
@@ -193,13 +234,32 @@ class ForkedProvisioner(LocalProvisioner):  # type: ignore[misc]
     """jupyter_client's local provisioner, with the process forked by ``template``."""
 
     template = Instance(KernelTemplate, allow_none=True)
+    forked: ForkedProcess | None = None  # kept past jupyter_client's wait(), for release()
+
+    async def release(self) -> None:
+        """The server is done with the kernel's pid (signals, process-group lookups): the
+        template may reap it."""
+        forked, self.forked = self.forked, None
+        if forked is not None:
+            await asyncio.to_thread(forked.release)
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         assert self.template is not None
         env = kwargs.get("env") or {}
         cwd = str(kwargs.get("cwd") or os.getcwd())
-        process = await asyncio.to_thread(self.template.fork, cmd, env, cwd)
-        self.process = process
+        forking = asyncio.ensure_future(asyncio.to_thread(self.template.fork, cmd, env, cwd))
+        try:
+            process = await asyncio.shield(forking)
+        except asyncio.CancelledError:
+            # The fork goes on in its thread: the kernel it makes has no owner, so it goes.
+            forking.add_done_callback(_discard_unowned)
+            raise
+        self.process = self.forked = process
         self.pid = self.pgid = process.pid  # the kernel starts a session of its own
         self.cwd = cwd
         return self.connection_info
+
+
+def _discard_unowned(forking: asyncio.Future[ForkedProcess]) -> None:
+    if not forking.cancelled() and forking.exception() is None:
+        asyncio.get_running_loop().run_in_executor(None, forking.result().discard)

@@ -9,8 +9,10 @@ on its command line is how a successor finds what a dead server left (``runtime.
 The template itself runs no user code. It talks to the server only over ``CONTROL_FD``, one
 end of a socketpair (no name in the filesystem, so nothing else can reach it), one
 datagram per message: a request is the launcher's own command line (``launcher.py CONFIG
--- python -m ipykernel_launcher ...``) with the kernel's environment and working folder;
-the answer is the kernel's pid with a pidfd of it (``SCM_RIGHTS``), or an error.
+-- python -m ipykernel_launcher ...``) with the kernel's environment, working folder and an
+id; the answer carries the id back, with the kernel's pid and a pidfd of it
+(``SCM_RIGHTS``), or an error. A release names a kernel the server is done with: only then
+is it reaped once it exits, so its pid is not reused while the server may still use it.
 
 The forked child, before it runs anything of its own: closes the control socket and every
 other descriptor it did not open for itself, starts a session of its own, takes the
@@ -120,18 +122,25 @@ def _is_open(fd: int) -> bool:
     return True
 
 
-def reap(_signum: int, _frame: object) -> None:
-    """Collect exited kernels (the server watches them through their pidfds)."""
-    while True:
+RELEASED: set[int] = set()  # kernels the server is done with: reaped once they exit
+
+
+def reap(_signum: int = 0, _frame: object = None) -> None:
+    """Collect the exited kernels the server released. Until then an exited kernel stays a
+    zombie, so its pid (and process group) cannot be reused while the server may still
+    signal or look up that number (as a cold kernel, the server's child, stays until
+    jupyter_client collects it)."""
+    for pid in list(RELEASED):
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                RELEASED.discard(pid)
         except ChildProcessError:
-            return
-        if pid == 0:
-            return
+            RELEASED.discard(pid)
 
 
 def serve(control: socket.socket, template_pid: int) -> None:
+    """Answer each fork request (its ``id`` echoed, so the server can tell a late answer
+    from the one it waits for) and take each release; until the server closes its end."""
     while True:
         try:
             message = control.recv(MAX_MESSAGE)
@@ -139,25 +148,26 @@ def serve(control: socket.socket, template_pid: int) -> None:
             return
         if not message:
             return  # the server closed its end
+        request = json.loads(message)
+        if "release" in request:
+            RELEASED.add(int(request["release"]))
+            reap()
+            continue
         try:
-            request = json.loads(message)
             unfit = fit_to_fork(control)
             if unfit:
                 raise RuntimeError(unfit)
-            # Blocked until the pidfd is open, so the zombie keeps its pid for it.
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
             pid = os.fork()
             if pid == 0:
                 become_kernel(control, request, template_pid)
-            try:
-                pidfd = os.pidfd_open(pid)
-            finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            pidfd = os.pidfd_open(pid)  # the child is ours until released: no race
         except Exception as exc:  # noqa: BLE001 - the server gets the reason
-            control.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
+            control.send(json.dumps({"id": request.get("id"),
+                                     "error": f"{type(exc).__name__}: {exc}"}).encode())
             continue
         try:
-            socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [pidfd])
+            socket.send_fds(control, [json.dumps({"id": request.get("id"),
+                                                  "pid": pid}).encode()], [pidfd])
         finally:
             os.close(pidfd)
 
@@ -170,8 +180,8 @@ def become_kernel(control: socket.socket, request: dict, template_pid: int) -> N
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the template's own handling
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         os.setsid()  # its own process group: the server signals and kills it as one
+        launcher.name_process(b"shokunin-kernel")  # in ps, apart from the template
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
