@@ -122,6 +122,7 @@ class KernelTemplate:
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._lock = threading.Lock()  # one request at a time on the control socket
+        self._ready = threading.Event()  # it has imported everything and said so
         self._ids = itertools.count(1)
 
     @property
@@ -129,7 +130,8 @@ class KernelTemplate:
         return self._proc.pid if self._proc is not None else None
 
     def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        proc = self._proc  # (close() may clear it from a worker thread)
+        return proc is not None and proc.poll() is None
 
     async def start(self) -> None:
         """Start the template and wait until it has imported everything; raises
@@ -163,12 +165,15 @@ class KernelTemplate:
                 self._stop()
                 raise TemplateUnavailable("the template did not start: "
                                           f"{answer.get('error') or 'it exited'}")
+            self._ready.set()
 
     def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> ForkedProcess:
         """Fork a kernel that runs ``argv`` (the launcher's command line) behind its walls.
         Blocking (a few milliseconds): call it from a worker thread. An answer to an
         earlier request that timed out is told apart by its id: its kernel, which nobody
-        owns, is killed."""
+        owns, is killed. Waits while a template started again is still importing."""
+        if not self.alive() or not self._ready.wait(READY_SEC):
+            raise TemplateUnavailable("the template is not running")
         with self._lock:
             if not self.alive():
                 raise TemplateUnavailable("the template is not running")
@@ -218,6 +223,7 @@ class KernelTemplate:
     def _stop(self) -> None:
         """Close the control socket (the template exits on it) and make sure it is gone;
         its kernels die with it."""
+        self._ready.clear()
         if self._control is not None:
             self._control.close()
             self._control = None

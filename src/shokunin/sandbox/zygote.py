@@ -212,8 +212,9 @@ def become_kernel(control: socket.socket, request: dict, template_pid: int) -> N
     except BaseException:  # noqa: BLE001 - said on stderr, as a failed exec would
         traceback.print_exc()
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        with contextlib.suppress(BaseException):  # nothing may keep the child from exiting
+            sys.stdout.flush()
+            sys.stderr.flush()
         os._exit(code)
 
 
