@@ -53,6 +53,7 @@ class ForkedProcess:
         self.pid = pid
         self._pidfd = pidfd
         self._template = template
+        self._generation = template.generation if template is not None else 0
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -90,7 +91,7 @@ class ForkedProcess:
         it is reaped and its pid may be reused. Blocking (see ``KernelTemplate.release``)."""
         template, self._template = self._template, None
         if template is not None:
-            template.release(self.pid)
+            template.release(self.pid, self._generation)
 
     def discard(self) -> None:
         """Kill a kernel nobody took (its start was cancelled) and release it."""
@@ -124,6 +125,7 @@ class KernelTemplate:
         self._lock = threading.Lock()  # one request at a time on the control socket
         self._ready = threading.Event()  # it has imported everything and said so
         self._ids = itertools.count(1)
+        self.generation = 0  # how many times it was started: a pid names a child of one
 
     @property
     def pid(self) -> int | None:
@@ -140,6 +142,7 @@ class KernelTemplate:
         lives as long as the server."""
         with self._lock:
             self._stop()
+            self.generation += 1
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             try:
                 self._proc = subprocess.Popen(
@@ -198,10 +201,12 @@ class KernelTemplate:
         os.set_inheritable(fds[0], False)
         return ForkedProcess(int(answer["pid"]), fds[0], self)
 
-    def release(self, pid: int) -> None:
-        """Let the template reap ``pid`` once it has exited (see ``zygote.reap``)."""
+    def release(self, pid: int, generation: int) -> None:
+        """Let the template reap ``pid`` once it has exited (see ``zygote.reap``), if it is
+        still the one that forked it: a later one may have a child of that number."""
         with self._lock:
-            self._release(pid)
+            if generation == self.generation:
+                self._release(pid)
 
     def _release(self, pid: int) -> None:
         if self._control is not None and self.alive():
