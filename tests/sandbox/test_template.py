@@ -288,10 +288,10 @@ async def test_a_sandbox_whose_template_cannot_start_caps_kernels_as_cold_ones(
         sb = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0, **extra))
         await sb.start()
         try:
-            assert sb.template is None
-            assert sb._quota.max_kernels == (fixed or default_max_kernels(template=False))  # noqa: SLF001
             result = await sb.execute("cold", _cell("print(6 * 7)"))
             assert result.ok and not sb._kernels["cold"].forked  # noqa: SLF001
+            assert sb.template is None
+            assert sb._quota.max_kernels == (fixed or default_max_kernels(template=False))  # noqa: SLF001
         finally:
             await sb.shutdown()
             shutil.rmtree(data_dir, ignore_errors=True)

@@ -115,6 +115,8 @@ class Sandbox:
         self._root: Path | None = None
         self._walls: Walls | None = None
         self._template: KernelTemplate | None = None
+        self._cold = not settings.sandbox_template  # kernels start cold from now on
+        self._template_lock = asyncio.Lock()  # one start at a time
         self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
         self._reaper: asyncio.Task[None] | None = None
         self._quota = KernelQuota(int(settings.sandbox_max_kernels),
@@ -138,7 +140,6 @@ class Sandbox:
         _log_missing_walls()
         try:
             await self._check_kernels_start()
-            await self._start_template()
         except BaseException:
             await self.shutdown()
             raise
@@ -172,35 +173,48 @@ class Sandbox:
             "0700), or install shokunin with umask 022, or run the server as a non-root "
             "user (fewer walls: see README, The Python sandbox).")
 
-    async def _start_template(self) -> None:
-        """Start the template kernels are forked from (``sandbox_template``); where it
-        cannot start, kernels start cold, as they did before it."""
-        if not self.settings.sandbox_template:
-            return
+    async def _template_for_kernel(self) -> KernelTemplate | None:
+        """The template to fork the next kernel from (``sandbox_template``), started on the
+        first kernel this sandbox needs (at once when the warm pool fills: a server that
+        never runs Python never pays for it) and again if it exited; None where it cannot
+        start: kernels start cold, as they did before it."""
+        if self._cold:
+            return None
+        async with self._template_lock:  # a second caller waits for the same start
+            template = self._template
+            if template is not None and template.alive():
+                return template
+            if template is None:
+                template = self._template = self._new_template()
+            else:
+                log.warning("the kernel template exited: starting it again")
+            try:
+                await template.start()
+            except TemplateUnavailable as exc:
+                self._gone_cold(exc)
+                return None
+            return template
+
+    def _new_template(self) -> KernelTemplate:
         assert self._root is not None and self._walls is not None
         own = self._root / "template"
         own.mkdir(mode=0o700, exist_ok=True)
         env = {**common_env(self._walls), "HOME": str(own), "IPYTHONDIR": str(own / "ipy"),
                "MPLCONFIGDIR": self._walls.mpl_cache or str(own / "mpl")}
-        template = KernelTemplate(own, env)
-        try:
-            await template.start()
-        except TemplateUnavailable as exc:
-            self._gone_cold(exc)
-            return
-        self._template = template
+        return KernelTemplate(own, env)
 
     def _gone_cold(self, why: Exception) -> None:
         """Kernels start cold from now on: the default cap becomes the one for what cold
         kernels cost (a cap set by hand stays)."""
         log.warning("kernels start cold, one interpreter each: %s", why)
-        self._template = None
+        self._template, self._cold = None, True
         if "sandbox_max_kernels" not in getattr(self.settings, "model_fields_set", ()):
             self._quota.max_kernels = default_max_kernels(template=False)
 
     @property
     def template(self) -> KernelTemplate | None:
-        """The template process kernels are forked from; None when they start cold."""
+        """The template process kernels are forked from; None before the first kernel,
+        and when they start cold."""
         return self._template
 
     def _ensure_runtime(self) -> None:
@@ -251,15 +265,8 @@ class Sandbox:
 
     async def _new_kernel(self) -> Kernel:
         self._ensure_runtime()
+        template = await self._template_for_kernel()
         uid = self._allocate_uid()
-        template = self._template
-        if template is not None and not template.alive():
-            log.warning("the kernel template exited: starting it again")
-            try:
-                await template.start()
-            except TemplateUnavailable as exc:
-                self._gone_cold(exc)
-                template = None
         kernel = Kernel(self._root, uid, self._walls, template)
         try:
             await kernel.start()
