@@ -68,6 +68,7 @@ lower in the tree only says what went wrong; no face decides that again.
     ├── KernelDied (RuntimeError)       500 internal
     ├── SandboxBusy (RuntimeError)      503 busy
     ├── SandboxUnavailable (RuntimeError) 503 unavailable
+    ├── TemplateUnavailable (RuntimeError) 500 internal (never sent: kernels start cold)
     ├── DatabaseUnavailable             503 database_unavailable (the database does not answer)
     ├── QueueUnavailable (ConnectionError) 503 unavailable (the job queue to the workers)
     ├── FilterUnavailable (RuntimeError)  500 internal
