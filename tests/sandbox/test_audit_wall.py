@@ -86,6 +86,42 @@ NORMAL_WORK = {
 }
 
 
+# pandas' expressions as analysis code writes them, under kernel_startup's wrappers (each
+# adds a frame: '@name' must still read the caller's variables, in a function too).
+NORMAL_WORK["pandas-expressions"] = (
+    "import pandas as pd\n"
+    "df = pd.DataFrame({'year': [2019, 2020, 2021], 'a': [1, 2, 3], 'my col': [3, 2, 1]})\n"
+    "y = 2020\n"
+    "def later(frame):\n    t = 2\n    return frame.query('a >= @t and `my col` < 3')\n"
+    "print(df.query('year == @y').a.tolist(), later(df).a.tolist(),"
+    " df.eval('c = a + `my col`').c.tolist(), df.query('a > a[0]').a.tolist(),"
+    " df.groupby('year').apply(lambda g: g.query('a > 1')).shape)",
+    "[2] [2, 3] [4, 4, 4] [2, 3] (2, 2)")
+
+# Issue 47: pandas' expression entry points, however reached, refuse the options that hand
+# an expression other names, and a call from pandas' own code (sent past the policy, which
+# refuses these spellings too).
+PANDAS_EXPRESSION_ESCAPES = {
+    "alias-computed-splat": "q = pd.DataFrame.query\n"
+                            "q(df, 'm.compat', engine='python', **{'resol'+'vers': [{'m': pd}]})",
+    "apply-by-name": "df.apply('query', args=('a > 0',))",
+    "frame-eval-local-dict": "f = getattr(df, 'ev'+'al')\nf('m.compat', local_dict={'m': pd})",
+    "frame-query-level": "df.query('a > @x', level=1)",
+    "pandas-eval-by-position": "pd.eval('m.compat', 'pandas', 'python', {'m': pd})",
+}
+
+
+@pytest.mark.parametrize("name", PANDAS_EXPRESSION_ESCAPES.keys())
+async def test_pandas_expressions_take_no_outside_names(sandbox: Sandbox, name: str) -> None:
+    code = ("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\n"
+            + PANDAS_EXPRESSION_ESCAPES[name])
+    result = await past_policy(sandbox, "hooked", code)
+    assert result.error_type == "PermissionError", result.model_dump(
+        exclude={"plot_png_base64"})
+    assert "is not allowed in the sandbox" in result.error_message
+    assert "df.query('year == @y')" in result.error_message
+
+
 @pytest.mark.parametrize("name", NORMAL_WORK.keys())
 async def test_normal_work_runs_under_the_hook(sandbox: Sandbox, name: str) -> None:
     code, expected = NORMAL_WORK[name]

@@ -33,6 +33,19 @@ FINE = [
     "class P:\n    def __repr__(self):\n        return 'P'\n    def __len__(self):\n"
     "        return 0\nP()",
     "from dataclasses import dataclass\n@dataclass\nclass R:\n    x: int = 0\nR()",
+    # pandas expressions called directly, and '**' as analysis code writes it (issue 47)
+    "import pandas as pd\ndf = pd.DataFrame({'k': ['a', 'b'], 'v': [1, 2]})\n"
+    "df.groupby('k')['v'].agg(['sum', 'mean'])",
+    "y = 2020\ndef recent(df, t=3):\n    return df.query('year == @y and `my col` > @t')",
+    "df.eval('c = a + b')",
+    "df.eval('''\n    c = a + b\n    d = c * 2\n''', inplace=True)",
+    "df.query('name.str.startswith(\"A\")', engine='python')",
+    "import matplotlib.pyplot as plt\nstyle = {'color': 'k', 'lw': 2}\nplt.plot([1], [2], **style)",
+    "base = {'a': 1}\nopts = dict(**base)\nopts2 = {**base, 'b': 2}",
+    "def f(a=0):\n    return a\nf(**{'a': 1})",
+    "df.assign(**{f'{c}_share': df[c] / df[c].sum() for c in ['a', 'b']})",
+    "df.groupby('k').agg(**{f'{c}_max': (c, 'max') for c in ['a', 'b']})",
+    "df.apply(lambda row: row['query'], axis=1)\ndf['kind'].map({'query': 1, 'eval': 2})",
 ]
 
 
@@ -70,11 +83,68 @@ def test_hostile_corpus_is_refused(code: str) -> None:
     assert violations
 
 
+# Issue 47: DataFrame.query / eval reached other than by a direct call, or handed names
+# through a '**' the policy cannot read. The first is the issue's exploit.
+EVALUATION_ESCAPES = {
+    "alias-computed-splat": "import pandas as pd\nq = pd.DataFrame.query\n"
+                            "q(df, \"box.append(m.sys.modules)\", engine='python', "
+                            "**{'resol'+'vers': [{'m': pd}]})",
+    "pandas-eval-value": "import pandas as pd\ne = pd.eval",
+    "frame-eval-value": "e = df.eval",
+    "class-eval-value": "import pandas as pd\ne = pd.DataFrame.eval",
+    "class-query-value": "from pandas import DataFrame\nq = DataFrame.query",
+    "as-argument": "import pandas as pd\nlist(map(pd.DataFrame.query, [df], ['a > 1']))",
+    "in-list": "fs = [df.query]\nfs[0]('a > 1')",
+    "in-dict": "fs = {'e': df.eval}",
+    "from-lambda": "f = lambda: df.query\nf()('a > 1')",
+    "partial": "import functools\nimport pandas as pd\n"
+               "functools.partial(pd.DataFrame.query, df)('a > 1')",
+    "partial-imported": "from functools import partial\nq = partial(df.eval, 'a + 1')",
+    "methodcaller": "import operator\noperator.methodcaller('query', 'a > 1')(df)",
+    "methodcaller-imported": "from operator import methodcaller\nmethodcaller('query', 'a')(df)",
+    "attrgetter": "import operator\noperator.attrgetter('query')(df)('a > 1')",
+    "getattr-literal": "getattr(df, 'query')('a > 1')",
+    "getattr-computed": "getattr(df, 'qu' + 'ery')('a > 1')",
+    "getattr-eval": "import pandas as pd\ngetattr(pd, 'eval')('1 + 1')",
+    "apply-by-name": "df.apply('query', args=('a > 1',))",
+    "agg-by-name-in-list": "df.agg(['eval'], expr='a + 1')",
+    "transform-by-name": "df.transform(func='query', expr='a > 1')",
+    "splat-computed-key": "f(df, 'm.compat', **{'resol' + 'vers': [{'m': pd}]})",
+    "splat-computed-local-dict": "f('m', **{'local_' + 'dict': {'m': pd}})",
+    "splat-computed-global-dict": "f('m', **{**{'global_' + 'dict': {'m': pd}}})",
+    "splat-comprehension-level": "f('a > @b', **{k: v for k, v in [('lev' + 'el', 3)]})",
+    "splat-variable-into-query": "opts = dict(zip(keys, values))\ndf.query('a > 1', **opts)",
+    "splat-variable-into-eval": "df.eval('a + 1', **opts)",
+    "eval-level": "df.eval('a + @b', level=2)",
+    "eval-computed-expression": "expr = 'a' + ' + 1'\ndf.eval(expr)",
+    "eval-by-position": "import pandas\np = pandas\n"
+                        "p.eval('m.compat', 'pandas', 'python', None, None, [{'m': p}])",
+    "pandas-eval-reads-the-cell": "import pandas as pd\npd.eval('pd.io.common.os.getcwd()')",
+    "expression-reads-ipython": "df.eval('x = get_ipython()')",
+    "expression-walks-private": "df.query('a.values.ctypes._ctypes.CDLL')",
+    "computation-machinery": "import pandas as pd\npd.core.computation.expr.Expr('m')",
+    "computation-import": "from pandas.core.computation.eval import eval as e",
+}
+
+
+@pytest.mark.parametrize("code", EVALUATION_ESCAPES.values(), ids=EVALUATION_ESCAPES.keys())
+def test_pandas_expression_escapes_are_refused(code: str) -> None:
+    assert check_policy(code, ALLOWED)
+
+
+def test_query_reference_says_what_to_write() -> None:
+    [violation] = check_policy("import pandas as pd\nq = pd.DataFrame.query", ALLOWED)
+    assert violation == PolicyViolation(2, "'.query' may only be called directly, not used "
+                                           "as a value: call df.query('year == @y') with a "
+                                           "literal expression")
+
+
 # Findings of the survey the policy lets through on purpose, with the reason.
 REVIEWED = {
     ("pandas.core.computation.ops", "BinOp.evaluate"):
-        "evaluates pandas expressions; reached only by pd.eval and DataFrame.eval (refused) "
-        "and DataFrame.query (checked: literal expression, '@' reads plain variables)",
+        "evaluates pandas expressions; reached only by pd.eval (refused), DataFrame.eval and "
+        "DataFrame.query (called directly with a literal expression, checked as code), and "
+        "at run time without names handed in (kernel_startup's wrappers)",
     ("pandas.core.interchange.from_dataframe", "buffer_to_ndarray"):
         "casts interchange buffers; an object can only offer one by defining __dataframe__ "
         "(refused), and the cast itself is a ctypes call the audit hook refuses",

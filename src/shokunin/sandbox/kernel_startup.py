@@ -4,6 +4,8 @@ It makes rich outputs machine-readable (tables as Markdown, JSON-able values as 
 sets a Japanese-capable plot font, caps what a cell can write to stdout/stderr so a huge
 print never reaches the server, and leaves two entry points for the server's own code.
 User code cannot name them: the policy refuses any name starting with ``_shokunin``.
+It also wraps pandas' expression evaluation so that no spelling hands an expression names
+the policy never checked (``_shokunin_guard_pandas``).
 
 Last, it installs the second wall (``_shokunin_wall``): an audit hook that, from then on,
 refuses what reaches past Python even when code got past the policy.
@@ -129,6 +131,62 @@ def _shokunin_reap(pids: list) -> None:
         time.sleep(0.01)
 
 
+def _shokunin_guard_pandas() -> None:
+    """Refuse what hands a pandas expression names, however the entry point was reached.
+
+    DataFrame.query, DataFrame.eval and pandas.eval evaluate a string that walks attributes
+    and calls what it names. The policy checks the calls it sees; reached another way
+    (df.apply('query', ...), a '**' it cannot read), resolvers=, local_dict=, global_dict=
+    or level= would hand the expression any object (issue 47: sys.modules). Each entry point
+    is wrapped: those options are refused unless pandas passes them on from a call wrapped
+    here, and so is a call from pandas' own code (df.apply('query')), whose variables
+    '@name' would read. Each wrapper is one more frame, so it adds one to the level pandas
+    reads '@name' variables from.
+    """
+    import sys
+    from collections.abc import Callable
+
+    import pandas as pd
+    import pandas.core.computation.api as api
+    import pandas.core.computation.eval as evaluation
+    from pandas.core.computation.expr import BaseExprVisitor
+    from pandas.core.computation.ops import BinOp
+
+    options = ("resolvers", "local_dict", "global_dict", "level")
+
+    def guard(function: Callable, name: str, positional: int, trusted: set) -> Callable:
+        def guarded(*args: object, **kwargs: object) -> object:
+            caller = sys._getframe(1)
+            if caller.f_code not in trusted:
+                given = [f"{k}=" for k in options if k in kwargs] + (
+                    ["options by position"] if len(args) > positional else [])
+                if given:
+                    raise PermissionError(
+                        f"{name} with {', '.join(given)} is not allowed in the sandbox (it "
+                        "hands the expression names the sandbox cannot check); pass values "
+                        "as '@name': df.query('year == @y')")
+                if caller.f_globals.get("__name__", "").startswith("pandas."):
+                    raise PermissionError(
+                        f"{name} called from pandas' own code (as by df.apply('query')) is "
+                        "not allowed in the sandbox; call it directly: df.query('year == @y')")
+            kwargs["level"] = kwargs.get("level", 0) + 1
+            return function(*args, **kwargs)
+
+        guarded.__name__, guarded.__qualname__ = function.__name__, function.__qualname__
+        guarded.__doc__, guarded.__module__ = function.__doc__, function.__module__
+        return guarded
+
+    query, frame_eval, top_eval = pd.DataFrame.query, pd.DataFrame.eval, evaluation.eval
+    pd.DataFrame.query = guard(query, "DataFrame.query", 2, set())
+    # query passes its checked options on to self.eval; DataFrame.eval and pandas' own
+    # expression nodes (subscripts, binary operations) pass theirs to pandas.eval.
+    pd.DataFrame.eval = guard(frame_eval, "DataFrame.eval", 2, {query.__code__})
+    guarded_eval = guard(top_eval, "pandas.eval", 3, {
+        frame_eval.__code__, BaseExprVisitor.visit_Subscript.__code__,
+        BinOp.evaluate.__code__})
+    pd.eval = api.eval = evaluation.eval = guarded_eval
+
+
 def _shokunin_wall() -> None:
     """Refuse processes, native code, sub-interpreters, raw memory and sockets from now on.
 
@@ -207,5 +265,6 @@ def _shokunin_wall() -> None:
 
 
 _shokunin_setup()
+_shokunin_guard_pandas()
 _shokunin_wall()
-del _shokunin_setup, _shokunin_wall
+del _shokunin_setup, _shokunin_guard_pandas, _shokunin_wall

@@ -87,8 +87,10 @@ ESCAPE_HATCHES = frozenset({
     "clipboard", "clipboards", "switch_backend", "show_versions", "get_locales",
     # native code: building and importing a C extension
     "extbuild", "build_and_import_extension", "compile_extension_module",
-    # strings run as code
+    # strings run as code (computation: the machinery under DataFrame.query and eval, whose
+    # Expr and Scope take an expression and namespaces without the checks of visit_Call)
     "runstring", "rundocs", "measure", "sphinxext", "render_figures", "run_code",
+    "computation",
     # a package's pytest hooks (scipy.conftest sets multiprocessing's start method)
     "conftest",
     # unpickling (arbitrary code on load)
@@ -105,7 +107,7 @@ BLOCKED_ATTRIBUTES = frozenset({
     "f_trace", "tb_frame", "tb_next", "co_code", "co_consts", "func_globals", "func_code",
     "mro", "_getframe", "open", "open_code", "FileIO", "system", "popen", "spawn", "fork",
     "read_pickle", "to_pickle", "read_clipboard", "to_clipboard", "format_map", "vformat",
-    "Formatter", "get_field", "eval", "load_module", "exec_module", "modules", "settrace",
+    "Formatter", "get_field", "load_module", "exec_module", "modules", "settrace",
     "setprofile", "environ", "getenv", "putenv", "memmap", "DataSource", "tofile", "fromfile",
     "attrgetter", "methodcaller", "get_type_hints", "ForwardRef", "as_strided",
     # links and ownership: a link planted in the workspace could redirect a write made
@@ -140,9 +142,19 @@ _ESCAPE_KEYWORDS = {"allow_pickle": False, "usetex": False, "backend": "matplotl
 # objects handed in here are walked by the expression, which the checks above never see
 # (issue 34: resolvers=[{'m': pd}] gave a cell sys.modules). Refused on any call.
 _NAMESPACE_KEYWORDS = frozenset({"resolvers", "local_dict", "global_dict"})
+# Methods that run a string as a pandas expression (DataFrame.query and DataFrame.eval;
+# pandas.eval is refused outright). They may only be called as written, df.query('...'),
+# where visit_Call checks the expression and the options: a reference to one (q =
+# pd.DataFrame.query, partial(...), getattr(df, 'query')) can be called later with any
+# arguments the checks never see (issue 47). Each with what to write instead:
+EVALUATING_METHODS = {"query": "df.query('year == @y')", "eval": "df.eval('c = a + b')"}
+# pandas methods that call a method named by a string (df.apply('query', args=(...))).
+_DISPATCHERS = frozenset({"apply", "agg", "aggregate", "transform"})
 # In a DataFrame.query expression, '@name' reads a variable; anything after it
 # ('@pd.io.common.os.system(...)') would be evaluated, unseen by the checks above.
 _QUERY_REFERENCE = re.compile(r"@\s*[A-Za-z_]\w*\s*[.(\[]")
+# A `backticked` column name in such an expression (any characters but a backtick).
+_BACKTICKED = re.compile(r"`[^`]*`")
 
 
 @dataclass(frozen=True)
@@ -180,6 +192,9 @@ class _Checker(ast.NodeVisitor):
     def __init__(self, allowed: frozenset[str]) -> None:
         self.allowed = allowed
         self.violations: list[PolicyViolation] = []
+        # Names of the pandas module: its usual ones (a kernel keeps an earlier cell's
+        # imports) and what 'import pandas as ...' binds here.
+        self.pandas_names = {"pd", "pandas"}
 
     def _refuse(self, node: ast.AST, reason: str) -> None:
         self.violations.append(PolicyViolation(getattr(node, "lineno", 0), reason))
@@ -201,6 +216,8 @@ class _Checker(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self._check_module(node, alias.name)
+            if alias.name == "pandas":
+                self.pandas_names.add(alias.asname or alias.name)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
@@ -243,6 +260,10 @@ class _Checker(ast.NodeVisitor):
                                "internals)")
         elif attr in BLOCKED_ATTRIBUTES:
             self._refuse(node, f"access to '.{attr}' is not allowed (system or frame access)")
+        elif attr in EVALUATING_METHODS:
+            # Reached only when not called directly (visit_Call skips such a callee).
+            self._refuse(node, f"'.{attr}' may only be called directly, not used as a value: "
+                               f"call {EVALUATING_METHODS[attr]} with a literal expression")
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -267,6 +288,9 @@ class _Checker(ast.NodeVisitor):
         func = node.func
         if isinstance(func, ast.Name) and func.id in NAMED_ATTRIBUTE_BUILTINS:
             self._check_named_attribute(node, func.id)
+        elif isinstance(func, ast.Attribute) and func.attr in EVALUATING_METHODS:
+            self.visit(func.value)  # the method itself is checked as a call, below
+            self._check_evaluation(node, func)
         else:
             self.visit(func)
         if isinstance(func, ast.Attribute):
@@ -275,10 +299,17 @@ class _Checker(ast.NodeVisitor):
                                    "(a computed template can read attributes)")
             if func.attr in IO_FUNCTIONS:
                 self._check_paths(node, func.attr)
-            if func.attr == "query":
-                self._check_query(node)
+            if func.attr in _DISPATCHERS:
+                self._check_dispatch(node, func.attr)
         elif isinstance(func, ast.Name) and func.id in IO_FUNCTIONS:
             self._check_paths(node, func.id)
+        if not isinstance(func, ast.Attribute):
+            # A callee the policy cannot name may be an alias of DataFrame.query made where
+            # it cannot see (issue 47): a '**' dict written here must show its keywords.
+            for keyword in node.keywords:
+                if keyword.arg is None and not _shows_keys(keyword.value):
+                    self._refuse(node, "'**' with computed keys is not allowed here: write "
+                                       "the keywords (f(a=1) or f(**{'a': 1}))")
         for keyword in node.keywords:
             if keyword.arg in _NAMESPACE_KEYWORDS:
                 self._refuse(node, f"'{keyword.arg}=' is not allowed: the expression would "
@@ -292,19 +323,54 @@ class _Checker(ast.NodeVisitor):
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             self.visit(arg)
 
-    def _check_query(self, node: ast.Call) -> None:
+    def _check_evaluation(self, node: ast.Call, func: ast.Attribute) -> None:
+        """A call of DataFrame.query or eval: a literal expression, checked as code, and no
+        option that hands it other names (resolvers= is refused on any call)."""
+        name, example = func.attr, EVALUATING_METHODS[func.attr]
+        if name == "eval" and isinstance(func.value, ast.Name) \
+                and func.value.id in self.pandas_names:
+            # pandas.eval reads every variable of the cell (get_ipython too) by bare name.
+            self._refuse(node, f"'{func.value.id}.eval' is not allowed: call {example} on "
+                               "the DataFrame, which reads only its columns and '@name'")
         expr = node.args[0] if node.args else next(
             (k.value for k in node.keywords if k.arg == "expr"), None)
+        if len(node.args) > 1 or any(isinstance(a, ast.Starred) for a in node.args):
+            # pandas.eval takes local_dict, resolvers and level by position too
+            self._refuse(node, f"'.{name}' takes one expression; pass options by keyword "
+                               "(engine='python')")
         if not (isinstance(expr, ast.Constant) and isinstance(expr.value, str)):
-            self._refuse(node, "'.query' needs a literal expression; pass values as "
-                               "'@name' (df.query('year == @y'))")
+            self._refuse(node, f"'.{name}' needs a literal expression; pass values as "
+                               f"'@name' ({example})")
         elif _QUERY_REFERENCE.search(expr.value):
-            self._refuse(node, "'.query' may only read plain variables with '@name', not "
+            self._refuse(node, f"'.{name}' may only read plain variables with '@name', not "
                                f"'{_QUERY_REFERENCE.search(expr.value).group()}...'")
+        else:
+            self._check_expression(node, name, expr.value)
         for keyword in node.keywords:
             if keyword.arg is None or keyword.arg == "level":  # **options; other frames' names
-                self._refuse(node, "'.query' takes no '**' options and no 'level=': its "
+                self._refuse(node, f"'.{name}' takes no '**' options and no 'level=': its "
                                    "expression reads the cell's '@name' variables only")
+
+    def _check_expression(self, node: ast.Call, name: str, expr: str) -> None:
+        """Check the expression as the code it is: pandas walks its attributes and calls
+        what it names (pd.eval("pd.io.common.os.system('id')")), unseen by the rest."""
+        tree = _expression_tree(expr)
+        if tree is None:
+            self._refuse(node, f"the expression of '.{name}' must be a pandas expression "
+                               f"({EVALUATING_METHODS[name]})")
+            return
+        inner = _Checker(self.allowed)
+        inner.visit(tree)
+        for violation in inner.violations:
+            self._refuse(node, f"in the expression of '.{name}': {violation.reason}")
+
+    def _check_dispatch(self, node: ast.Call, method: str) -> None:
+        """df.apply('query', ...) calls df.query by name, with the keywords it is given."""
+        named = node.args[:1] + [k.value for k in node.keywords if k.arg == "func"]
+        for value in (s for arg in named for s in _strings(arg)):
+            if value in EVALUATING_METHODS:
+                self._refuse(node, f"'.{method}' may not call '{value}' by name: call "
+                                   f"{EVALUATING_METHODS[value]} directly")
 
     def _check_named_attribute(self, node: ast.Call, name: str) -> None:
         target = node.args[1] if len(node.args) > 1 else None
@@ -312,6 +378,9 @@ class _Checker(ast.NodeVisitor):
             self._refuse(node, f"'{name}' may only be called with a literal attribute name")
         elif target.value.startswith("_") or target.value in BLOCKED_ATTRIBUTES:
             self._refuse(node, f"'{name}' on '{target.value}' is not allowed")
+        elif target.value in EVALUATING_METHODS:
+            self._refuse(node, f"'{name}' on '{target.value}' is not allowed: call "
+                               f"{EVALUATING_METHODS[target.value]} directly")
 
     def _check_paths(self, node: ast.Call, func: str) -> None:
         candidates = node.args[:1] + [k.value for k in node.keywords if k.arg in PATH_KEYWORDS]
@@ -322,6 +391,42 @@ class _Checker(ast.NodeVisitor):
                 if _escapes_workspace(path):
                     self._refuse(node, f"'{func}' may only use relative paths inside the "
                                        f"workspace, not '{path}'")
+
+
+def _shows_keys(mapping: ast.expr) -> bool:
+    """Whether a '**' argument written as a dict shows every key as a literal string (a
+    comprehension does not; a variable, as in plt.plot(x, **style), is not written here)."""
+    if isinstance(mapping, ast.DictComp):
+        return False
+    if not isinstance(mapping, ast.Dict):
+        return True
+    return all(_shows_keys(value) if key is None  # {**base, 'a': 1}
+               else isinstance(key, ast.Constant) and isinstance(key.value, str)
+               for key, value in zip(mapping.keys, mapping.values, strict=True))
+
+
+def _strings(node: ast.expr) -> Iterable[str]:
+    """The literal strings of a function argument: 'sum', ['sum', 'max'], {'a': 'sum'}."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+        for item in node.elts:
+            yield from _strings(item)
+    elif isinstance(node, ast.Dict):
+        for item in node.values:
+            yield from _strings(item)
+
+
+def _expression_tree(expr: str) -> ast.Module | None:
+    """A pandas expression as Python, as pandas parses it: '@name' is the variable, a
+    `backticked` name a column, and each non-blank line a statement (df.eval assigns);
+    None if it is not Python then."""
+    source = _BACKTICKED.sub("backticked_column", expr).replace("@", "")
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    try:
+        return ast.parse("\n".join(lines), mode="exec")
+    except (SyntaxError, ValueError):  # ValueError: a NUL character
+        return None
 
 
 def _escapes_workspace(path: str) -> bool:
