@@ -1,5 +1,6 @@
-// The shell: the view registry with its views, the language switch, and window.shokunin
-// for tests and debugging. A new face is one import and one register() line here.
+// The shell: the view registry with its views, the language switch, the sandbox walls
+// notice (from /health), and window.shokunin for tests and debugging. A new face is one
+// import and one register() line here.
 
 import { advisorView } from "./advisor-face.js";
 import { analystView } from "./analyst-face.js";
@@ -7,6 +8,7 @@ import { currentLang, setLang, translate } from "./i18n.js";
 import { studioView } from "./studio-face.js";
 import { toolsView } from "./tools-face.js";
 import { ViewRegistry } from "./view-registry.js";
+import { showWallsNotice } from "./walls-notice.js";
 import { workbenchView } from "./workbench.js";
 
 const views = new ViewRegistry({
@@ -43,3 +45,4 @@ window.shokunin = {
 };
 
 views.start();
+showWallsNotice(document.querySelector(".walls-notice"));
