@@ -189,6 +189,11 @@ class Settings(BaseSettings):
     sandbox_tmp_mb: int = Field(
         256, gt=0, description="Size of each of a sandbox kernel's private /tmp and /dev/shm "
         "(a tmpfs each, in memory, removed with the kernel).")
+    sandbox_weak_walls: bool = Field(
+        False, description="Run Python even where a kernel cannot get a filesystem of its own "
+        "(a normal user's server on a system without unprivileged user namespaces): kernels "
+        "then see the host's files, limited by Landlock and seccomp only. Off: Python is "
+        "refused there, and the start-up log, /health and the UI say why.")
     sandbox_idle_sec: float = Field(900.0, description="Idle kernels are shut down after this.")
     sandbox_pool_size: int = Field(1, description="Pre-started kernels kept warm.")
     sandbox_template: bool = Field(

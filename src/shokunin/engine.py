@@ -135,7 +135,8 @@ class Engine:
                 studio = Studio(runner, parts.agent.records, parts.pipeline)
             engine = cls(settings=settings, store=store, checkpointer=checkpointer,
                          bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
-                         map_package=map_package, datasets=Datasets(runner, settings),
+                         map_package=map_package,
+                         datasets=Datasets(runner, settings, sandbox.parser_walls),
                          studio=studio, queue=run_queue,
                          unavailable={face: why for face, why in built.unavailable.items()
                                       if wanted is None or face in wanted})

@@ -72,6 +72,7 @@ lower in the tree only says what went wrong; no face decides that again.
     ├── DatabaseUnavailable             503 database_unavailable (the database does not answer)
     ├── QueueUnavailable (ConnectionError) 503 unavailable (the job queue to the workers)
     ├── FilterUnavailable (RuntimeError)  500 internal
+    ├── Unconfined (RuntimeError)       503 unavailable (a parser's walls could not be built)
     └── BoundExceeded                   400 bad_request (untrusted input past a bound)
         ├── OutOfMemory                 400 bad_request
         ├── OutOfTime                   400 too_slow

@@ -17,13 +17,17 @@ parsers again on every call (about a second).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
 import os
 import pickle
 import resource
+import shlex
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -115,21 +119,25 @@ def preload(*modules: str, env: dict[str, str] | None = None) -> None:
 
 
 def _start() -> Any:
-    """The forkserver context, its server started with ``_ENV`` (set in this process only
-    while it is spawned: the server's own libraries have read theirs long before)."""
+    """The forkserver context, its server started with an environment built from nothing
+    but ``_ENV`` (no secret of the server's reaches a parser, not even in the memory a
+    child inherits), through a script that runs Python with it. The script stays for the
+    life of this process: multiprocessing starts its helpers again with it whenever one
+    died (this process starts none of its own)."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(_PRELOAD)
-    saved = {name: os.environ.get(name) for name in _ENV}
-    os.environ.update(_ENV)
-    try:
-        with _main_hidden():
-            forkserver.ensure_running()
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    folder = tempfile.mkdtemp(prefix="shokunin-parsers-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    clean = os.path.join(folder, "python")
+    env = {"PATH": os.defpath, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", **_ENV}
+    with open(clean, "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\nexec /usr/bin/env -i "
+                + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+                + f" {shlex.quote(sys.executable)} \"$@\"\n")
+    os.chmod(clean, 0o700)
+    context.set_executable(clean)
+    with _main_hidden():
+        forkserver.ensure_running()
     return context
 
 
@@ -142,11 +150,14 @@ def report(message: Any) -> None:
 def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
         on_message: Callable[[Any], None] | None = None,
         on_wait: Callable[[], None] | None = None,
-        cancel: threading.Event | None = None) -> T:
+        cancel: threading.Event | None = None,
+        confine: Callable[[list[int]], None] | None = None) -> T:
     """``fn(*args)`` in a bounded child; its result, or the exception it raised. Raises
     ``OutOfMemory``/``OutOfTime``/``ResultTooLarge`` when it passed a bound, ``Cancelled``
     once ``cancel`` is set (a running child is killed). When all ``bounds.children`` slots
-    are taken it waits for one, calling ``on_wait`` first. Blocks: call it in a thread."""
+    are taken it waits for one, calling ``on_wait`` first. ``confine`` (picklable) walls
+    the child in before ``fn`` runs, given the descriptors among ``args``; the child does
+    not run ``fn`` if it fails. Blocks: call it in a thread."""
     with _starting:
         slots = _slots.setdefault(bounds.children, threading.BoundedSemaphore(bounds.children))
     if not slots.acquire(blocking=False):
@@ -156,19 +167,21 @@ def run(fn: Callable[..., T], *args: Any, bounds: Bounds = Bounds(),
             if cancel is not None and cancel.is_set():
                 raise Cancelled("the parse was cancelled while it waited for a slot")
     try:
-        return _run_child(fn, args, bounds, on_message, cancel)
+        return _run_child(fn, args, bounds, on_message, cancel, confine)
     finally:
         slots.release()
 
 
 def _run_child(fn: Callable[..., T], args: tuple[Any, ...], bounds: Bounds,
-               on_message: Callable[[Any], None] | None, cancel: threading.Event | None) -> T:
+               on_message: Callable[[Any], None] | None, cancel: threading.Event | None,
+               confine: Callable[[list[int]], None] | None) -> T:
     global _context
     with _starting:
         if _context is None:
             _context = _start()
     receive, send = _context.Pipe(duplex=False)
-    child = _context.Process(target=_child, args=(send, bounds, fn, args), daemon=True)
+    child = _context.Process(target=_child, args=(send, bounds, fn, args, confine),
+                             daemon=True)
     deadline = time.monotonic() + bounds.wall_seconds
     with _starting, _main_hidden():
         child.start()
@@ -233,10 +246,23 @@ def _address_space() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
+class Unconfined(ShokuninError, RuntimeError):
+    """The child's walls could not be built: it did not parse."""
+    status = 503
+    code = ErrorCode.UNAVAILABLE
+
+
 def _child(channel: Connection, bounds: Bounds, fn: Callable[..., Any],
-           args: tuple[Any, ...]) -> None:
+           args: tuple[Any, ...], confine: Callable[[list[int]], None] | None) -> None:
     global _channel
     _channel = channel
+    if confine is not None:
+        try:
+            confine([arg.fd for arg in args if isinstance(arg, Descriptor)])
+        except BaseException as exc:  # noqa: BLE001 - whatever it was, no parse without walls
+            channel.send(("error", Unconfined(f"the parser's walls could not be built: "
+                                              f"{type(exc).__name__}: {exc}")))
+            return
     limit = _address_space() + bounds.memory_bytes
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CPU, (bounds.cpu_seconds, bounds.cpu_seconds + 5))

@@ -18,6 +18,10 @@ def test_health_and_openapi(tmp_path: Path) -> None:
     with TestClient(create_app(_settings(tmp_path))) as client:
         health = client.get("/health").json()
         assert health["status"] == "ok" and health["model"] == "offline"
+        # root, or a user namespace: the kernels' filesystem view is built, Python runs
+        sandbox = health["sandbox"]
+        assert sandbox["python"] == "on" and sandbox["walls"]["filesystem_view"], sandbox
+        assert sandbox["walls"]["seccomp"] and sandbox["walls"]["no_network"], sandbox
         spec = client.get("/openapi.json").json()
         assert "/health" in spec["paths"]
         assert client.get("/docs").status_code == 200

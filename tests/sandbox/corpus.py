@@ -219,7 +219,9 @@ HOOK_INTERCEPTS = ("socket-internet", "socket-loopback", "not-root", "fork-bomb"
 # every other one must be stopped by a wall (memory, processes, file size, permissions),
 # so it gets a deadline long enough for a loaded machine and a Timeout fails it.
 CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
-    "read-shadow": ("open('/etc/shadow').read()", _error("PermissionError")),
+    # not in the kernel's view at all (a normal user's server without one: unreadable)
+    "read-shadow": ("open('/etc/shadow').read()",
+                    lambda r: r.error_type in ("FileNotFoundError", "PermissionError")),
     "env-has-no-secret": (
         "import os\nprint(sorted(os.environ), any('s3cr3t' in v for v in os.environ.values()))",
         lambda r: r.ok and "SHOKUNIN_TEST_SECRET" not in r.stdout and "False" in r.stdout),
@@ -249,7 +251,9 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "setuid-root": ("import os\nos.setuid(0)", _error("PermissionError")),
     "kill-init": ("import os\nos.kill(1, 9)", _error("PermissionError")),
     "kill-server": ("import os\nos.kill({server_pid}, 9)", _error("PermissionError")),
-    "write-outside": ("open('/work/evil.txt', 'w')", _error("PermissionError")),
+    "write-outside": ("open('/work/evil.txt', 'w')",
+                      lambda r: r.error_type in ("PermissionError", "FileNotFoundError",
+                                                 "OSError")),
     "fork-bomb": (
         "import os, time\npids = []\ntry:\n    for _ in range(10000):\n"
         "        pid = os.fork()\n        if pid == 0:\n            time.sleep(3)\n"
@@ -279,7 +283,7 @@ CONTAINED: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "postgres-unix-socket": (
         "import socket\ns = socket.socket(socket.AF_UNIX)\n"
         "s.connect('/var/run/postgresql/.s.PGSQL.5432')",
-        _or_hook(lambda r: r.error_type in ("FileNotFoundError", "ConnectionRefusedError"))),
+        _or_hook(lambda r: r.error_type in ("FileNotFoundError", "PermissionError"))),
     "unshare-again": ("import ctypes\nprint(ctypes.CDLL(None).unshare(0x40000000))",
                       _or_hook(_prints("-1"))),
 }
@@ -353,7 +357,8 @@ STOPPED_BY_TIMEOUT = {"infinite-loop", "sleep-forever"}
 # hook's rules through gc and started /bin/sh). These start from there, a shell or native
 # code as the kernel's uid, and only the OS walls may stop them. Run in kernels without the
 # hook; {data_dir}, {workdir} (the server's working folder, holding server.log),
-# {server_pid} and {marker} (a name unique to the run) are filled in by the test.
+# {server_pid}, {marker} (a name unique to the run) and {sockets} (the paths of listeners
+# planted where host services keep theirs) are filled in by the test.
 SERVER_LOG = "token=admin-token-in-the-server-log"
 DATABASE = "server secrets"
 
@@ -404,6 +409,18 @@ for fd in sorted(int(n) for n in os.listdir('/proc/self/fd')):
     s.detach()
 print('checked')
 """
+# Each socket named in {sockets}: a connect, native, as a client library would make it.
+_HOST_SOCKETS = """import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+for path in '{sockets}'.split():
+    print('tried', path)
+    address = socket.AF_UNIX.to_bytes(2, 'little') + path.encode() + bytes(108 - len(path))
+    fd = socket.socket(socket.AF_UNIX).detach()
+    if libc.connect(fd, address, len(address)) == 0:
+        print('connected', path)
+    else:
+        print('refused', path, os.strerror(ctypes.get_errno()))
+"""
 ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     # new namespaces: uid 0 of a user namespace of its own, free to mount
     "unshare-user": (_sh("unshare -Ur id -u"), _failed),
@@ -448,8 +465,8 @@ ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     "read-server-log": ("print(open('{workdir}/server.log').read())",
                         _denied("PermissionError", "FileNotFoundError")),
     "shell-reads-server-files": (_sh("cat {workdir}/server.log {data_dir}/shokunin.db; "
-                                     "cat /tmp/shokunin-sandbox-*/k*.stash{data_dir}/shokunin.db"
-                                     " /tmp/shokunin-sandbox-*/k*.stash{workdir}/server.log"),
+                                     "cat /tmp/shokunin-sandbox-*/k*.view{data_dir}/shokunin.db"
+                                     " /tmp/shokunin-sandbox-*/k*.view{workdir}/server.log"),
                                  lambda r: _failed(r) and _secret_not_shown(r)),
     # the template kernels are forked from (their parent) and a kernel forked beside this
     # one (the harness starts one first): its memory, its signals, its descriptors
@@ -474,5 +491,13 @@ ARBITRARY: dict[str, tuple[str, Callable[[ExecResult], bool]]] = {
     # writing outside the kernel's own folders
     "write-var-tmp": (_sh("echo x > /var/tmp/{marker}"), _failed),
     "write-server-workdir": ("open('{workdir}/{marker}', 'w').write('x')",
-                             _denied("PermissionError")),
+                             _denied("PermissionError", "FileNotFoundError")),
+    # host services' unix sockets (PostgreSQL's with trust auth, MariaDB's, a Redis under
+    # /var/lib): listeners the harness planted, with every user allowed to connect
+    "host-sockets": (_HOST_SOCKETS, lambda r: r.ok and "connected" not in r.stdout
+                     and r.stdout.count("refused") == r.stdout.count("tried") > 0),
+    "host-sockets-shell": (_sh("for s in {sockets}; do python3 -c \"import socket,sys; "
+                               "socket.socket(socket.AF_UNIX).connect(sys.argv[1]); "
+                               "print('connected', sys.argv[1])\" $s; done; true"),
+                           lambda r: r.ok and "rc=0" in r.stdout and "connected" not in r.stdout),
 }

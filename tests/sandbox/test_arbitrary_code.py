@@ -10,11 +10,15 @@ wall, not the private /tmp, keeps them from the kernel.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
 import os
 import pwd
 import shutil
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -27,10 +31,10 @@ import pytest_asyncio
 
 from shokunin.config import Settings
 from shokunin.sandbox import ExecPythonInput, ExecResult, Sandbox
-from shokunin.sandbox.exposure import blocked_ancestors
 from shokunin.sandbox.policy import check_policy
-from tests.sandbox.conftest import sandbox_settings
+from tests.sandbox.conftest import SECRET, sandbox_settings
 from tests.sandbox.corpus import ARBITRARY, DATABASE, SERVER_LOG
+from tests.sandbox.test_parser_walls import TABLE, check_parse_child, inspect_parse_child
 
 in_loop = pytest.mark.asyncio(loop_scope="module")
 REPO = Path(__file__).resolve().parents[2]
@@ -55,9 +59,47 @@ def _server_folders(owner: int = 0) -> tuple[Path, Path, Path]:
     return top, workdir, data_dir
 
 
-def _filled(code: str, data_dir: Path, workdir: Path, marker: str) -> str:
+# Where host services keep their unix sockets (Debian's /run and /var/run, RHEL's
+# /var/lib/mysql, a Redis under /var/lib), and other folders of the host's tree.
+LISTENER_FOLDERS = {"/run": "mysqld.sock", "/var/run": ".s.PGSQL.5432", "/var/lib": "redis.sock",
+                    "/srv": "app.sock", "/home": "agent.sock", "/opt": "service.sock"}
+REAL_POSTGRES = "/var/run/postgresql/.s.PGSQL.5432"
+
+
+@contextlib.contextmanager
+def planted_listeners() -> Iterator[list[str]]:
+    """A listening unix socket in each of LISTENER_FOLDERS that every user may connect to
+    (and PostgreSQL's own, where it runs): what a kernel must not reach."""
+    folders, listeners, paths = [], [], []
+    try:
+        for base, name in LISTENER_FOLDERS.items():
+            try:
+                folder = tempfile.mkdtemp(prefix="shokunin-listener-", dir=base)
+            except OSError:  # not root: where this user may not write
+                continue
+            os.chmod(folder, 0o755)
+            folders.append(folder)
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(os.path.join(folder, name))
+            os.chmod(os.path.join(folder, name), 0o777)
+            listener.listen(64)
+            listeners.append(listener)
+            paths.append(os.path.join(folder, name))
+        if os.path.exists(REAL_POSTGRES):
+            paths.append(REAL_POSTGRES)
+        yield paths
+    finally:
+        for listener in listeners:
+            listener.close()
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _filled(code: str, data_dir: Path, workdir: Path, marker: str,
+            sockets: list[str] = ()) -> str:
     return (code.replace("{data_dir}", str(data_dir)).replace("{workdir}", str(workdir))
-            .replace("{server_pid}", str(os.getpid())).replace("{marker}", marker))
+            .replace("{server_pid}", str(os.getpid())).replace("{marker}", marker)
+            .replace("{sockets}", " ".join(sockets)))
 
 
 async def _past_policy(sandbox: Sandbox, thread: str, code: str) -> ExecResult:
@@ -77,6 +119,7 @@ class Server:
     sandbox: Sandbox
     workdir: Path
     data_dir: Path
+    sockets: list[str]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -90,11 +133,12 @@ async def server() -> AsyncIterator[Server]:
         _bare(sb)
     finally:
         os.chdir(here)
-    await sb.start()
-    sibling = await sb._kernel_for("sibling", None)  # noqa: SLF001 (cases aimed at a sibling)
-    assert sibling.forked  # the cases run in kernels forked from the template
-    yield Server(sb, workdir, data_dir)
-    await sb.shutdown()
+    with planted_listeners() as sockets:
+        await sb.start()
+        sibling = await sb._kernel_for("sibling", None)  # noqa: SLF001 (aimed at a sibling)
+        assert sibling.forked  # the cases run in kernels forked from the template
+        yield Server(sb, workdir, data_dir, sockets)
+        await sb.shutdown()
     shutil.rmtree(top, ignore_errors=True)
 
 
@@ -106,8 +150,8 @@ async def test_arbitrary_code_is_contained_as_root(server: Server, name: str) ->
     marker = f"shokunin-arbitrary-{uuid.uuid4().hex}"
     written = [Path("/var/tmp", marker), server.workdir / marker]
     try:
-        result = await _past_policy(server.sandbox, "arbitrary",
-                                    _filled(code, server.data_dir, server.workdir, marker))
+        result = await _past_policy(server.sandbox, "arbitrary", _filled(
+            code, server.data_dir, server.workdir, marker, server.sockets))
         assert check(result), result.model_dump(exclude={"plot_png_base64"})
         assert not any(path.exists() for path in written)
     finally:
@@ -245,6 +289,41 @@ async def test_issue_chain_past_the_policy_does_no_harm(server: Server) -> None:
     Path("/var/tmp", marker).unlink(missing_ok=True)
 
 
+# Never in a kernel's view: where host services, users and the data live
+NEVER_SEEN = {"run", "var", "home", "srv", "mnt", "media", "boot", "opt"}
+
+
+def view_of(sandbox: Sandbox, thread: str) -> dict[str, list[str]]:
+    """What the thread's kernel sees at / and in /etc (read from outside, through
+    /proc/<pid>/root: the kernel's own Landlock may not list /), and what its walls
+    allow there."""
+    kernel = sandbox._kernels[thread]  # noqa: SLF001
+    walls = sandbox._walls  # noqa: SLF001
+    root = f"/proc/{kernel.pid}/root"
+    bound = [*walls.readable, *walls.writable, str(kernel.folder.path)]
+    top = {Path(p).parts[1] for p in bound} | {"dev", "proc", "sys", "tmp"}
+    etc = {Path(p).name for p in bound if Path(p).parent == Path("/etc")
+           and os.path.lexists(p)}
+    return {"root": sorted(os.listdir(root)), "etc": sorted(os.listdir(root + "/etc")),
+            "allowed_root": sorted(n for n in top if os.path.lexists("/" + n)),
+            "allowed_etc": sorted(etc),
+            # a normal user's kernels find the workspaces by their real path
+            "workspaces": sorted({Path(p).parts[1] for p in walls.writable})}
+
+
+def _check_view(view: dict[str, list[str]]) -> None:
+    assert view["root"] == view["allowed_root"], view
+    assert not (NEVER_SEEN - set(view["workspaces"])) & set(view["root"]), view
+    assert view["etc"] == view["allowed_etc"] and "shadow" not in view["etc"], view
+
+
+@in_loop
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root server's view (a normal user's: below)")
+async def test_kernel_sees_only_the_allow_list_as_root(server: Server) -> None:
+    await _past_policy(server.sandbox, "arbitrary", "1")
+    _check_view(view_of(server.sandbox, "arbitrary"))
+
+
 # -- as a normal user ------------------------------------------------------------------------
 NORMAL_SERVER = """
 import asyncio, json, os, sys
@@ -256,25 +335,44 @@ if sys.argv[3] == WITHOUT_NAMESPACES:  # as on systems without unprivileged user
     deny = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
     deny.add_rule(pyseccomp.ERRNO(errno.EPERM), "unshare")
     deny.load()
-print(json.dumps(asyncio.run(run_cases(sys.argv[1], sys.argv[2]))))
+print(json.dumps(asyncio.run(run_cases(sys.argv[1], sys.argv[2], sys.argv[4:],
+                                       weak=sys.argv[3] == WITHOUT_NAMESPACES))))
 """
 IN_NAMESPACE, WITHOUT_NAMESPACES = "in-a-user-namespace", "without-user-namespaces"
 
 
-async def run_cases(workdir: str, data_dir: str) -> dict:
+async def run_cases(workdir: str, data_dir: str, sockets: list[str], *, weak: bool) -> dict:
     """Run every case in a bare sandbox of a server working in ``workdir`` (in the
-    process started as the normal user); returns each result, and the flood's."""
+    process started as the normal user); returns each result, and the flood's. ``weak``:
+    the system makes no user namespace, so Python is refused unless the weaker walls
+    are accepted: say what the default does, then accept them."""
     os.chdir(workdir)
-    sb = Sandbox(sandbox_settings(Path(data_dir), sandbox_pool_size=0, sandbox_tmp_mb=TMP_MB))
+    answers: dict = {}
+    if weak:
+        sb = Sandbox(sandbox_settings(Path(data_dir), sandbox_pool_size=0))
+        await sb.start()
+        try:
+            result = await sb.execute("refused", ExecPythonInput(code="print(1)"))
+            answers["_refused"] = {"reason": sb.refused, "walls": sb.walls.as_dict(),
+                                   "result": result.model_dump(exclude={"plot_png_base64"})}
+        finally:
+            await sb.shutdown()
+    sb = Sandbox(sandbox_settings(Path(data_dir), sandbox_pool_size=0, sandbox_tmp_mb=TMP_MB,
+                                  sandbox_weak_walls=weak))
     _bare(sb)
     await sb.start()
     sibling = await sb._kernel_for("sibling", None)  # noqa: SLF001 (cases aimed at a sibling)
-    answers: dict = {"_forked": sibling.forked}
+    answers.update({"_forked": sibling.forked, "_walls": sb.walls.as_dict()})
     try:
+        await _past_policy(sb, "arbitrary", "1")
+        if not weak:
+            answers["_view"] = view_of(sb, "arbitrary")
+        answers["_parse"] = await asyncio.to_thread(inspect_parse_child, sb.parser_walls(),
+                                                    Path(data_dir))
         for name, (code, _) in ARBITRARY.items():
             marker = f"shokunin-arbitrary-{name}"
-            result = await _past_policy(sb, "arbitrary",
-                                        _filled(code, Path(data_dir), Path(workdir), marker))
+            result = await _past_policy(sb, "arbitrary", _filled(
+                code, Path(data_dir), Path(workdir), marker, sockets))
             answers[name] = result.model_dump(exclude={"plot_png_base64"})
         for folder in ("/tmp", "/dev/shm"):
             result = await _past_policy(sb, "flood", FLOOD.format(folder=folder,
@@ -287,6 +385,19 @@ async def run_cases(workdir: str, data_dir: str) -> dict:
     finally:
         await sb.shutdown()
     return answers
+
+
+def blocked_ancestors(paths: list[str]) -> list[str]:
+    """The highest folder above each path that other users cannot enter."""
+    blocked = set()
+    for path in paths:
+        parts = Path(path).parts
+        for depth in range(2, len(parts)):
+            ancestor = str(Path(*parts[:depth]))
+            if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+                blocked.add(ancestor)
+                break
+    return sorted(blocked)
 
 
 def _as_normal_user(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -307,7 +418,9 @@ def _as_normal_user(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
         return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
                                "; ".join(script), "sh", *argv], cwd=cwd, capture_output=True,
                               text=True, timeout=600,
-                              env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8"})
+                              env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8",
+                                   # what the kernels and parsers must not see
+                                   "SHOKUNIN_TEST_SECRET": SECRET, "OPENAI_API_KEY": SECRET})
     finally:
         shutil.rmtree(holder, ignore_errors=True)
 
@@ -329,8 +442,9 @@ def as_normal_user(request: pytest.FixtureRequest) -> Iterator[dict]:
     top, workdir, data_dir = _server_folders(owner=uid)
     try:
         server = NORMAL_SERVER.format(repo=str(REPO), without=WITHOUT_NAMESPACES)
-        proc = _as_normal_user([sys.executable, "-c", server, str(workdir), str(data_dir),
-                                request.param], workdir)
+        with planted_listeners() as sockets:
+            proc = _as_normal_user([sys.executable, "-c", server, str(workdir),
+                                    str(data_dir), request.param, *sockets], workdir)
         assert proc.returncode == 0, proc.stderr[-4000:]
         answers = json.loads(proc.stdout.strip().splitlines()[-1])
         answers["_written"] = sorted(p.name for p in Path("/var/tmp").glob(
@@ -373,9 +487,39 @@ def test_tmp_is_private_and_bounded_as_a_normal_user(as_normal_user: dict, folde
     assert as_normal_user["_left"] == [], "the kernel wrote to the host's temp folders"
 
 
+def test_normal_users_kernels_see_only_the_allow_list(as_normal_user: dict) -> None:
+    """In a user namespace: the same filesystem view as a root server's kernels. Without
+    one: Python is refused by default, saying why and what to change; accepted, the
+    report says the view is missing (and the host-socket cases above still hold)."""
+    walls = as_normal_user["_walls"]
+    if as_normal_user["_mode"] == IN_NAMESPACE:
+        _check_view(as_normal_user["_view"])
+        assert walls["python"] == "on" and walls["walls"]["filesystem_view"], walls
+        assert [m["wall"] for m in walls["missing"]] == ["own_uid"], walls
+    else:
+        refused = as_normal_user["_refused"]
+        assert refused["walls"]["python"] == "refused", refused
+        assert "SHOKUNIN_SANDBOX_WEAK_WALLS=true" in refused["reason"], refused
+        assert refused["result"]["error_type"] == "SandboxUnavailable", refused
+        assert "user namespace" in refused["result"]["error_message"], refused
+        assert walls["python"] == "on" and not walls["walls"]["filesystem_view"], walls
+        assert walls["walls"]["seccomp"] and walls["walls"]["landlock"], walls
+
+
+def test_parse_child_has_the_kernels_walls_as_a_normal_user(as_normal_user: dict) -> None:
+    """Without a user namespace the upload parser still gets seccomp, Landlock and an
+    environment with no secret, but no namespaces or view of its own."""
+    seen = as_normal_user["_parse"]
+    if as_normal_user["_mode"] == IN_NAMESPACE:
+        check_parse_child(seen, server_uid=_normal_user(), root=False)
+    else:
+        assert seen["read"] == TABLE and seen["seccomp"] == "2", seen
+        assert seen["no_new_privs"] == "1" and SECRET not in seen["environ"], seen
+
+
 def test_cases_run_in_the_normal_users_kernels(as_normal_user: dict) -> None:
     """The harness itself: kernels ran (a case that fails to start proves nothing), forked
     from the template as a normal user's server forks them."""
     assert as_normal_user["_forked"] is True
     assert all(a["error_type"] != "KernelDied" for k, a in as_normal_user.items()
-               if isinstance(a, dict)), as_normal_user
+               if isinstance(a, dict) and "error_type" in a), as_normal_user

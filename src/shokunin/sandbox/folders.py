@@ -8,8 +8,8 @@ A kernel process gets a fresh folder per start (a restart gets a new one)::
       context.json       root:kernel 0640, the values of seed 004's ``context``, per cell
       work/              root 0755, empty: the thread's workspace is bound over it
       home/              the kernel's own (0700): sockets, matplotlib and IPython folders
-    k<uid>-<n>.stash/    root 0700, so the kernel cannot pass (whatever is mounted inside)
-      fs/                mount point of the real "/" inside the kernel's namespace
+    k<uid>-<n>.view/     root 0700: where the kernel's filesystem view is built (in its
+                         mount namespace; the view then becomes its root)
 
 Root only writes in folders nobody else can write, and copies the font cache into
 ``home`` as the kernel's uid (in the launcher). The one tree root must change that a
@@ -40,8 +40,7 @@ class KernelFolder:
         # An unprivileged server runs every kernel as its own uid: the serial keeps their
         # folders (and so their connection files) apart.
         self.path = root / f"k{uid}-{serial}-{generation}"
-        self.stash = root / f"k{uid}-{serial}-{generation}.stash"
-        self.stash_root = self.stash / "fs"
+        self.view = root / f"k{uid}-{serial}-{generation}.view"
         self.connection = self.path / "connection.json"
         self.context = self.path / "context.json"
         self.work = self.path / "work"
@@ -52,8 +51,7 @@ class KernelFolder:
         self.remove()
         shared = os.getuid() == 0
         self.path.mkdir(mode=0o710)
-        self.stash.mkdir(mode=0o700)
-        self.stash_root.mkdir(mode=0o700)
+        self.view.mkdir(mode=0o700)
         self.work.mkdir(mode=0o755)
         self.home.mkdir(mode=0o700)
         os.chmod(self.path, 0o710)  # whatever the umask
@@ -78,9 +76,8 @@ class KernelFolder:
         # rmtree works through file descriptors on Linux: links in home are removed, not
         # followed.
         shutil.rmtree(self.path, ignore_errors=True)
-        for empty in (self.stash_root, self.stash):
-            with contextlib.suppress(OSError):
-                empty.rmdir()
+        with contextlib.suppress(OSError):
+            self.view.rmdir()
 
 
 def hand_over(folder: Path, uid: int) -> None:

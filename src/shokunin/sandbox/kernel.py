@@ -74,11 +74,11 @@ class Walls:
     cpu_sec: int
     max_procs: int
     file_mb: int
-    hide: tuple[str, ...] = ()
-    expose: tuple[str, ...] = ()
     tmp_mb: int = 256  # each of the kernel's private /tmp and /dev/shm
-    readable: tuple[str, ...] = ()  # Landlock: read and execute beneath these, no more
+    # The filesystem view (bound read-only) and Landlock: read and execute beneath these
+    readable: tuple[str, ...] = ()
     writable: tuple[str, ...] = ()  # ...and write beneath these, besides its own folder
+    cover: tuple[str, ...] = ()  # secrets beneath a readable path, covered in the view
     output_cap: int = 400_000
     mpl_cache: str = ""  # a prebuilt matplotlib font cache, copied so each start is fast
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -185,35 +185,33 @@ class Kernel:
         """Whether this kernel's process was forked from the template."""
         return isinstance(self._km and self._km.provisioner, ForkedProvisioner)
 
-    async def probe(self, code: str) -> str | None:
-        """Run ``code`` with ``python -c`` behind the same walls as a kernel; None when it
-        succeeds, else what it printed on stderr. Checks, in a few milliseconds, that a
-        kernel can start here."""
+    async def probe(self, code: str) -> tuple[str | None, str]:
+        """Run ``code`` with ``python -c`` behind the same walls as a kernel: (None, what
+        it printed) when it succeeds, else (what it printed on stderr, ...). Checks, in a
+        few milliseconds, that a kernel can start here and what its walls are."""
         argv = self._walled([sys.executable, "-c", code], connection=False)
         proc = await asyncio.create_subprocess_exec(
             *argv, env=self._env(), cwd=str(self.folder.path), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
-        _, err = await proc.communicate()
-        return None if proc.returncode == 0 else err.decode(errors="replace").strip()
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await proc.communicate()
+        error = None if proc.returncode == 0 else err.decode(errors="replace").strip()
+        return error, out.decode(errors="replace")
 
     def _walled(self, argv: list[str], *, connection: bool = True) -> list[str]:
         """The launcher's command line that walls the process in, then execs ``argv``."""
         folder = self.folder = KernelFolder(self.root, self.uid, self.generation, self.serial)
         folder.create()
         config = {"uid": self.uid, "gid": self.uid, "parent": os.getpid(),
-                  "limits": self.walls.limits(), "stash": str(folder.stash_root),
-                  "hide": list(self.walls.hide), "expose": list(self.walls.expose),
+                  "limits": self.walls.limits(), "root": str(folder.view),
                   "share": [str(folder.connection)] if connection else [], "cwd": str(folder.work),
                   "seed": [self.walls.mpl_cache, str(folder.home / "mpl")]
                   if self.walls.mpl_cache else None,
                   "tmp": {"folders": list(PRIVATE_TMP), "mb": self.walls.tmp_mb,
                           "fallback": str(folder.home / "tmp")},
-                  "keep": [str(folder.path), str(folder.stash), *self.walls.expose,
-                           *self.walls.writable, *([self.walls.mpl_cache]
-                                                   if self.walls.mpl_cache else [])],
-                  "readable": list(self.walls.readable),
+                  "readable": [*self.walls.readable, *([self.walls.mpl_cache]
+                                                       if self.walls.mpl_cache else [])],
                   "writable": [str(folder.path), *self.walls.writable],
-                  "devices": list(DEVICES)}
+                  "cover": list(self.walls.cover), "devices": list(DEVICES)}
         return [sys.executable, str(HERE / "launcher.py"), json.dumps(config), "--", *argv]
 
     def _env(self) -> dict[str, str]:
@@ -237,13 +235,13 @@ class Kernel:
                 hand_over(workspace, self.uid)
             except OSError as exc:
                 raise KernelDied(f"the workspace is not a plain folder: {exc}") from exc
-            # The kernel's mount namespace hides the data folder: bind the workspace onto
-            # its "work" folder (root's, so no link there) from the root-only copy of "/".
+            # The kernel's view holds nothing of the host's tree: the workspace is bound
+            # onto its "work" folder from outside (root's, so no link there).
             inside = str(self.folder.work)
             proc = await asyncio.create_subprocess_exec(
-                "nsenter", "-t", str(self.pid), "-m", "--", "mount", "--bind",
-                f"{self.folder.stash_root}{workspace.resolve()}", inside,
-                stderr=asyncio.subprocess.PIPE)
+                sys.executable, "-I", "-S", str(HERE / "mount_into.py"), str(self.pid),
+                str(workspace.resolve()), inside, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
             _, err = await proc.communicate()
             if proc.returncode:
                 raise KernelDied(f"cannot mount the workspace: {err.decode().strip()}")

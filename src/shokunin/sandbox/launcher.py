@@ -7,15 +7,17 @@ privileges:
 
 - as root: new network namespace (no interface but a down loopback, so no network; the
   kernel talks to the server over unix sockets, which ignore network namespaces), new
-  mount namespace where the server's data folder and secret files are hidden, new IPC
-  namespace (System V shared memory of its own, bounded like /dev/shm), then a
-  switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC applies and kernels
-  cannot read or signal each other);
+  mount namespace, new IPC namespace (System V shared memory of its own, bounded like
+  /dev/shm), then a switch to an unprivileged uid of the kernel's own (so RLIMIT_NPROC
+  applies and kernels cannot read or signal each other);
 - unprivileged: a user + network + mount + IPC namespace when the system allows one,
-  else nothing;
-- private /tmp and /dev/shm: a size-bounded tmpfs each in the kernel's mount namespace
-  (root, or unprivileged with a user namespace), gone with the kernel; without a namespace
-  TMPDIR points into the kernel's own folder and Landlock keeps it out of both;
+  else none of these (the server refuses Python then, unless an operator accepted the
+  weaker walls);
+- in the mount namespace, the filesystem is an allow-list (``root_view.py``): a fresh
+  root of read-only binds of what Python needs, the kernel's own folder, a private
+  size-bounded /tmp and /dev/shm; no host socket, no data folder is there to reach.
+  Without a namespace TMPDIR points into the kernel's own folder and Landlock keeps it
+  out of the host's /tmp and /dev/shm;
 - always: resource limits (address space, CPU time, processes, file size), umask 077; the
   kernel dies with the server (PR_SET_PDEATHSIG) and reaps its forks' orphans (subreaper);
 - last, right before the exec: Landlock (``landlock_rules.py``: what it may read and
@@ -23,7 +25,7 @@ privileges:
   bpf, keys, sockets but unix ones...). A system with seccomp where the filter cannot be
   loaded stops the launch: no kernel starts without it.
 
-It imports the standard library and its two sibling modules (found beside it: Python puts
+It imports the standard library and its three sibling modules (found beside it: Python puts
 the script's folder first on sys.path), which load libseccomp through ``pyseccomp``.
 """
 
@@ -37,15 +39,13 @@ import signal
 import sys
 
 import landlock_rules
+import root_view
 import syscall_filter
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
-MS_NOSUID = 2
-MS_NODEV = 4
-MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
@@ -65,46 +65,13 @@ def _check(rc: int, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _mount(source: str, target: str, fstype: str | None, flags: int, data: str = "") -> None:
-    _check(_libc.mount(source.encode(), target.encode(),
-                       fstype.encode() if fstype else None, flags, data.encode() or None),
-           f"mount {target}")
+_mount = root_view.mount
 
 
-def isolate_as_root(stash: str, hide: list[str], expose: list[str]) -> None:
-    """Private network and mounts; the real tree stays reachable, for root only, at stash.
-
-    Each folder in ``hide`` becomes an empty tmpfs, each file /dev/null; a path of
-    ``expose`` inside a hidden folder (the Python installation under /root or under a 0700
-    folder, say) is bound back, so the kernel can run without seeing what lies beside it.
-    A hidden path inside an exposed one is hidden again, so exposing never uncovers.
-    """
+def isolate_as_root() -> None:
+    """Private network, mounts and System V IPC; the filesystem view is built next."""
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
-    # The server binds the thread's workspace in later (nsenter) from this copy of "/",
-    # which sits in a root-only folder, so the kernel itself cannot walk through it.
-    _mount("/", stash, None, MS_BIND | MS_REC)
-    for path in hide:
-        _hide(path)
-    os.umask(0o022)  # mount points made below must be traversable by the kernel's uid
-    for path in expose:
-        if _inside(path, hide) and os.path.isdir(stash + path):
-            os.makedirs(path, exist_ok=True)
-            _mount(stash + path, path, None, MS_BIND | MS_REC)
-    for path in hide:
-        if _inside(path, expose):
-            _hide(path)
-
-
-def _inside(path: str, folders: list[str]) -> bool:
-    return any(path.startswith(f.rstrip("/") + "/") for f in folders)
-
-
-def _hide(path: str) -> None:
-    if os.path.isdir(path):
-        _mount("tmpfs", path, "tmpfs", 0, "size=64k,mode=0755")
-    elif os.path.exists(path):
-        _mount("/dev/null", path, None, MS_BIND)
 
 
 def isolate_unprivileged() -> bool:
@@ -133,29 +100,6 @@ def bound_ipc(size_mb: int) -> None:
                 f.write(str(value))
         except OSError:
             pass
-
-
-def private_tmp(folders: list[str], size_mb: int, keep: list[str]) -> None:
-    """A fresh tmpfs of ``size_mb`` MiB on each of ``folders`` (/tmp, /dev/shm), in this
-    mount namespace only: what the kernel writes there is bounded and goes with it.
-
-    The paths of ``keep`` that lie beneath one of them (the kernel's own folder, its
-    stash, the font cache: the server's runtime folder is in the temp folder) are bound
-    back from a descriptor taken before they were covered.
-    """
-    held = {}
-    for path in sorted(set(keep), key=len):
-        if _inside(path, folders) and os.path.isdir(path):
-            held[path] = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    for folder in folders:
-        if os.path.isdir(folder):
-            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV,
-                   f"size={size_mb}m,mode=1777")
-    os.umask(0o022)  # folders made below must be traversable by the kernel's uid
-    for path, fd in held.items():
-        os.makedirs(path, exist_ok=True)
-        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
-        os.close(fd)
 
 
 def filter_syscalls() -> None:
@@ -218,20 +162,23 @@ def apply_limits(limits: dict[str, int]) -> None:
 
 def wall(config: dict, parent: int) -> None:
     """Apply every wall of ``config`` to this process, in the launcher's order; the process
-    dies with ``parent``. Called in the launcher before the exec, and in a kernel forked
-    from the template (``zygote.py``) before it runs anything of its own."""
+    dies with ``parent``. Called in the launcher before the exec, in a kernel forked from
+    the template (``zygote.py``) and in the upload parser's children before they run
+    anything of their own."""
     uid, gid = config["uid"], config["gid"]
     tmp, writable = config["tmp"], list(config["writable"])
     if os.geteuid() == 0:
-        isolate_as_root(config["stash"], config["hide"], config["expose"])
-        private = True
         for path in config["share"]:
             share_with(path, gid)
+        isolate_as_root()
+        private = True
     else:
         private = isolate_unprivileged()
     if private:
         bound_ipc(tmp["mb"])
-        private_tmp(tmp["folders"], tmp["mb"], config["keep"])
+        root_view.build({"root": config["root"], "readable": config["readable"],
+                         "writable": writable, "devices": config["devices"],
+                         "cover": config["cover"]}, tmp)
         writable += tmp["folders"]
     apply_limits(config["limits"])
     become_subreaper()
@@ -243,12 +190,16 @@ def wall(config: dict, parent: int) -> None:
     die_with(parent)
     if config["seed"]:
         seed(*config["seed"])
-    if not private:  # /tmp and /dev/shm are the host's: Landlock keeps the kernel out
+    if not private:  # the host's tree, /tmp and /dev/shm: Landlock keeps the kernel out
         os.makedirs(tmp["fallback"], mode=0o700, exist_ok=True)
         os.environ["TMPDIR"] = tmp["fallback"]
-    os.chdir(config["cwd"])
-    # Landlock when the kernel has it (the server logs once when it does not)
-    landlock_rules.confine(config["readable"], writable, config["devices"])
+        writable.append(tmp["fallback"])
+    # no folder of its own (a parse child): it works in its temp folder
+    os.chdir(config["cwd"] or ("/tmp" if private else tmp["fallback"]))
+    # Landlock when the kernel has it (the server logs once when it does not); a parse
+    # child's files are its descriptors, each allowed on its own
+    landlock_rules.confine([*config["readable"], *config.get("files_read", [])],
+                           [*writable, *config.get("files_write", [])], config["devices"])
     filter_syscalls()
 
 

@@ -25,15 +25,14 @@ from typing import TYPE_CHECKING, Any
 from shokunin import events
 from shokunin.config import default_max_kernels
 from shokunin.errors import ErrorCode, ShokuninError
-from shokunin.sandbox import landlock_rules, saved_images, syscall_filter
+from shokunin.sandbox import landlock_rules, saved_images, syscall_filter, walls_report
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
 from shokunin.sandbox.exposure import (
     HERE,
     KERNEL_MODULES,
-    blocked_ancestors,
     diagnose,
-    install_paths,
     readable_paths,
+    secrets_beneath,
 )
 from shokunin.sandbox.kernel import (
     CellStopped,
@@ -44,6 +43,7 @@ from shokunin.sandbox.kernel import (
     is_root,
 )
 from shokunin.sandbox.memory import memory_of
+from shokunin.sandbox.parser_walls import ParserWalls
 from shokunin.sandbox.policy import PolicyViolation, check_policy
 from shokunin.sandbox.pool import KernelPool
 from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb, owner_key
@@ -54,8 +54,6 @@ if TYPE_CHECKING:
     from shokunin.store import KernelHomes
 
 log = logging.getLogger(__name__)
-
-HOST_SOCKET_DIRS = (Path("/run"), Path("/var/run"))
 
 # Run as a kernel would be, behind its walls: can the interpreter start and read what a
 # kernel imports?
@@ -125,6 +123,14 @@ class Sandbox:
         self.min_free_mb = int(settings.sandbox_min_free_mb)
         # thread -> why the variables its next kernel starts without are gone
         self._shut_early: dict[str, str] = {}
+        self.walls: walls_report.WallsReport | None = None  # measured at start
+        self._parser_walls: ParserWalls | None = None
+
+    @property
+    def refused(self) -> str | None:
+        """Why Python does not run on this machine (its walls cannot be built); None
+        when it does."""
+        return None if self.walls is None or self.walls.python else self.walls.reason
 
     # -- lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
@@ -143,27 +149,30 @@ class Sandbox:
         except BaseException:
             await self.shutdown()
             raise
-        self._pool.fill()
+        if not self.refused:
+            self._pool.fill()
         self._reaper = asyncio.create_task(self._reap_idle())
 
     async def _check_kernels_start(self) -> None:
         assert self._root is not None and self._walls is not None
-        if is_root() and blocked_ancestors([str(self._root)]):
-            raise SandboxUnavailable(
-                f"kernels cannot reach their folders under {self._root.parent}: other users "
-                "cannot enter one of its parent folders. Set TMPDIR to a folder every user "
-                "can enter (e.g. /tmp).")
         uid = self._allocate_uid()
         probe = Kernel(self._root, uid, self._walls)
         try:
-            error = await probe.probe(PROBE.format(modules=KERNEL_MODULES,
-                                                   startup=str(HERE / "kernel_startup.py")))
+            error, out = await probe.probe(
+                PROBE.format(modules=KERNEL_MODULES, startup=str(HERE / "kernel_startup.py"))
+                + walls_report.PROBE)
         finally:
             await self._discard(probe)
         if error is None:
+            self.walls = walls_report.measure(
+                out, server_uid=os.getuid(), is_root=is_root(),
+                landlock_abi=landlock_rules.abi_version(),
+                weak_walls_accepted=bool(self.settings.sandbox_weak_walls))
+            (log.info if self.walls.python and not self.walls.missing
+             else log.warning)("%s", self.walls.summary())
             return
         reason = error.splitlines()[-1] if error else "the probe failed"
-        fault = diagnose(list(self._walls.hide)) if is_root() else None
+        fault = diagnose(list(self._walls.readable)) if is_root() else None
         if fault is None:
             raise SandboxUnavailable(f"the Python sandbox cannot start a kernel: {reason}")
         raise SandboxUnavailable(
@@ -211,6 +220,24 @@ class Sandbox:
         if "sandbox_max_kernels" not in getattr(self.settings, "model_fields_set", ()):
             self._quota.max_kernels = default_max_kernels(template=False)
 
+    def parser_walls(self) -> ParserWalls:
+        """The walls of the upload parser's children (``parser_walls.py``): the kernels'
+        view and limits, and a uid of their own on a root server; the same for every
+        parse of this server."""
+        if self._parser_walls is None:
+            self._ensure_runtime()
+            assert self._root is not None and self._walls is not None
+            view = self._root / "parser-view"
+            view.mkdir(mode=0o700, exist_ok=True)
+            env = {"PATH": common_env(self._walls)["PATH"], "LANG": "C.UTF-8",
+                   "LC_ALL": "C.UTF-8", "HOME": "/tmp", "ARROW_DEFAULT_MEMORY_POOL": "system"}
+            self._parser_walls = ParserWalls(
+                uid=self._allocate_uid(), readable=self._walls.readable,
+                cover=self._walls.cover, root=str(view),
+                fallback_tmp=str(self._root / "parser-tmp"), tmp_mb=self._walls.tmp_mb,
+                env=tuple(sorted(env.items())))
+        return self._parser_walls
+
     @property
     def template(self) -> KernelTemplate | None:
         """The template process kernels are forked from; None before the first kernel,
@@ -236,32 +263,30 @@ class Sandbox:
 
     def _build_walls(self, mpl: Path) -> Walls:
         s = self.settings
-        secrets = [Path(s.data_dir), Path.home(), Path(".env"),
-                   Path(getattr(s, "tool_settings_file", ".env")).parent]
-        hide = {str(p.resolve()) for p in secrets if p.resolve() != Path("/")}
-        # Host services listen on unix sockets under /run (PostgreSQL with local trust,
-        # MariaDB), which a network namespace does not cut off: hide the folder.
-        hide.update(str(p.resolve()) for p in HOST_SOCKET_DIRS if p.is_dir())
-        expose = install_paths()
-        # A folder other users cannot enter above the installation (a checkout under
-        # /root or a 0700 mktemp folder) is covered too, and the installation bound back.
-        hide.update(blocked_ancestors(expose))
+        readable = readable_paths(Path.cwd(), Path(s.data_dir))
         writable: list[str] = []
         if not is_root():
             # Kernels share the server's uid and find their workspace by its real path
-            # (no mount namespace of root's to bind it in): every thread's workspace is
-            # writable to every kernel, as the uid already allows. The rest of the data
-            # folder stays out of reach.
+            # (nothing of root's binds it in from outside): every thread's workspace is
+            # there and writable to every kernel, as the uid already allows. The rest of
+            # the data folder is not.
             workspaces = Path(s.data_dir).resolve() / "workspaces"
             workspaces.mkdir(parents=True, exist_ok=True)
             writable.append(str(workspaces))
         return Walls(memory_mb=int(s.sandbox_memory_mb), cpu_sec=int(s.sandbox_cpu_sec),
                      max_procs=int(s.sandbox_max_procs), file_mb=int(s.sandbox_file_mb),
-                     hide=tuple(sorted(hide)), expose=tuple(sorted(expose)),
                      mpl_cache=str(mpl) if mpl.is_dir() else "",
-                     tmp_mb=int(s.sandbox_tmp_mb),
-                     readable=tuple(readable_paths(Path.cwd(), Path(s.data_dir))),
-                     writable=tuple(writable))
+                     tmp_mb=int(s.sandbox_tmp_mb), readable=tuple(readable),
+                     writable=tuple(writable),
+                     cover=tuple(secrets_beneath(readable, self._secrets())))
+
+    def _secrets(self) -> list[str]:
+        """What no walled process may see even where it lies beneath a folder the view
+        binds (a data folder under /usr, a checkout's .env beside its src/)."""
+        s = self.settings
+        return [str(Path(p).resolve()) for p in (
+            s.data_dir, Path.home(), Path.cwd(), Path(".env"),
+            Path(getattr(s, "tool_settings_file", ".env")).parent)]
 
     async def _new_kernel(self) -> Kernel:
         self._ensure_runtime()
@@ -336,6 +361,10 @@ class Sandbox:
         if self._runtime is not None:
             self._runtime.release()
             self._runtime = self._root = None
+        self._parser_walls = None
+        for claim in self._uids.values():  # the parsers' uid
+            claim.close()
+        self._uids.clear()
 
     async def _reap_idle(self) -> None:
         while True:
@@ -409,6 +438,9 @@ class Sandbox:
         ``owner`` (a client identity) is whose kernel cap the thread's kernel counts
         against; None gives the thread a bucket of its own (only the global cap applies).
         """
+        if self.refused:
+            return ExecResult(ok=False, stderr=f"SandboxUnavailable: {self.refused}\n",
+                              error_type="SandboxUnavailable", error_message=self.refused)
         refused = self._refusal(inp.code)
         if refused is not None:
             return refused

@@ -5,9 +5,11 @@ the kernel starts inherits it and nothing can lift it (seccomp filters only ever
 It denies what a process needs only to change its own walls or reach past them: new
 namespaces (``unshare -Ur`` would make the kernel uid 0 of a namespace of its own, free
 to mount), mounts, tracing other processes, loading code into the kernel (bpf, modules,
-kexec), the key store, I/O rings (which run system calls past this filter), and every
-socket but a unix one (the kernel talks to the server over unix sockets only; this holds
-even where no network namespace could be made) and a netlink route one (see AF_NETLINK).
+kexec), the key store, I/O rings (which run system calls past this filter), every socket
+but a unix stream one (the kernel talks to the server over unix sockets only; this holds
+even where no network namespace could be made) and a netlink route one (see AF_NETLINK),
+and ``connect``: a walled process may listen, never reach a listener, so no host
+service's unix socket answers it even where no filesystem view could hide the name.
 
 Built with libseccomp (``libseccomp.so.2``, on Debian and most distributions by default)
 through ``pyseccomp``, a ctypes binding that is API-compatible with libseccomp's own
@@ -37,6 +39,10 @@ DENIED = (
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     # I/O rings run operations (opening sockets among them) this filter never sees
     "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # reaching a listener: a walled process only listens (a kernel's channels are its own
+    # sockets, which the server connects to), and a host service's unix socket, such as
+    # PostgreSQL's with trust authentication, ignores network namespaces
+    "connect",
 )
 # clone3 passes its flags in memory, which a filter cannot read: ENOSYS makes glibc fall
 # back to clone, whose flags it can.
@@ -52,6 +58,9 @@ PERSONALITY_ALLOWED_BITS = 0x0008 | 0x0020000
 # ipykernel goes on without that pipe). In the kernel's network namespace it sees a
 # loopback that is down.
 AF_UNIX, AF_NETLINK, NETLINK_ROUTE = 1, 16, 0
+# A unix datagram socket sends to any named one without connecting (syslog's /dev/log,
+# the journal's): none may be made. The type's low bits; the rest are SOCK_CLOEXEC etc.
+SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
 
 
 class FilterUnavailable(ShokuninError, RuntimeError):
@@ -96,6 +105,8 @@ def apply() -> None:
             flt.add_rule(no_family, call, sc.Arg(0, sc.GT, AF_NETLINK))
             flt.add_rule(no_family, call, sc.Arg(0, sc.EQ, AF_NETLINK),
                          sc.Arg(2, sc.NE, NETLINK_ROUTE))
+            flt.add_rule(eperm, call, sc.Arg(0, sc.EQ, AF_UNIX),
+                         sc.Arg(1, sc.MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM))
         flt.load()
     except OSError as exc:
         raise FilterUnavailable(f"the seccomp filter could not be loaded: {exc}") from exc

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -19,7 +20,7 @@ from shokunin.agents.analyst import report_files
 from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS, NAME, UnknownDataset
 from shokunin.agents.analyst.dataset import ReadOptions
 from shokunin.agents.analyst.errors import DatasetError
-from shokunin.agents.analyst.isolated import ParseLimits
+from shokunin.agents.analyst.isolated import ParseLimits, Walls
 from shokunin.agents.analyst.storage import DatasetRecord, DatasetStorage, Preview
 from shokunin.config import Settings
 from shokunin.errors import ErrorCode
@@ -29,11 +30,13 @@ from shokunin.runs import InvalidRunInput, Runner, RunNotFound, access, delete_t
 class Datasets:
     """The datasets of one engine, as a caller (``who``, a principal) may use them."""
 
-    def __init__(self, runner: Runner, settings: Settings) -> None:
+    def __init__(self, runner: Runner, settings: Settings,
+                 walls: Callable[[], Walls] | None = None) -> None:
+        """``walls``: what walls each upload's parse child in (the sandbox's)."""
         self.runner = runner
         self.max_upload_bytes = int(settings.analyst_max_upload_mb * 1024 * 1024)
         self.storage = DatasetStorage(runner, int(settings.analyst_pandas_max_mb * 1024 * 1024),
-                                      ParseLimits.from_settings(settings))
+                                      ParseLimits.from_settings(settings, walls))
 
     @staticmethod
     def start_parsers() -> None:

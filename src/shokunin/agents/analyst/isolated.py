@@ -41,18 +41,24 @@ untrusted.preload("shokunin.agents.analyst.isolated", "pandas", "python_calamine
                   env={"ARROW_DEFAULT_MEMORY_POOL": "system"})
 
 
+Walls = Callable[[list[int]], None]  # walls a parse child in, given its descriptors
+
+
 @dataclass(frozen=True)
 class ParseLimits:
     """What parsing one upload may use (``SHOKUNIN_ANALYST_PARSE_*``, ``..._XLSX_*``); its
-    answer (a profile, a preview) may be ``Bounds.result_bytes`` pickled."""
+    answer (a profile, a preview) may be ``Bounds.result_bytes`` pickled. ``walls``: what
+    gives each parse child the sandbox's walls (``Sandbox.parser_walls``)."""
 
     bounds: Bounds = Bounds()
     zip: zip_bounds.ZipBounds = zip_bounds.ZipBounds()
+    walls: Callable[[], Walls] | None = None
 
     @classmethod
-    def from_settings(cls, settings: Any) -> ParseLimits:
+    def from_settings(cls, settings: Any, walls: Callable[[], Walls] | None = None
+                      ) -> ParseLimits:
         seconds = settings.analyst_parse_seconds
-        return cls(
+        return cls(walls=walls,
             bounds=Bounds(memory_bytes=int(settings.analyst_parse_memory_mb * 2**20),
                           cpu_seconds=max(1, int(seconds)), wall_seconds=seconds,
                           children=settings.analyst_parse_children),
@@ -66,6 +72,7 @@ def _run(limits: ParseLimits, fn: Any, *args: Any, progress: Progress | None = N
     try:
         return untrusted.run(
             fn, *args, bounds=limits.bounds, cancel=cancel,
+            confine=limits.walls() if limits.walls is not None else None,
             on_message=None if progress is None else lambda step: progress(*step),
             on_wait=None if progress is None else lambda: progress("waiting", 0, 1))
     except untrusted.OutOfMemory as exc:
