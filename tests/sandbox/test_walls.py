@@ -4,6 +4,7 @@ has seccomp, and a missing Landlock is said once at start (the other walls still
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import shutil
 import subprocess
@@ -13,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from shokunin.sandbox import Sandbox, SandboxUnavailable, landlock_rules, syscall_filter
+from shokunin.sandbox import (
+    Sandbox,
+    SandboxUnavailable,
+    landlock_rules,
+    syscall_filter,
+    walls_report,
+)
 from shokunin.sandbox.sandbox import _log_missing_walls
 from tests.sandbox.conftest import sandbox_settings
 
@@ -69,3 +76,49 @@ def test_confine_without_landlock_restricts_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout == "0\n", proc.stderr
     assert (tmp_path / "f").read_text() == "still writable"
 
+
+
+def _facts(**changes: object) -> str:
+    facts = {"root_fs": "tmpfs", "run": False, "interfaces": ["lo"], "uid": 620001,
+             "seccomp": "2", "listed_root": False, **changes}
+    return "probe output\n" + json.dumps(facts) + "\n"
+
+
+def test_walls_report_says_what_holds_and_what_that_means() -> None:
+    """Read from the probe's facts, not from what was asked for: a root server with all
+    walls, a normal user's (shared uid), one without a view (Python refused unless the
+    weaker walls are accepted)."""
+    full = walls_report.measure(_facts(), server_uid=0, is_root=True, landlock_abi=6,
+                                weak_walls_accepted=False)
+    assert full.python and full.missing == [] and full.reason is None
+    assert full.summary().startswith("sandbox walls: all hold")
+    normal = walls_report.measure(_facts(uid=1000), server_uid=1000, is_root=False,
+                                  landlock_abi=6, weak_walls_accepted=False)
+    assert normal.python and normal.missing == ["own_uid"] and "share its uid" in normal.reason
+    hostile_host = _facts(uid=1000, root_fs="ext4", run=True, interfaces=["lo", "eth0"])
+    refused = walls_report.measure(hostile_host, server_uid=1000, is_root=False,
+                                   landlock_abi=0, weak_walls_accepted=False)
+    assert not refused.python and refused.as_dict()["python"] == "refused"
+    assert refused.missing == ["filesystem_view", "own_uid", "no_network", "landlock"]
+    assert "SHOKUNIN_SANDBOX_WEAK_WALLS=true" in refused.reason
+    assert "missing: filesystem_view" in refused.summary()
+    accepted = walls_report.measure(hostile_host, server_uid=1000, is_root=False,
+                                    landlock_abi=6, weak_walls_accepted=True)
+    assert accepted.python and "weaker walls" in accepted.reason
+    assert {m["wall"] for m in accepted.as_dict()["missing"]} == {
+        "filesystem_view", "own_uid", "no_network"}
+
+
+@pytest.mark.asyncio
+async def test_start_logs_which_walls_hold(caplog: pytest.LogCaptureFixture) -> None:
+    data_dir = Path(tempfile.mkdtemp(prefix="shokunin-test-data-"))
+    sandbox = Sandbox(sandbox_settings(data_dir, sandbox_pool_size=0))
+    try:
+        with caplog.at_level(logging.INFO, logger="shokunin.sandbox.sandbox"):
+            await sandbox.start()
+        lines = [r.message for r in caplog.records if r.message.startswith("sandbox walls")]
+        assert lines == [sandbox.walls.summary()] and "filesystem_view" in lines[0], lines
+        assert sandbox.refused is None
+    finally:
+        await sandbox.shutdown()
+        shutil.rmtree(data_dir, ignore_errors=True)
