@@ -44,6 +44,16 @@ def test_settings_page_covers_every_setting_with_its_default() -> None:
             "a kernel's cost") in table
 
 
+def test_settings_page_in_the_repository_holds_the_current_table() -> None:
+    """A reader of the repository (not only of the built site) sees every setting."""
+    hook = settings_hook()
+    page = SETTINGS_PAGE.read_text(encoding="utf-8")
+    assert page == hook.with_table(page), (
+        "docs/settings.md's table differs from Settings: run "
+        ".venv/bin/python docs/hooks/settings_page.py")
+    assert "| `SHOKUNIN_DATA_DIR` | path | `./data` |" in page
+
+
 def test_readme_copies_no_settings_table() -> None:
     text = README.read_text(encoding="utf-8")
     rows = re.findall(r"^\|\s*`SHOKUNIN_\w+`", text, re.MULTILINE)
@@ -107,3 +117,23 @@ def test_the_kernel_cap_follows_what_kernels_cost() -> None:
     assert forked == min(512, max(2, gib * 1024 // 160))
     assert cold == min(512, max(2, gib * 1024 // 400))
     assert forked >= 2 * cold or cold == 2
+
+
+def test_every_path_setting_is_absolute_once_loaded(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paths cross process boundaries (kernels, workers, tools' processes) whose working
+    folder is another: each is made absolute from the folder the settings load in (issue
+    48: a normal user's kernels looked for 'data/workspaces/<id>' in their own folder)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SHOKUNIN_TOOLS_DIRS", '["./tool", "more/tools"]')
+    monkeypatch.setenv("SHOKUNIN_KNOWLEDGE_INDEX", "kb/index.sqlite")
+    settings = Settings(data_dir=Path("data"))
+    paths = {name: getattr(settings, name) for name in Settings.model_fields
+             if isinstance(getattr(settings, name), Path | list)}
+    flat = [(name, p) for name, v in paths.items()
+            for p in (v if isinstance(v, list) else [v]) if isinstance(p, Path)]
+    assert {"data_dir", "tools_dirs", "tool_settings_file", "knowledge_index"} <= set(paths)
+    assert all(p.is_absolute() for _, p in flat), flat
+    assert settings.data_dir == tmp_path.resolve() / "data"
+    assert settings.tools_dirs == [tmp_path.resolve() / "tool", tmp_path.resolve() / "more/tools"]
+    assert "data_dir" in settings.model_fields_set and "port" not in settings.model_fields_set

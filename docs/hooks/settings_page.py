@@ -1,10 +1,12 @@
 """MkDocs hook: the settings page's table, built from ``shokunin.config.Settings``.
 
-``docs/settings.md`` holds the marker below; at build time it is replaced by one row per
-field of ``Settings``: the environment variable, the type (with its bounds), the default and
-the field's description. The page therefore cannot drift from the code. A default computed
-from the machine (its memory, say) is taken from the description's "(default: ...)" instead
-of the value on the machine that builds the site.
+``docs/settings.md`` holds the table between the two markers below, one row per field of
+``Settings``: the environment variable, the type (with its bounds), the default and the
+field's description. It is written into the page in the repository (``python
+docs/hooks/settings_page.py``), so a reader of the repository sees it too; a test fails when
+it differs from the code, and the site build writes the current one in its place. A default
+computed from the machine (its memory, say) is taken from the description's "(default:
+...)" instead of the value on the machine that builds the site.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic.fields import FieldInfo
 from shokunin.config import PACKAGE_DIR, Settings
 
 MARKER = "<!-- settings-table -->"
+END = "<!-- /settings-table -->"
 PAGE = "settings.md"
 _DESCRIBED_DEFAULT = re.compile(r"\s*\(default: ([^)]*)\)")
 _NAMES = {str: "text", int: "integer", float: "number", bool: "true or false",
@@ -112,9 +115,19 @@ def settings_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def with_table(markdown: str) -> str:
+    """The page with the current table between its markers."""
+    if MARKER not in markdown or END not in markdown:
+        raise ValueError(f"docs/{PAGE} lost its markers {MARKER} ... {END}: the settings "
+                         "table has no place")
+    head, rest = markdown.split(MARKER, 1)
+    return f"{head}{MARKER}\n{settings_table()}{END}{rest.split(END, 1)[1]}"
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    if page.file.src_uri != PAGE:
-        return markdown
-    if MARKER not in markdown:
-        raise ValueError(f"docs/{PAGE} lost its marker {MARKER}: the settings table has no place")
-    return markdown.replace(MARKER, settings_table())
+    return with_table(markdown) if page.file.src_uri == PAGE else markdown
+
+
+if __name__ == "__main__":  # refresh the table in the repository's page
+    path = Path(__file__).resolve().parents[1] / PAGE
+    path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")

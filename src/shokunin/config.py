@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -279,6 +279,22 @@ class Settings(BaseSettings):
     @property
     def knowledge_index_path(self) -> Path:
         return self.knowledge_index or self.data_dir / "knowledge.sqlite"
+
+    @model_validator(mode="after")
+    def _absolute_paths(self) -> Settings:
+        """Every path absolute, once, as it loads: paths cross process boundaries (a kernel,
+        a worker, a tool's process) whose working folder is not the server's, where
+        ``./data`` would name another folder."""
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, Path):
+                value = value.resolve()
+            elif isinstance(value, list) and value and all(isinstance(v, Path) for v in value):
+                value = [v.resolve() for v in value]
+            else:
+                continue
+            self.__dict__[name] = value  # not "set by the user": model_fields_set stays
+        return self
 
     @field_validator("auth_token")
     @classmethod
