@@ -11,7 +11,8 @@ across chunks and usage in the last chunk when ``stream_options.include_usage`` 
 Replies are scripted per test (``server.script(...)``): a ``Reply`` (text and/or tool
 calls, or raw argument text for broken JSON), ``Status(429)``, ``Cut()`` (the stream
 stops mid-answer) or ``Hang()`` (nothing is ever sent). Every request body is kept in
-``server.requests``.
+``server.requests``, but ``serve``'s start-up model check's: it is answered "OK" and
+counted in ``server.checks``, so it never takes a test's scripted reply.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from shokunin.models.check import PROMPT as CHECK_PROMPT
 from tests.live_server import LiveServer
 
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -139,6 +141,7 @@ class FakeOpenAI:
     def __init__(self, api_key: str | None = API_KEY) -> None:
         self.api_key = api_key  # None: any key will do, as on Ollama, llama.cpp, LM Studio
         self.requests: list[dict[str, Any]] = []
+        self.checks = 0  # start-up checks answered (never in ``requests``)
         self._script: list[Any] = []
         self._lock = threading.Lock()
         self._ids = 0
@@ -187,11 +190,15 @@ class FakeOpenAI:
             return _error(401, "Incorrect API key provided.", kind="invalid_request_error",
                           code="invalid_api_key")
         body = await request.json()
-        self.requests.append(body)
-        refused = check_request(body)
-        if refused is not None:
-            return refused
-        step = self._next()
+        if _is_check(body):  # serve's start-up check: answered, counted, not recorded
+            self.checks += 1
+            step: Any = Reply("OK")
+        else:
+            self.requests.append(body)
+            refused = check_request(body)
+            if refused is not None:
+                return refused
+            step = self._next()
         if isinstance(step, Status):
             return _error(step.code, step.message,
                           kind="rate_limit_exceeded" if step.code == 429 else "server_error")
@@ -265,11 +272,15 @@ class FakeOpenAI:
                            request.headers.get("authorization", "").removeprefix("Bearer ")):
             return _anthropic_error(401, "invalid x-api-key", "authentication_error")
         body = await request.json()
-        self.requests.append(body)
-        refused = check_anthropic_request(body)
-        if refused is not None:
-            return refused
-        step = self._next()
+        if _is_check(body):  # serve's start-up check: answered, counted, not recorded
+            self.checks += 1
+            step: Any = Reply("OK")
+        else:
+            self.requests.append(body)
+            refused = check_anthropic_request(body)
+            if refused is not None:
+                return refused
+            step = self._next()
         if isinstance(step, Status):
             return _anthropic_error(step.code, step.message, "rate_limit_error"
                                     if step.code == 429 else "api_error")
@@ -358,6 +369,15 @@ def check_anthropic_request(body: dict[str, Any]) -> JSONResponse | None:
                                          "`tool_result` block in the next message.")
         pending = [b["id"] for b in blocks if b.get("type") == "tool_use"]
     return None
+
+
+def _is_check(body: dict[str, Any]) -> bool:
+    """Whether a request is ``serve``'s start-up model check (``models.check``)."""
+    messages = body.get("messages") or [{}]
+    content = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+    if isinstance(content, list):  # Anthropic's blocks
+        content = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return content == CHECK_PROMPT
 
 
 def _args(call: Call) -> str:

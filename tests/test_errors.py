@@ -26,6 +26,9 @@ CONTROL_SIGNALS = {
     "shokunin.sandbox.kernel.CellStopped",  # a cell stopped; its partial result goes on
     "shokunin.untrusted.Cancelled",  # the caller left, like asyncio.CancelledError
     "shokunin.tools.worker.ExportError",  # stdlib only: runs under a tool's own Python
+    # a cell that failed, as LangChain's ToolException: the model reads it as the tool's
+    # result, the step is recorded as failed
+    "shokunin.agents.workbench.tools.run_python.CellFailed",
 }
 # Modules that only run inside the sandbox's kernel, launcher or template, not importable here.
 NOT_IMPORTABLE = {"shokunin.sandbox.kernel_startup", "shokunin.sandbox.launcher",
@@ -98,3 +101,28 @@ def test_engine_packages_raise_what_callers_catch() -> None:
     from shokunin.maps import MapCommandError
 
     assert issubclass(MapCommandError, ValueError) and issubclass(NoReport, LookupError)
+
+
+@pytest.mark.parametrize(("hints", "language"), [
+    (("en", "ja"), "en"),  # the first hint that names one decides (the UI's cookie)
+    ((None, "ja-JP,ja;q=0.9,en;q=0.8"), "ja"),  # Accept-Language, in its order
+    ((None, "en-US,en;q=0.9,ja;q=0.8"), "en"),
+    (("fr", "de-DE"), "en"),  # neither: English
+    ((None, None, "ja_JP.UTF-8"), "ja"),  # a locale
+    (("C.UTF-8",), "en"),
+    (("fr:ja:en",), "ja"),  # GNU LANGUAGE's list
+])
+def test_the_users_language_is_read_from_what_a_face_knows(
+        hints: tuple[str | None, ...], language: str) -> None:
+    assert errors.user_language(*hints) == language
+
+
+def test_a_locale_names_the_language_of_a_commands_user() -> None:
+    assert errors.locale_language({"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert errors.locale_language({"LANG": "ja_JP.UTF-8", "LC_ALL": "en_US.UTF-8"}) == "en"
+    assert errors.locale_language({}) == "en"
+
+
+def test_an_error_says_its_message_in_every_language_unless_it_knows_more() -> None:
+    plain = ShokuninError("the message")
+    assert plain.said("ja") == plain.said("en") == "the message"

@@ -29,6 +29,7 @@ from typing import Literal
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shokunin.agents.analyst import Datasets
+from shokunin.agents.model_settings import ModelSettings, apply_saved
 from shokunin.agents.registry import build_agents
 from shokunin.agents.studio import Studio
 from shokunin.agents.workbench import load_map
@@ -73,6 +74,7 @@ class Engine:
     sandbox: Sandbox
     map_package: MapPackage | MapError
     datasets: Datasets  # the Analyst's datasets (upload, ask, preview, delete)
+    models: ModelSettings  # the model settings the Models page saves and tests
     studio: Studio | None = None  # None when its pipeline cannot be loaded
     unavailable: dict[str, str] = field(default_factory=dict)  # face -> why it is off
     queue: RunQueue | None = None  # the job queue to workers, when one is configured
@@ -91,6 +93,7 @@ class Engine:
         configured, send runs to workers, take them (a worker), or ignore it."""
         wanted = None if faces is None else frozenset(faces)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        settings = apply_saved(settings)  # the Models page's, unless the environment decides
         async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
             store = await Store.open(settings.resolved_database_url,
                                      settings.run_lease_seconds)
@@ -137,6 +140,7 @@ class Engine:
                          bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
                          map_package=map_package,
                          datasets=Datasets(runner, settings, sandbox.parser_walls),
+                         models=ModelSettings(settings),
                          studio=studio, queue=run_queue,
                          unavailable={face: why for face, why in built.unavailable.items()
                                       if wanted is None or face in wanted})

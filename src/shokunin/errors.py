@@ -58,7 +58,12 @@ lower in the tree only says what went wrong; no face decides that again.
     │   └── KeyNotFound                 404 not_found
     ├── MapError                        503 map_error
     ├── MapCommandError (ValueError)    400 bad_request
-    ├── ModelCallError (RuntimeError)   503 unavailable
+    ├── ModelCallError (RuntimeError)   503 unavailable (a model call failed: cut off)
+    │   ├── ModelUnreachable            503 model_unreachable (refused, DNS, TLS)
+    │   ├── ModelKeyRefused             503 model_key_refused (401, 403)
+    │   ├── ModelUnknown                503 model_unknown (404, model_not_found)
+    │   ├── ModelTimedOut               503 model_timeout
+    │   └── ModelRateLimited            503 model_rate_limited (429)
     ├── ModelConfigError (ValueError)   500 internal
     ├── DeclarationError (ValueError)   500 internal
     ├── EmbedderError (ValueError)      500 internal
@@ -88,6 +93,11 @@ run waits for a human; ``tools.static.Dynamic``: read a tool's exports by runnin
 ``tools.worker.ExportError``, raised in a tool's own interpreter, where shokunin is not
 installed.
 
+A message is in the user's language where a class knows more than one: ``said(language)``
+(``"ja"`` or ``"en"``; the model's failures, ``models/errors.py``); each face picks the
+language (``user_language``) from what it knows of its user: the UI's choice (a cookie),
+``Accept-Language``, a playbook, ``LANG``.
+
 Codes kept for clients that read them; where the faces answered one case in several words
 the tree chose one: a malformed thread, session or dataset thread id is always
 ``400 bad_thread_id`` (was also ``bad_session_id``, ``bad_thread`` on the WebSocket, and
@@ -97,6 +107,8 @@ said ``server_error``).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -152,6 +164,11 @@ class ErrorCode(StrEnum):
     BUSY = "busy"
     UNAVAILABLE = "unavailable"
     DATABASE_UNAVAILABLE = "database_unavailable"
+    MODEL_UNREACHABLE = "model_unreachable"  # the model's server: connection refused, DNS, TLS
+    MODEL_KEY_REFUSED = "model_key_refused"  # 401/403 from the model's server
+    MODEL_UNKNOWN = "model_unknown"  # 404: no such model there
+    MODEL_TIMEOUT = "model_timeout"
+    MODEL_RATE_LIMITED = "model_rate_limited"  # 429
     ADVISOR_UNAVAILABLE = "advisor_unavailable"
     STUDIO_UNAVAILABLE = "studio_unavailable"
     INTERNAL = "internal"
@@ -178,5 +195,35 @@ class ShokuninError(Exception):
         """What the user reads."""
         return str(self)
 
+    def said(self, language: str) -> str:
+        """What the user reads in ``language`` (``ja``, ``en``, ``ja-JP`` ...): the
+        message, unless the class has it in more than one language."""
+        return self.message
 
-__all__ = ["ErrorCode", "ShokuninError"]
+
+LANGUAGES = ("ja", "en")
+
+
+def user_language(*hints: str | None, default: str = "en") -> str:
+    """``"ja"`` or ``"en"``: the first of them named by the first hint that names one.
+    A hint is what a face knows of its user's language, most telling first: the UI's own
+    choice, an ``Accept-Language`` header (``"en-US,en;q=0.9,ja;q=0.8"``: in its order),
+    a locale (``LANG=ja_JP.UTF-8``)."""
+    for hint in hints:
+        for part in (hint or "").replace(":", ",").split(","):
+            tag = part.split(";")[0].strip().lower()
+            for language in LANGUAGES:
+                if tag == language or tag.startswith((f"{language}-", f"{language}_")):
+                    return language
+    return default
+
+
+def locale_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language of the user a process runs for (the CLI, MCP over stdio): its locale
+    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, in gettext's order), else English."""
+    env = os.environ if environ is None else environ
+    return user_language(*(env.get(name) for name in (
+        "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")))
+
+
+__all__ = ["LANGUAGES", "ErrorCode", "ShokuninError", "locale_language", "user_language"]

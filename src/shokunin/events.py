@@ -214,7 +214,7 @@ class StudioCheckpointOutput(Record):
     tokens_used: int | None = None
     generation_time_ms: int | None = None
     preview_url: str | None = None
-    # the image and sound files it covers: their approval follows the checkpoint's
+    # the image and sound files it covers (each judged on its own: Studio.judge_assets)
     assets: list[StudioOutputRecord] = Field(default_factory=list)
 
 
@@ -340,6 +340,10 @@ class OutputCreated(BaseEvent):
 
 
 class AgentFailed(BaseEvent):
+    """A pipeline agent's try failed (``can_retry``: it tries again), it gave up, was
+    blocked (``dependency_error``) or a person rejected its work (``rejected``); ``agent``
+    is its record as it is now (None in events stored before it was carried)."""
+
     kind: Literal["agent_failed"] = "agent_failed"
     agent_id: str
     error_type: str
@@ -349,6 +353,17 @@ class AgentFailed(BaseEvent):
     max_retries: int
     llm_error: str | None = None  # the model's failure kind (rate_limit, ...) if it was one
     retry_after: float | None = None
+    agent: StudioAgentRecord | None = None
+
+
+class AgentRetried(BaseEvent):
+    """A person asked a failed (or blocked) pipeline agent to try again: it is pending
+    until its project's run reaches it (``agent``: its record, ``previous_status``)."""
+
+    kind: Literal["agent_retried"] = "agent_retried"
+    agent_id: str
+    previous_status: str
+    agent: StudioAgentRecord
 
 
 class AgentTokens(BaseEvent):
@@ -398,8 +413,14 @@ class RunCompleted(BaseEvent):
 
 
 class RunFailed(BaseEvent):
+    """``error``: the operator's text (with the error id the log has it under); ``code``:
+    the failure's machine code; ``said``: what the user reads, by language (``{"ja", "en"}``)
+    when the failure speaks both (a model's: models/errors.py), for each face to pick from."""
+
     kind: Literal["run_failed"] = "run_failed"
     error: str
+    code: str | None = None
+    said: dict[str, str] | None = None
 
 
 class RunCancelled(BaseEvent):
@@ -419,7 +440,7 @@ Event = Annotated[
     | HighlightRoom | Arrow | ClearArrows | ClearMap | StepUpdate | ToolCall | ToolResult
     | Progress | Log | Debug | CheckpointCreated | CheckpointResolved | Metrics | Error
     | AgentStarted | AgentProgress | AgentLog | AgentCompleted | AgentFailed | AgentTokens
-    | OutputCreated | ProjectStatus | PhaseChanged | ProjectMetrics
+    | AgentRetried | OutputCreated | ProjectStatus | PhaseChanged | ProjectMetrics
     | RunCompleted | RunFailed | RunCancelled | RunInterrupted,
     Field(discriminator="kind"),
 ]

@@ -181,7 +181,7 @@ async def test_cut_stream_fails_the_run_clearly_and_the_thread_goes_on(
     await ws.close()
     assert first[-1]["content"]["run"] == "failed"
     error = of_type(first, "error")[-1]["content"]
-    assert f"the model at {fake.base_url} broke off its answer" in error
+    assert f"The model at {fake.base_url} broke off its answer" in error
     assert of_type(second, "text")[-1]["content"] == "Whole this time."
 
 
@@ -197,7 +197,9 @@ async def test_unreachable_provider_error_names_the_url(tmp_path: Path) -> None:
     finally:
         live.stop()
     assert messages[-1]["content"]["run"] == "failed"
-    assert f"cannot reach the model at {url}" in of_type(messages, "error")[-1]["content"]
+    error = of_type(messages, "error")[-1]
+    assert f"Cannot reach the model at {url}" in error["content"]
+    assert "SHOKUNIN_MODEL_BASE_URL" in error["content"] and error["code"] == "model_unreachable"
 
 
 def test_missing_api_key_stops_startup_with_one_line(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ def test_list_never_cuts_a_name_or_status_at_80_columns(long_tools: Path) -> Non
     assert _row(out, LONG_NAME)[:5] == [LONG_NAME, "convert", "user", "no", "ok"]
     assert _row(out, "broken")[4] == "error"
     assert "…" not in out
+    # ready to list, not to use: what to set is said (issue 48.2)
+    assert _row(out, "web_search")[4] == "needs-settings"
+    assert "web_search: set tavily_api_key or searxng_url (shokunin tools settings" in out
 
 
 def test_list_piped_from_a_real_process_keeps_names_and_says_each_reason_once(
@@ -104,7 +107,7 @@ def test_list_json(tools: Path) -> None:
     tools_ = {t["name"]: t for t in json.loads(out)["tools"]}
     assert set(tools_["probe"]) == {"name", "function_name", "title", "description", "icon",
                                     "declaration", "status", "error", "source", "server",
-                                    "has_venv", "has_settings", "has_ui"}
+                                    "has_venv", "has_settings", "has_ui", "needs_settings"}
     assert tools_["probe"]["status"] == "ok" and tools_["calculator"]["source"] == "builtin"
     assert tools_["broken"]["status"] == "error" and BROKEN_REASON in tools_["broken"]["error"]
 

@@ -102,4 +102,5 @@ def test_a_page_reading_the_react_clients_fields_sees_names_numbers_text_and_ima
     assert not [p for p in seen["previews"] if p.lstrip().startswith("{")]
     assets = list(seen["assets"].values())
     assert len(assets) == 2 and {a["type"] for a in assets} == {"image"}
-    assert {a["approvalStatus"] for a in assets} == {"approved"}
+    # approving the asset review judges no file: each waits in the data tab ("pending")
+    assert {a["approvalStatus"] for a in assets} == {"pending"}

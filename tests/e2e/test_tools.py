@@ -24,7 +24,9 @@ def test_lists_tools_and_runs_the_calculator(ui) -> None:
     page.fill('.field[data-field="expression"] input', "1200 * 8%")
     page.click(".run-button")
     page.wait_for_selector(".result-box:not([hidden])")
-    assert '"value": "96"' in page.locator(".result-json").inner_text()
+    value = page.locator(".result-readable tr", has_text="value").locator("td")
+    assert value.inner_text() == "96"  # read as a person reads it (test_tools_readable.py)
+    assert '"value": "96"' in page.locator(".result-json").text_content()  # behind a toggle
     assert page.locator(".try-card .run-state").inner_text() == "成功"
     ui.screenshot("tools-calculator")
     assert ui.errors == []
@@ -49,7 +51,9 @@ def test_progress_result_and_broken_tool(make_page, tools_server) -> None:
     page.click(".run-button")
     page.wait_for_selector(".result-box:not([hidden])")
     assert page.locator(".progress-list li").all_inner_texts() == ["step 1", "step 2", "step 3"]
-    assert '"tags": [\n    "a",\n    "b"\n  ]' in page.locator(".result-json").inner_text()
+    tags = page.locator(".result-readable tr", has_text="tags").locator(".result-list li")
+    assert tags.all_inner_texts() == ["a", "b"]
+    assert '"tags": [\n    "a",\n    "b"\n  ]' in page.locator(".result-json").text_content()
     ui.screenshot("tools-probe")
 
 
@@ -216,6 +220,8 @@ def test_the_tools_view_lists_every_tool_of_the_agent_in_the_ui_language(
     # + calculator, cost_impact, generate_diagram, table_format, web_search
     assert page.locator(".tool-card").count() == len(own) + 5
     listing = page.locator(".tools-list").inner_text()
+    # what web search needs set is said in English too (its labels are "日本語 / English")
+    assert "Set before use: Tavily API key or SearXNG URL" in listing
     assert "Calculator" in listing and "Show map" in listing and "Run Python" in listing
     assert not any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in listing)
     ui.screenshot("tools-view-en")
@@ -256,7 +262,7 @@ def test_mcp_tools_are_marked_with_their_server_run_with_progress_and_down_ones_
     page.click(".run-button")
     page.wait_for_selector(".result-box:not([hidden])")
     assert page.locator(".progress-list li").all_inner_texts() == ["step 1 of 2", "step 2 of 2"]
-    assert "2 steps done" in page.locator(".result-json").inner_text()
+    assert "2 steps done" in page.locator(".result-readable").inner_text()
     ui.screenshot("tools-mcp")
     assert ui.errors == []
 

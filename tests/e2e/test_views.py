@@ -135,7 +135,8 @@ def test_a_view_registered_from_outside_mounts_and_unmounts(ui) -> None:
     ui.send("highlight Kitchen")
     page.evaluate(SCRATCH_VIEW)
     assert page.locator(".nav a").all_inner_texts() == ["ワークベンチ", "ツール", "アナリスト",
-                                                        "アドバイザー", "スタジオ", "試験"]
+                                                        "アドバイザー", "スタジオ", "モデル",
+                                                        "試験"]
     page.click('.nav a[data-view="scratch"]')
     expect(page.locator("#view-scratch .scratch-text")).to_have_text("こんにちは")
     assert page.locator("#view-workbench").is_hidden()
@@ -168,8 +169,8 @@ def test_a_view_cannot_take_another_views_string(ui) -> None:
       } catch (e) { return e.message; }
     }""")
     assert "nav.workbench" in error
-    # Workbench, Tools, Analyst, Advisor, Studio: no thief
-    assert page.locator(".nav a").count() == 5
+    # Workbench, Tools, Analyst, Advisor, Studio, Models: no thief
+    assert page.locator(".nav a").count() == 6
 
 
 def test_a_message_sent_just_before_leaving_is_not_lost(ui) -> None:

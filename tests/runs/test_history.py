@@ -94,7 +94,8 @@ def test_a_run_that_reported_its_error_gets_no_second_one() -> None:
     events = _events("r1", ev.Error(message="no model", code="model"), ev.RunFailed(error="x"))
     messages = thread_messages([_run("r1", RunStatus.FAILED)], events)
     assert [(m["type"], m["data"]) for m in messages[1:]] == [
-        ("error", {"message": "no model", "code": "model"}), ("run_failed", {"error": "x"})]
+        ("error", {"message": "no model", "code": "model"}),
+        ("run_failed", {"error": "x", "code": None, "said": None})]
 
 
 def test_interrupted_run_shows_its_question_and_runs_keep_their_order() -> None:

@@ -71,3 +71,19 @@ def test_hand_edits_are_picked_up(registry: ToolRegistry, tmp_path: Path) -> Non
     path.write_text(json.dumps({"probe": {"limit": 4}}))
     os.utime(path, ns=(1, 1))
     assert registry.get_settings("probe")["values"]["limit"] == 4
+
+
+def test_required_settings_unset_are_named_in_groups() -> None:
+    from shokunin.tools import ToolLoadError
+    from shokunin.tools.settings_schema import check_settings_schema, unset_required
+
+    schema = check_settings_schema({
+        "key": {"type": "secret", "required": True},
+        "a": {"type": "string", "default": "", "required": "either"},
+        "b": {"type": "string", "default": "", "required": "either"},
+        "plain": {"type": "string", "default": ""}})
+    assert unset_required(schema, {"key": "", "a": "  ", "b": None}) == [["key"], ["a", "b"]]
+    assert unset_required(schema, {"key": "k", "a": "", "b": "x"}) == []
+    for bad in (1, "", "  ", None):
+        with pytest.raises(ToolLoadError, match="required must be"):
+            check_settings_schema({"x": {"type": "string", "required": bad}})

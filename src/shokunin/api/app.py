@@ -3,6 +3,7 @@ that builds the engine."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -16,6 +17,7 @@ from shokunin.api import (
     analyst,
     health,
     kernels,
+    model_settings,
     perimeter,
     runs,
     studio,
@@ -41,6 +43,7 @@ from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.engine import Engine
 from shokunin.mcp.server import MCP_PATH, McpEndpoint
+from shokunin.models import announce
 
 
 def middleware(app: FastAPI, settings: Settings, authenticator: Authenticator,
@@ -82,11 +85,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = await Engine.open(settings)
         app.state.engine = engine
         authenticator.keys = KeyStore(engine.store.engine)
+        # Does the model answer? One log line, in the background: start never waits for it.
+        check = asyncio.create_task(announce(engine.settings), name="model-check")
         try:
             socket.studio = engine.studio
             async with mcp.running():
                 yield
         finally:
+            check.cancel()
             await socket.close()
             await live.aclose()
             await engine.close()
@@ -105,7 +111,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # the web face's catch-all routes
     app.add_route(MCP_PATH, mcp.app, include_in_schema=False)  # MCP, streamable HTTP
     # The faces' routes, the web face's catch-all last.
-    for router in [health.router, kernels.router, *perimeter.routers, *tools.routers, *runs.routers,
+    for router in [health.router, kernels.router, model_settings.router, *perimeter.routers,
+                   *tools.routers, *runs.routers,
                    *analyst.routers, *advisor.routers, *studio.routers, *workbench.routers,
                    web.router]:
         app.include_router(router)

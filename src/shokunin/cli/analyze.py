@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from shokunin import events as ev
 from shokunin.agents.analyst import NAME, DatasetError, Datasets
+from shokunin.cli.logs import command_logs, debugging
 from shokunin.config import Settings
+from shokunin.errors import locale_language
 from shokunin.runs import InvalidRunInput, Runner, answer_of, follow_to_end
 from shokunin.store import RunStatus
 
@@ -45,6 +49,9 @@ def analyze(
     if out is not None and fmt is None:
         raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
                                  param_hint="--out")
+    command_logs()
+    if not debugging():  # the run's failure is printed below, once, in the user's words
+        logging.getLogger("shokunin.runs").setLevel(logging.ERROR)
     Datasets.start_parsers()  # a fresh interpreter importing pandas: overlaps the engine's start
     # What the imports made lives until the process ends: no collection need walk it again,
     # during the run or on the way out (a second, for the interpreter's last collection).
@@ -108,8 +115,9 @@ async def _follow(runner: Runner, run_id: str) -> tuple[str, str]:
                     progress.update(step, description=f"run_code: {label or 'cell'}")
                 case ev.CodeResult(ok=False, error_type=error, error_message=message):
                     console.print(f"[yellow]cell failed: {error}: {message}[/yellow]")
-                case ev.RunFailed(error=error):
-                    console.print(f"[red]failed: {error}[/red]")
+                case ev.RunFailed(error=error, said=said):
+                    said = (said or {}).get(locale_language())
+                    console.print(f"[red]failed: {escape(said or error)}[/red]")
 
         events = await follow_to_end(runner, run_id, show)
         end = events[-1]

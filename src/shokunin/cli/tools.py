@@ -92,7 +92,14 @@ def _icon_text(icon: str | None) -> str:
 
 
 def _status(info: ToolInfo) -> str:
-    return "ok" if info.ok else "error"
+    if not info.ok:
+        return "error"
+    return "needs-settings" if info.needs_settings else "ok"
+
+
+def _needs(info: ToolInfo) -> str:
+    """What to set before the tool works: ``a or b, c``."""
+    return ", ".join(" or ".join(s["key"] for s in group) for group in info.needs_settings)
 
 
 @app.command("list")
@@ -114,6 +121,14 @@ def list_tools(as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) ->
             console.print(f"[red]✗[/red] {escape(line)}", soft_wrap=True)
         else:
             typer.echo(f"error  {line}")
+    for info in tools:
+        if info.ok and info.needs_settings:
+            line = (f"{info.name}: set {_needs(info)} "
+                    f"(shokunin tools settings {info.name} --set key=value)")
+            if console.is_terminal:
+                console.print(f"[yellow]![/yellow] {escape(line)}", soft_wrap=True)
+            else:
+                typer.echo(f"needs-settings  {line}")
 
 
 def _natural_width(table: Table) -> int:
@@ -131,7 +146,8 @@ def _rich_list(tools: list[ToolInfo]) -> Table:
     table.add_column("venv", no_wrap=True)
     table.add_column("status", no_wrap=True, min_width=6)
     for info in tools:
-        status = "[green]ok[/green]" if info.ok else "[red]error[/red]"
+        status = {"ok": "[green]ok[/green]", "error": "[red]error[/red]"}.get(
+            _status(info), f"[yellow]{_status(info)}[/yellow]")
         table.add_row(escape(_icon_text(info.icon)), escape(info.name),
                       escape(info.function_name or "-"), escape(info.title or "-"),
                       escape(_source(info)),
@@ -185,6 +201,8 @@ def _facts(info: ToolInfo) -> list[tuple[str, str]]:
              ("status", _status(info))]
     if not info.ok:
         facts.append(("error", info.error or ""))
+    elif info.needs_settings:
+        facts.append(("needs", f"set {_needs(info)}"))
     return facts
 
 
@@ -295,6 +313,9 @@ def new(name: str) -> None:
     except ToolError as exc:
         raise _fail(str(exc)) from None
     console.print(f"[green]created[/green] {escape(str(entry))}", soft_wrap=True)
+    # a running server reads the folders again when they change: no restart
+    console.print("A running server lists it the next time its tools are listed (the Tools "
+                  "view, GET /api/tools); no restart is needed.", soft_wrap=True)
 
 
 @app.command("settings")

@@ -23,7 +23,7 @@ from shokunin.runs.errors import (
     ThreadOfAnotherFace,
     UnknownAgent,
 )
-from shokunin.runs.failure import public_message
+from shokunin.runs.failure import run_failed
 from shokunin.runs.holds import Holds
 from shokunin.runs.ids import check_thread_id, new_thread_id
 from shokunin.runs.position import ThreadPosition
@@ -667,10 +667,10 @@ class Runner:
             if waiting and isinstance(exc, QueueUnavailable) and await self.store.wait_again(
                     ctx.run_id, self.store.leases.holder):
                 raise
-            message = public_message(exc, log, f"run {ctx.run_id} failed to start")
+            failed = run_failed(exc, log, f"run {ctx.run_id} failed to start")
             with contextlib.suppress(Exception):
-                await ctx.emit(ev.RunFailed(error=message), status={
-                    "status": RunStatus.FAILED, "error": message,
+                await ctx.emit(failed, status={
+                    "status": RunStatus.FAILED, "error": failed.error,
                     "usage": ctx.usage.as_dict()})
             raise
 
@@ -816,8 +816,8 @@ class Runner:
             await ctx.emit(ev.RunInterrupted(payload=stop.payload), status={
                 "status": RunStatus.INTERRUPTED, "usage": ctx.usage.as_dict()})
         except Exception as exc:  # noqa: BLE001 - a failed run is recorded, never raised
-            message = public_message(exc, log, f"run {ctx.run_id} failed")
-            await self._finish(ctx, RunStatus.FAILED, ev.RunFailed(error=message), error=message)
+            failed = run_failed(exc, log, f"run {ctx.run_id} failed")
+            await self._finish(ctx, RunStatus.FAILED, failed, error=failed.error)
         else:
             await self._finish(ctx, RunStatus.COMPLETED, ev.RunCompleted(output=output or {}))
 

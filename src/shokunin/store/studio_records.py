@@ -220,6 +220,13 @@ class StudioRecords:
             return set((await conn.execute(select(logs.c.id).where(
                 logs.c.project_id == project_id))).scalars())
 
+    async def log_count(self, owner: str | None = None) -> int:
+        """How many log entries the agents wrote; with ``owner``, in that owner's projects."""
+        query = _owned(select(func.count()).select_from(
+            logs.join(projects, projects.c.id == logs.c.project_id)), owner)
+        async with self.engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
     async def logs(self, *, agent_id: str | None = None, project_id: str | None = None,
                    limit: int = 500) -> list[dict[str, Any]]:
         """The newest ``limit`` entries, oldest first."""

@@ -22,11 +22,13 @@ from shokunin.tools.registry import ToolRegistry
 from shokunin.tools.remote import CONNECT_WAIT_SEC, MAX_NAME, RemoteTools
 from shokunin.tools.runtime import Runtime, Workspace, WorkspacePathError
 from shokunin.tools.scaffold import scaffold
+from shokunin.tools.settings_store import SettingsStore
 from shokunin.tools.tool_ui import ToolUi
 from shokunin.tools.validation import ArgsValidator
 
 __all__ = ["ArgsValidator", "CONNECT_WAIT_SEC", "InvalidArguments", "LoadedTool", "MASK",
-    "MAX_NAME", "RemoteCall", "RemoteTools", "Runtime", "SettingsInvalid", "ToolError",
+    "MAX_NAME", "RemoteCall", "RemoteTools", "Runtime", "SettingsInvalid", "SettingsStore",
+    "ToolError",
     "ToolInfo", "ToolLoadError", "ToolNotFound", "ToolRegistry", "ToolUi", "ToolUnavailable",
     "VenvError", "WorkerDied", "Workspace", "WorkspacePathError", "install_log_masking",
     "mask_text", "remember", "scaffold"]

@@ -23,6 +23,9 @@ class ToolInfo(BaseModel):
     has_venv: bool = False
     has_settings: bool = False
     has_ui: bool = False
+    # Required settings without a value: groups of {"key", "label"}, any one of a group will
+    # do. A tool listed "ok" with this non-empty runs, but fails until they are set.
+    needs_settings: list[list[dict[str, str]]] = []
 
     @property
     def ok(self) -> bool:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from shokunin.errors import ErrorCode
 from shokunin.events import BaseEvent
 from shokunin.tools import leak_guard, venv
-from shokunin.tools.discovery import Source, discover
+from shokunin.tools.discovery import Source, discover, fingerprint
 from shokunin.tools.errors import InvalidArguments, ToolError, ToolNotFound, ToolUnavailable
 from shokunin.tools.executor import Call, Executor
 from shokunin.tools.info import ToolInfo
@@ -25,6 +25,7 @@ from shokunin.tools.loader import LoadedTool, load
 from shokunin.tools.masking import mask_deep, mask_text
 from shokunin.tools.remote import CONNECT_WAIT_SEC, MAX_NAME, RemoteTools
 from shokunin.tools.results import failure
+from shokunin.tools.settings_schema import unset_required
 from shokunin.tools.settings_store import (
     MAX_TIMEOUT_SEC,
     TIMEOUT_KEY,
@@ -46,12 +47,14 @@ Progress = Callable[[str], None]
 class ToolRegistry:
     """Discovers tools from folders (builtin first), keeps their settings, runs them.
 
-    Discovery is synchronous and happens on construction and ``reload()``; a broken tool is
-    listed with its reason and never stops the others. Each reason is logged as a warning
-    unless ``log_unavailable`` is false (a face that shows the reasons itself, like the CLI,
-    would otherwise print each one twice). The tools of configured MCP servers (``mcp``)
-    join the list once ``connect()`` has opened their sessions, and follow them as they
-    come and go.
+    Discovery is synchronous and happens on construction and ``reload()``, and again on
+    the next look (``list``, or a tool asked for by name) after a tool folder changed on
+    disk (``refresh``): a tool made or edited while the server runs appears without a
+    restart. A broken tool is listed with its reason and never stops the others. Each
+    reason is logged as a warning unless ``log_unavailable`` is false (a face that shows
+    the reasons itself, like the CLI, would otherwise print each one twice). The tools of
+    configured MCP servers (``mcp``) join the list once ``connect()`` has opened their
+    sessions, and follow them as they come and go.
     """
 
     def __init__(self, roots: Sequence[tuple[Path, Source]], settings_file: Path, *,
@@ -100,6 +103,8 @@ class ToolRegistry:
 
     def reload(self) -> None:
         """Discover and validate every tool again; running calls finish on the old code."""
+        # read before the folders are: a change made while they load is seen next time
+        self._seen = fingerprint(self.roots)
         tools: dict[str, LoadedTool] = {}
         by_function: dict[str, LoadedTool] = {}
         shadowed: builtins.list[LoadedTool] = []
@@ -168,12 +173,25 @@ class ToolRegistry:
         for tool in tools.values():
             self._secrets(tool)
 
+    def refresh(self) -> bool:
+        """Reload when a tool folder changed since the last look (``discovery.fingerprint``:
+        a stat of each folder's files, no reading); True when it did."""
+        if fingerprint(self.roots) == self._seen:
+            return False
+        self.reload()
+        return True
+
     def list(self) -> builtins.list[ToolInfo]:
+        self.refresh()
+        for tool in self._tools.values():
+            self._note_settings(tool)
         return [tool.info for tool in [*self._tools.values(), *self._shadowed]]
 
     def get(self, name: str) -> ToolInfo:
         """By folder name, or by function name (what a model calls it)."""
-        return self._tool(name).info
+        tool = self._tool(name)
+        self._note_settings(tool)
+        return tool.info
 
     def get_settings(self, name: str) -> dict[str, Any]:
         """``{"schema", "values", "errors"}`` with secrets masked: safe to send anywhere.
@@ -309,6 +327,7 @@ class ToolRegistry:
             await self.mcp.close()
 
     def _tool(self, name: str) -> LoadedTool:
+        self.refresh()
         tool = self._tools.get(name) or self._by_function.get(name)
         if tool is None:
             raise ToolNotFound(f"no tool named {name!r}")
@@ -322,6 +341,17 @@ class ToolRegistry:
 
     def _schema(self, tool: LoadedTool) -> dict[str, dict[str, Any]]:
         return with_reserved(tool.settings_schema, self.default_timeout)
+
+    def _note_settings(self, tool: LoadedTool) -> None:
+        """Set which required settings the tool still lacks, read at each look: the settings
+        file may have changed since (``shokunin tools settings``, another process)."""
+        if not tool.settings_schema:
+            return
+        values = self.settings.effective(tool.name, self._schema(tool))
+        tool.info.needs_settings = [
+            [{"key": key, "label": str(tool.settings_schema[key].get("label") or key)}
+             for key in group]
+            for group in unset_required(tool.settings_schema, values)]
 
     def _secrets(self, tool: LoadedTool) -> builtins.list[str]:
         """The tool's secret texts, also handed to the log and stdout guards."""

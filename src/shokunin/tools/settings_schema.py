@@ -15,7 +15,11 @@ select     one of ``options: [{value, label}]`` (bare values   ``options``
            are accepted as ``{value: v, label: str(v)}``)
 =========  ==================================================  =========================
 
-Every spec may also carry ``label``, ``description``, ``default`` and ``secret: true``.
+Every spec may also carry ``label``, ``description``, ``default``, ``secret: true`` and
+``required``: ``true`` when the tool cannot work until the setting has a value (an API key),
+or a group name shared by settings of which any one will do (an API key *or* a server URL).
+A tool with a required setting unset is listed as needing settings (``ToolInfo.needs_settings``)
+rather than as ready.
 Numbers must be finite and within +/- 2**53 - 1 (what a browser holds exactly): a NaN or an
 Infinity can never be stored, since JSON cannot carry it back.
 """
@@ -68,6 +72,9 @@ def _check_spec(key: Any, spec: Any) -> dict[str, Any]:
         raise ToolLoadError(f"setting {key!r}: min is above max")
     if "secret" in spec and not isinstance(spec["secret"], bool):
         raise ToolLoadError(f"setting {key!r}: secret must be true or false")
+    required = spec.get("required", False)
+    if not (isinstance(required, bool) or (isinstance(required, str) and required.strip())):
+        raise ToolLoadError(f"setting {key!r}: required must be true, false or a group name")
     if kind == "secret":
         spec["secret"] = True
     if kind == "select":
@@ -79,6 +86,23 @@ def _check_spec(key: Any, spec: Any) -> dict[str, Any]:
         shown = "(secret)" if spec.get("secret") else repr(default)
         raise ToolLoadError(f"setting {key!r}: default {shown} {reason}")
     return spec
+
+
+def unset_required(schema: Mapping[str, Spec], values: Mapping[str, Any]) -> list[list[str]]:
+    """The required settings without a value, as groups of keys any one of which would do:
+    a ``required: true`` key is a group of its own, keys sharing a group name are one."""
+    groups: dict[tuple[bool, str], list[str]] = {}
+    for key, spec in schema.items():
+        required = spec.get("required")
+        if required is True:
+            groups[(True, key)] = [key]
+        elif isinstance(required, str) and required.strip():
+            groups.setdefault((False, required), []).append(key)
+    return [keys for keys in groups.values() if not any(_has_value(values.get(k)) for k in keys)]
+
+
+def _has_value(value: Any) -> bool:
+    return value is not None and not (isinstance(value, str) and not value.strip())
 
 
 def _options(key: str, options: Any) -> list[dict[str, Any]]:

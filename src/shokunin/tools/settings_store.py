@@ -151,6 +151,7 @@ class SettingsStore:
                                  and k not in clean and kept.get(k))
                 for key in cleared:
                     del current[key]
+            if cleared:
                 log.warning("tool %s: a URL setting now names another host; its stored "
                             "secrets %s were cleared (give them again for the new host)",
                             tool, ", ".join(cleared))

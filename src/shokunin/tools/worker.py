@@ -35,6 +35,12 @@ def load_module(entry: str, module_name: str) -> ModuleType:
     if spec is None or spec.loader is None:
         raise ExportError(f"cannot import {entry}")
     module = importlib.util.module_from_spec(spec)
+    # A tool loaded again (its folder changed) imports its helper modules afresh, not the
+    # copies an earlier load left in sys.modules.
+    for name, loaded in list(sys.modules.items()):
+        where = getattr(loaded, "__file__", None)
+        if isinstance(where, str) and os.path.dirname(where) == tool_dir:
+            del sys.modules[name]
     sys.modules[module_name] = module
     sys.path.insert(0, tool_dir)
     try:

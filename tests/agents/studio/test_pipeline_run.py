@@ -99,7 +99,7 @@ async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
     [design] = await pending(services, project["id"])
     await studio.resolve(design["id"], "rejected", None)
     await settle(services, project["id"])
-    with pytest.raises(StudioConflict, match="no longer be resolved"):
+    with pytest.raises(StudioConflict, match="失敗しているため.*再試行"):
         await studio.resolve(design["id"], "approved", None)
 
 
@@ -154,7 +154,7 @@ async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
         await studio.project(project["id"])
 
 
-async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_at(
+async def test_a_project_failing_ends_its_other_branches_and_leaves_their_checkpoints_open(
         services: Engine) -> None:
     studio = services.studio
     project, concept = await started(services)
@@ -169,12 +169,14 @@ async def test_a_project_failing_closes_the_checkpoints_its_other_branches_wait_
     final = await settle(services, project["id"])
     assert final["status"] == "failed"
     assert (await services.store.get_run(final["run_id"])).status == "completed"
-    assert await pending(services, project["id"]) == []
-    agents = {a["type"]: a["status"] for a in await studio.records.agents(project["id"])}
-    assert agents["scenario"] == "failed"
-    assert agents["character"] == agents["world"] == agents["task_split"] == "blocked"
-    closed = await studio.checkpoint(three["world_review"]["id"])
-    assert closed["status"] == "rejected" and "失敗" in closed["feedback"]
+    agents = {a["type"]: a for a in await studio.records.agents(project["id"])}
+    assert agents["scenario"]["status"] == "failed"
+    assert {agents[t]["status"] for t in ("character", "world", "task_split")} == {"blocked"}
+    assert "再試行" in agents["world"]["error"]
+    # only what the person rejected is rejected: the others still wait for their answer
+    statuses = {c["type"]: c["status"] for c in await studio.records.checkpoints(project["id"])}
+    assert statuses["scenario_review"] == "rejected"
+    assert statuses["character_review"] == statuses["world_review"] == "pending"
 
 
 async def test_a_project_recorded_running_before_its_graph_began_starts_from_the_top(

@@ -51,6 +51,11 @@ async def test_a_rate_limit_is_retried_and_a_model_that_hangs_fails_the_agent(
                 if f["agentId"] == agents["concept"]["id"]]
     assert [(f["errorType"], f["canRetry"], f["retryCount"]) for f in failures] == [
         ("llm_error", True, 1), ("timeout", False, 1)]
+    # each names its agent (the React client's toast), and a try that is retried is at
+    # work again for it; the design, blocked before it began, is told by error:agent alone
+    assert all(f["agent"]["id"] == f["agentId"] == agents["concept"]["id"]
+               for f in watcher.named("agent:failed"))
+    assert [p["agentId"] for p in watcher.named("agent:running")] == [agents["concept"]["id"]]
     [llm] = watcher.named("error:llm")
     assert llm["errorType"] == "rate_limit" and "429" in llm["errorMessage"]
     agent_errors = watcher.named("error:agent")

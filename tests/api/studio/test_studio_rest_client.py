@@ -287,14 +287,14 @@ def test_agent_definitions_draw_the_pipeline_so_the_dashboard_counts_its_agents(
 
 def test_a_route_the_studio_does_not_serve_is_a_plain_404(http: httpx.Client) -> None:
     pid = created(http)["id"]
-    for method, path in [("GET", f"/api/projects/{pid}/settings/output"),
+    for method, path in [("GET", f"/api/projects/{pid}/settings/cost"),
                          ("POST", f"/api/projects/{pid}/explode"),
                          ("GET", f"/api/projects/{pid}/start")]:
         response = http.request(method, path)
         assert response.status_code in (404, 405), (method, path)
         assert response.json()["error"]
     # a project's sub-path the Studio does not have is not "method not allowed"
-    assert http.get(f"/api/projects/{pid}/settings/output").status_code == 404
+    assert http.get(f"/api/projects/{pid}/settings/cost").status_code == 404
 
 
 def test_the_provider_monitor_counts_the_agents_at_work(http: httpx.Client) -> None:
@@ -351,7 +351,7 @@ def test_a_whole_run_reads_right_on_the_dashboard_sidebar_logs_and_assets(
     assert len(assets) == 3
     for asset in assets:  # the data tab filters on type and approvalStatus
         assert asset["type"] == "image" and asset["outputType"] == "asset_image"
-        assert asset["approvalStatus"] == "approved"
+        assert asset["approvalStatus"] == "pending"  # a person judges each one there
         assert asset["size"].endswith(" B") or asset["size"].endswith(" KB")
         image = http.get(asset["url"])
         assert image.status_code == 200

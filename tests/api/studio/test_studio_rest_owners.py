@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,7 +40,16 @@ def test_another_owner_cannot_see_or_change_a_project_through_the_clients_routes
              ("PATCH", f"/api/projects/{pid}/assets/bulk",
               {"assetIds": ["x"], "approvalStatus": "approved"}),
              ("PATCH", f"/api/projects/{pid}/assets/x", {"approvalStatus": "approved"}),
-             ("POST", f"/api/projects/{pid}/assets/x/regenerate", {"feedback": "x"})]
+             ("POST", f"/api/projects/{pid}/assets/x/regenerate", {"feedback": "x"}),
+             # the settings panels and 再試行
+             ("GET", f"/api/projects/{pid}/settings/usage-categories", None),
+             ("GET", f"/api/projects/{pid}/settings/advanced", None),
+             ("GET", f"/api/projects/{pid}/settings/principles", None),
+             ("GET", f"/api/projects/{pid}/settings/output", None),
+             ("DELETE", f"/api/projects/{pid}/settings/usage-categories/agents", None),
+             ("PUT", f"/api/projects/{pid}/settings/output", {"default_dir": "/x"})]
+    agent = client.get(f"/api/projects/{pid}/agents", headers=ALICE).json()[0]["id"]
+    calls.append(("POST", f"/api/agents/{agent}/retry", None))
     for method, path, body in calls:
         response = client.request(method, path, json=body, headers=BOB)
         assert response.status_code == 404, (method, path, response.text)
@@ -58,3 +68,16 @@ def test_the_provider_monitor_counts_only_the_callers_agents(client: TestClient)
     theirs = client.get("/api/providers/monitor", headers=BOB).json()["offline"]
     assert (theirs["generating"], theirs["failed"]) == (0, 0)
     assert mine["status"] == theirs["status"] == "connected"
+
+
+def test_the_data_panels_counts_are_only_the_callers(client: TestClient) -> None:
+    pid = client.post("/api/projects", json=CLIENT_CREATE, headers=ALICE).json()["id"]
+    client.post(f"/api/projects/{pid}/start", headers=ALICE)
+    deadline = time.monotonic() + 20
+    while not (logs := client.get(f"/api/projects/{pid}/logs", headers=ALICE).json()):
+        assert time.monotonic() < deadline, "the run wrote no log entry"
+        time.sleep(0.05)
+    mine = client.get("/api/archive/stats", headers=ALICE).json()["total"]["agent_logs"]
+    theirs = client.get("/api/archive/stats", headers=BOB).json()["total"]["agent_logs"]
+    assert mine >= len(logs) > 0 and theirs == 0
+

@@ -41,13 +41,33 @@ def test_list_and_show(client: TestClient) -> None:
     tools = {t["name"]: t for t in client.get("/api/tools").json()["tools"]}
     assert set(tools["probe"]) == {"name", "function_name", "title", "description", "icon",
                                    "declaration", "status", "error", "source", "server", "has_venv",
-                                   "has_settings", "has_ui"}
+                                   "has_settings", "has_ui", "needs_settings"}
     assert tools["probe"]["status"] == "ok" and tools["probe"]["has_settings"]
     assert tools["broken"]["status"] == "error" and "syntax error" in tools["broken"]["error"]
     assert tools["calculator"]["source"] == "builtin"
     assert client.get("/api/tools/probe").json()["title"] == "プローブ"
     missing = client.get("/api/tools/nope")
     assert missing.status_code == 404 and "nope" in missing.json()["error"]
+
+
+def test_a_tool_without_its_required_settings_says_which_to_set(client: TestClient) -> None:
+    """Web search with neither service set up is not ready: listed with what to set (any
+    one of a group will do), and ready once one is set (issue 48.2)."""
+    search = client.get("/api/tools/web_search").json()
+    assert search["status"] == "ok"
+    assert search["needs_settings"] == [[
+        {"key": "tavily_api_key", "label": "Tavily の APIキー / Tavily API key"},
+        {"key": "searxng_url", "label": "SearXNG の URL / SearXNG URL"}]]
+    listed = {t["name"]: t for t in client.get("/api/tools").json()["tools"]}
+    assert listed["web_search"]["needs_settings"] == search["needs_settings"]
+    assert listed["calculator"]["needs_settings"] == []
+    ran = client.post("/api/tools/web_search/execute", json={"args": {"query": "x"}}).json()
+    assert not ran["success"] and "tavily_api_key" in ran["error"]  # as listed: not ready
+    assert client.put("/api/tools/web_search/settings",
+                      json={"values": {"tavily_api_key": "tvly-1"}}).status_code == 200
+    assert client.get("/api/tools/web_search").json()["needs_settings"] == []
+    listed = {t["name"]: t for t in client.get("/api/tools").json()["tools"]}
+    assert listed["web_search"]["needs_settings"] == []
 
 
 def test_settings_get_put_masks_secrets(client: TestClient) -> None:

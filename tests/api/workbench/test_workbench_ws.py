@@ -309,6 +309,16 @@ def test_translator_covers_every_seed_type() -> None:
         assert to_wire(event) == expected
 
 
+def test_a_failure_the_user_can_act_on_is_said_alone_in_their_language() -> None:
+    failed = ev.RunFailed(error="Cannot reach the model (error 1)", code="model_unreachable",
+                          said={"ja": "接続できません", "en": "Cannot reach"}, run_id="r", seq=3)
+    for language, text in [("ja", "接続できません"), ("en", "Cannot reach")]:
+        error, done = to_wire(failed, language)
+        assert error == {"type": "error", "content": text, "code": "model_unreachable",
+                         "run_id": "r", "seq": 3}
+        assert done["content"]["error"] == "Cannot reach the model (error 1)"
+
+
 async def test_calculator_plugin(live_server: LiveServer) -> None:
     ws, _ = await connect(live_server)
     messages = await ask(ws, "calculate 1200*1.1")

@@ -11,6 +11,7 @@ from shokunin.agents.analyst import kernel_code
 from shokunin.agents.analyst import offline as planner
 from shokunin.agents.analyst.contracts import Cell, ReasonDecision
 from shokunin.agents.analyst.storage import DatasetRecord
+from shokunin.agents.outcomes import cell_failure
 from shokunin.models import ask_structured
 
 _OUTPUT_CHARS = 1500  # of a cell's output shown to the model or in a report
@@ -61,8 +62,9 @@ class OfflineBrain:
             return planner.explain(question, task)
         cell = cells[-1]
         if not cell.result.ok:
-            return (f"分析は失敗しました（{cell.instruction}）: {_failure(cell)}" if ja else
-                    f"The analysis failed ({cell.instruction}): {_failure(cell)}")
+            said = cell_failure(cell.result.error_type, cell.result.error_message, ja)
+            return (f"分析は失敗しました（{cell.instruction}）。{said}" if ja else
+                    f"The analysis failed ({cell.instruction}). {said}")
         body = "\n\n".join([*cell.result.table_markdown,
                             *([] if cell.result.table_markdown else
                               [f"```\n{cell.result.stdout[:_OUTPUT_CHARS].strip()}\n```"])])

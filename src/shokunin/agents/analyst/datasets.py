@@ -1,6 +1,7 @@
 """The Analyst's datasets, the use cases every face calls (REST, MCP's ``ask_analyst``,
 ``shokunin analyze``): upload a table into a thread, find a dataset the caller may see,
-ask a question about it, preview it, delete it, and download a run's report.
+ask a question about it, preview it, delete it, and download a run's report or the whole
+session's (an Analyst thread: every question in order).
 
 An upload that is refused (a file that is not a table, too large, or a caller that left)
 leaves nothing behind: a thread the upload made for it is deleted again.
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from shokunin import events as ev
 from shokunin import untrusted
 from shokunin.agents.analyst import report_files
 from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS, NAME, UnknownDataset
@@ -114,6 +116,36 @@ class Datasets:
             return report_files.BUILDERS[fmt](events)
         except report_files.NoReport as exc:
             raise report_files.NoReport(f"{exc} (the run is {run.status})") from None
+
+    async def of_session(self, who: str | None, thread_id: str) -> list[DatasetRecord]:
+        """The datasets of the Analyst thread ``thread_id``, oldest first: what a face shows
+        again when it reopens the session. ``ThreadNotFound`` when ``who`` may not see it or
+        it is not the Analyst's."""
+        thread = await access.visible_thread(self.runner.store, who, thread_id, agent=NAME,
+                                             noun="Analyst session")
+        return await self.storage.for_thread(thread.id)
+
+    async def session_report(self, who: str | None, thread_id: str, fmt: str,
+                             lang: str = "ja") -> tuple[str, str]:
+        """The whole Analyst thread's report as the file ``fmt`` (md, html, ipynb), with
+        the session's title (its first dataset's name): every question in order with its
+        report, plots and cells, built from the stored events. ``ThreadNotFound`` as
+        ``of_session``; ``NoReport`` when no question has a report yet."""
+        thread = await access.visible_thread(self.runner.store, who, thread_id, agent=NAME,
+                                             noun="Analyst session")
+        store = self.runner.store
+        runs, events = await store.thread_runs(thread.id), await store.thread_events(thread.id)
+        by_run: dict[str, list[ev.BaseEvent]] = {}
+        for event in events:
+            by_run.setdefault(event.run_id or "", []).append(event)
+        answers = [report_files.Answer(by_run.get(run.id, []), str(run.status),
+                                       str(run.input.get("dataset_id", ""))) for run in runs]
+        records: dict[str, DatasetRecord] = {}
+        if fmt == "ipynb":
+            for record in await self.storage.for_thread(thread.id):
+                records[record.id] = record
+        title = thread.title or "Analyst"
+        return title, report_files.SESSION_BUILDERS[fmt](title, answers, records, lang)
 
     async def listed(self, who: str | None, threads: int) -> list[DatasetRecord]:
         """The datasets of the newest ``threads`` Analyst threads ``who`` may see."""

@@ -38,8 +38,9 @@ from shokunin.agents.analyst.contracts import (
     RunCodeNodeOutput,
 )
 from shokunin.agents.analyst.storage import DatasetRecord
+from shokunin.agents.outcomes import cell_failure
 from shokunin.runs import RunContext
-from shokunin.sandbox import ExecPythonInput
+from shokunin.sandbox import ExecPythonInput, ExecResult
 
 CELL_TIMEOUT_SEC = 120
 MAX_QUESTIONS = 5  # clarifications asked for one question before it is reported as unclear
@@ -140,7 +141,7 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         last = cells[-1].result if cells else None
         ReportNodeInput(decision=ReasonDecision.model_validate(state["decision"]), last_exec=last)
         summary = await brain.summarize(state["question"], deps.record, cells)
-        if last is not None and not last.ok and last.error_type and last.error_type not in summary:
+        if last is not None and not last.ok and last.error_type and not _tells(summary, last):
             # whatever the brain wrote, the report says the last cell failed, and how
             summary += (f"\n\n(The last of {len(cells)} cells failed: {last.error_type}: "
                         f"{last.error_message})")
@@ -161,6 +162,14 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
     graph.add_edge("run_code", "reason")
     graph.add_edge("report", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def _tells(summary: str, failed: ExecResult) -> bool:
+    """Whether a report already says how the cell failed: by its error type, or in the
+    words every agent gives that failure (``cell_failure``)."""
+    return failed.error_type in summary or any(
+        cell_failure(failed.error_type, failed.error_message, ja) in summary
+        for ja in (True, False))
 
 
 async def _progress(ctx: RunContext, node: str, decision: ReasonDecision) -> None:

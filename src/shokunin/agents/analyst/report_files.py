@@ -8,13 +8,20 @@ notebook, and escaped in the page.
 The notebook runs outside shokunin, in any Jupyter with pandas and matplotlib: it names
 the ``python3`` kernel, reads the uploaded file from beside itself by its original name
 (with the encoding and dialect shokunin read it with, as its first cell says), and gives
-plots a Japanese font where one is installed."""
+plots a Japanese font where one is installed.
+
+A session's report (``session_markdown``, ``session_page``, ``session_notebook``) is the
+same for every question of an Analyst thread, in order: each question a section with its
+report and plots (or a line saying why it has none), its cells in one notebook that reads
+each dataset once, where the questions move to it."""
 
 from __future__ import annotations
 
 import html
 import json
 import platform
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import nbformat
@@ -37,38 +44,73 @@ _STYLE = ("body{font-family:'Noto Sans JP','Hiragino Sans',sans-serif;max-width:
 
 
 class NoReport(ShokuninError, LookupError):
-    """The run has not written a report (still running, waiting, failed or cancelled)."""
+    """The run (or no run of the session) has written a report: still running, waiting,
+    failed or cancelled."""
     status = 409
     code = ErrorCode.NO_REPORT
 
 
-def _parts(events: list[ev.BaseEvent]) -> tuple[str, str, list[ev.Image]]:
-    question = next((str(e.input.get("question", "")) for e in events
+@dataclass(frozen=True)
+class Answer:
+    """One question of a session as its run left it: the run's stored events in seq order,
+    its status (``RunStatus``'s value) and the dataset it asked about."""
+
+    events: Sequence[ev.BaseEvent]
+    status: str = "completed"
+    dataset_id: str = ""
+
+    @property
+    def question(self) -> str:
+        return next((str(e.input.get("question", "")) for e in self.events
                      if isinstance(e, ev.RunStarted)), "")
-    reports = [e.text for e in events if isinstance(e, ev.Text)]
-    if not reports:
+
+    @property
+    def report(self) -> str | None:
+        """The run's report (its last text), None before it has written one."""
+        return next((e.text for e in reversed(self.events) if isinstance(e, ev.Text)), None)
+
+    @property
+    def images(self) -> list[ev.Image]:
+        return [e for e in self.events if isinstance(e, ev.Image)]
+
+
+def _parts(events: list[ev.BaseEvent]) -> tuple[str, str, list[ev.Image]]:
+    answer = Answer(events)
+    if answer.report is None:
         raise NoReport("this run has no report yet")
-    return question, reports[-1], [e for e in events if isinstance(e, ev.Image)]
+    return answer.question, answer.report, answer.images
+
+
+def _source(image: ev.Image) -> str:
+    kind = "svg+xml" if image.format == "svg" else image.format
+    return f"data:image/{kind};base64,{image.data_base64}"
+
+
+def _md_figures(images: list[ev.Image]) -> list[str]:
+    return [f"![figure {i}]({_source(im)})" for i, im in enumerate(images, start=1)]
+
+
+def _html_body(report: str, images: list[ev.Image]) -> str:
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(report)
+    return body + "".join(f'<figure><img alt="figure {i}" src="{_source(im)}"></figure>'
+                          for i, im in enumerate(images, start=1))
+
+
+def _page(title: str, body: str, lang: str = "ja") -> str:
+    title = html.escape(title)
+    return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+            f"<title>{title}</title><style>{_STYLE}</style></head>"
+            f"<body><h1>{title}</h1>{body}</body></html>\n")
 
 
 def markdown(events: list[ev.BaseEvent]) -> str:
     question, report, images = _parts(events)
-    figures = [f"![figure {i}](data:image/{'svg+xml' if im.format == 'svg' else im.format};"
-               f"base64,{im.data_base64})" for i, im in enumerate(images, start=1)]
-    return "\n\n".join([f"# {inert(question)}", inert(report), *figures]) + "\n"
+    return "\n\n".join([f"# {inert(question)}", inert(report), *_md_figures(images)]) + "\n"
 
 
 def page(events: list[ev.BaseEvent]) -> str:
     question, report, images = _parts(events)
-    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(report)
-    figures = "".join(
-        f'<figure><img alt="figure {i}" src="data:image/'
-        f'{"svg+xml" if im.format == "svg" else im.format};base64,{im.data_base64}"></figure>'
-        for i, im in enumerate(images, start=1))
-    title = html.escape(question)
-    return (f'<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">'
-            f"<title>{title}</title><style>{_STYLE}</style></head>"
-            f"<body><h1>{title}</h1>{body}{figures}</body></html>\n")
+    return _page(question, _html_body(report, images))
 
 
 # What the sandbox's kernel_startup.py does for plots, where no missing font may warn.
@@ -126,18 +168,8 @@ def notebook_setup(record: DatasetRecord) -> tuple[str, str]:
     return about, code
 
 
-def notebook(events: list[ev.BaseEvent], record: DatasetRecord | None = None) -> str:
-    """The run's cells with their outputs, after reading ``record``'s file (the run's
-    dataset, while it is kept) from beside the notebook (``notebook_setup``)."""
-    question, report, _images = _parts(events)
-    nb = nbformat.v4.new_notebook(metadata=_KERNEL)
-    title = f"# {inert(question)}"
-    if record is None:
-        nb.cells.append(nbformat.v4.new_markdown_cell(title))
-    else:
-        about, setup = notebook_setup(record)
-        nb.cells.append(nbformat.v4.new_markdown_cell(f"{title}\n\n{about}"))
-        nb.cells.append(nbformat.v4.new_code_cell(setup))
+def _add_cells(nb: Any, events: Sequence[ev.BaseEvent]) -> None:
+    """The run's cells with what each printed, raised, drew and tabled."""
     cell: Any = None
     for event in events:
         if isinstance(event, ev.Code):
@@ -159,11 +191,124 @@ def notebook(events: list[ev.BaseEvent], record: DatasetRecord | None = None) ->
         elif isinstance(event, ev.Table):
             cell.outputs.append(nbformat.v4.new_output(
                 "display_data", data={"text/markdown": inert(event.markdown)}))
-    nb.cells.append(nbformat.v4.new_markdown_cell(inert(report)))
+
+
+def _written(nb: Any) -> str:
     for number, each in enumerate(nb.cells, start=1):  # not random: one run, one file
         each.id = f"cell-{number}"
     nbformat.validate(nb)
     return nbformat.writes(nb)
 
 
+def notebook(events: list[ev.BaseEvent], record: DatasetRecord | None = None) -> str:
+    """The run's cells with their outputs, after reading ``record``'s file (the run's
+    dataset, while it is kept) from beside the notebook (``notebook_setup``)."""
+    question, report, _images = _parts(events)
+    nb = nbformat.v4.new_notebook(metadata=_KERNEL)
+    title = f"# {inert(question)}"
+    if record is None:
+        nb.cells.append(nbformat.v4.new_markdown_cell(title))
+    else:
+        about, setup = notebook_setup(record)
+        nb.cells.append(nbformat.v4.new_markdown_cell(f"{title}\n\n{about}"))
+        nb.cells.append(nbformat.v4.new_code_cell(setup))
+    _add_cells(nb, events)
+    nb.cells.append(nbformat.v4.new_markdown_cell(inert(report)))
+    return _written(nb)
+
+
 BUILDERS = {"md": markdown, "html": page, "ipynb": notebook}
+
+# A session's report, in the language of the person who downloads it.
+LANGUAGES = ("ja", "en")
+_WORDS = {
+    "ja": {"failed": "回答できませんでした: {error}", "cancelled": "中止しました。",
+           "interrupted": "確認の質問への答えを待っています: {question}",
+           "running": "まだ回答中です。"},
+    "en": {"failed": "No answer: the run failed: {error}", "cancelled": "Cancelled.",
+           "interrupted": "Waiting for an answer to: {question}",
+           "running": "Still being answered."},
+}
+
+
+def _heading(number: int, question: str) -> str:
+    return f"{number}. {' '.join(question.split())}"  # one line, whatever was typed
+
+
+def _no_report(answer: Answer, lang: str) -> str:
+    """Why a question of the session has no report, in words."""
+    words = _WORDS[lang if lang in _WORDS else "ja"]
+    if answer.status == "failed":
+        error = next((e.error for e in answer.events if isinstance(e, ev.RunFailed)), "")
+        return words["failed"].format(error=error).rstrip(": ")
+    if answer.status == "interrupted":
+        asked = next((e.payload.get("value", {}) for e in reversed(answer.events)
+                      if isinstance(e, ev.RunInterrupted)), {})
+        question = asked.get("question", "") if isinstance(asked, dict) else ""
+        return words["interrupted"].format(question=question).rstrip(": ")
+    return words["cancelled" if answer.status == "cancelled" else "running"]
+
+
+def _answered(answers: Sequence[Answer]) -> None:
+    if not any(answer.report is not None for answer in answers):
+        raise NoReport("this session has no report yet")
+
+
+def session_markdown(title: str, answers: Sequence[Answer], lang: str = "ja") -> str:
+    """Every question of the session in order, each a section with its report and plots."""
+    _answered(answers)
+    parts = [f"# {inert(title)}"]
+    for number, answer in enumerate(answers, start=1):
+        parts.append(f"## {inert(_heading(number, answer.question))}")
+        if answer.report is None:
+            parts.append(f"*{inert(_no_report(answer, lang))}*")
+        else:
+            parts += [inert(answer.report), *_md_figures(answer.images)]
+    return "\n\n".join(parts) + "\n"
+
+
+def session_page(title: str, answers: Sequence[Answer], lang: str = "ja") -> str:
+    """The session as one self-contained HTML page: a section per question."""
+    _answered(answers)
+    sections = []
+    for number, answer in enumerate(answers, start=1):
+        heading = f"<h2>{html.escape(_heading(number, answer.question))}</h2>"
+        body = (f'<p><em>{html.escape(_no_report(answer, lang))}</em></p>'
+                if answer.report is None else _html_body(answer.report, answer.images))
+        sections.append(f"<section>{heading}{body}</section>")
+    return _page(title, "".join(sections), lang if lang in LANGUAGES else "ja")
+
+
+def session_notebook(title: str, answers: Sequence[Answer],
+                     records: dict[str, DatasetRecord] | None = None, lang: str = "ja") -> str:
+    """Every question's cells with their outputs, in order, in one notebook: a dataset is
+    read (``notebook_setup``) before the first question about it, and again where the
+    questions move to another one; ``records``: the datasets still kept, by id."""
+    _answered(answers)
+    records = records or {}
+    nb = nbformat.v4.new_notebook(metadata=_KERNEL)
+    nb.cells.append(nbformat.v4.new_markdown_cell(f"# {inert(title)}"))
+    read = None
+    for number, answer in enumerate(answers, start=1):
+        heading = f"## {inert(_heading(number, answer.question))}"
+        record = records.get(answer.dataset_id)
+        if record is not None and answer.dataset_id != read:
+            about, setup = notebook_setup(record)
+            nb.cells.append(nbformat.v4.new_markdown_cell(f"{heading}\n\n{about}"))
+            nb.cells.append(nbformat.v4.new_code_cell(setup))
+            read = answer.dataset_id
+        else:
+            nb.cells.append(nbformat.v4.new_markdown_cell(heading))
+        _add_cells(nb, answer.events)
+        nb.cells.append(nbformat.v4.new_markdown_cell(
+            inert(answer.report) if answer.report is not None
+            else f"*{inert(_no_report(answer, lang))}*"))
+    return _written(nb)
+
+
+SessionBuilder = Callable[[str, Sequence[Answer], dict[str, DatasetRecord], str], str]
+SESSION_BUILDERS: dict[str, SessionBuilder] = {
+    "md": lambda title, answers, _records, lang: session_markdown(title, answers, lang),
+    "html": lambda title, answers, _records, lang: session_page(title, answers, lang),
+    "ipynb": session_notebook,
+}

@@ -113,9 +113,9 @@ class StudioAgent:
             except Interrupted as stop:
                 answers = await answers_from_records(self.records, stop.payload)
                 if (await session.project())["status"] == "failed":
-                    # Failed beside them: branches waiting for a person are closed, so the
-                    # run ends and their agents are blocked, not waiting forever.
-                    answers |= await session.close_checkpoints(stop.payload, answers)
+                    # Failed beside them: branches waiting for a person end, so the run
+                    # ends and their agents are blocked; their checkpoints stay pending.
+                    answers |= session.close_waits(stop.payload, answers)
                 if not answers:
                     await session.metrics()
                     raise

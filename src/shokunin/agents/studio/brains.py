@@ -21,9 +21,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, ValidationError
 
+from shokunin.agents.studio.revision import revise
 from shokunin.errors import ShokuninError
-from shokunin.models import ask_structured
+from shokunin.models import ModelCallError, ModelRateLimited, ask_structured
 
+LANGUAGE = "ja"  # what the Studio writes for its user (progress, drafts, failures)
 DRAFT_NOTE = ("オフライン下書き: モデル未設定のため、コンセプトから決まった手順で書いた草案です。"
               "SHOKUNIN_MODEL を設定するとモデルが書きます。")
 
@@ -134,6 +136,10 @@ class LLMBrain:
         except TimeoutError:
             raise JobFailed("timeout", f"no answer from the model in {job.timeout_seconds:g} s"
                             ) from None
+        except ModelCallError as exc:  # a failure class: its sentence says what to change
+            kind, retry_after = _llm_kind(exc)
+            raise JobFailed("llm_error", exc.said(LANGUAGE)[:500], retry_after,
+                            llm_error=kind) from None
         except Exception as exc:  # noqa: BLE001 - the provider's own error types
             kind, retry_after = _llm_kind(exc)
             raise JobFailed("llm_error", f"{type(exc).__name__}: {exc}"[:500], retry_after,
@@ -162,8 +168,9 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def _llm_kind(exc: Exception) -> tuple[str, float | None]:
-    text = f"{type(exc).__name__} {exc}".lower()
-    if "rate" in text and "limit" in text or "429" in text:
+    # a failure class's own text, and the provider's behind it (its Retry-After)
+    text = f"{type(exc).__name__} {exc} {exc.__cause__ or ''}".lower()
+    if isinstance(exc, ModelRateLimited) or "rate" in text and "limit" in text or "429" in text:
         retry = re.search(r"retry[- _]after\D{0,5}(\d+(?:\.\d+)?)", text)
         return "rate_limit", float(retry.group(1)) if retry else None
     if "context length" in text or "token" in text and "limit" in text:
@@ -206,11 +213,12 @@ class OfflineBrain:
         writer = getattr(self, f"_{job.output_type}", None)
         data = writer(job) if writer else self._document(job)
         if job.feedback:
-            data.summary = (f"{data.summary}(修正 {job.attempt} 回目: "
-                            f"「{job.feedback[:200]}」を反映)")
+            # the summary says what the revision changed in the draft, not what was asked
+            data, revision = revise(data, job.feedback)
+            data.summary = f"{data.summary}({revision.summary(job.attempt, job.feedback)})"
             if isinstance(data, Document):
                 data.sections.append(Section(heading="レビューへの対応",
-                                             body=f"指摘: {job.feedback[:2000]}"))
+                                             body=revision.section(job.feedback)))
         content = data.model_dump() | {"draft": True, "note": DRAFT_NOTE}
         return Produced(summary=f"[下書き] {data.summary}", content=content,
                         files=_files(job.output_type, data))

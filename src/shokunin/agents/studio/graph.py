@@ -121,7 +121,7 @@ async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str
         try:
             outputs = await make(attempt, feedback)
         except GaveUp as exc:
-            await session.fail(agent, str(exc))
+            await session.fail(agent, str(exc), error_type=exc.error_type)
             await session.set_status("failed", from_status=("running", "paused"))
             return {"outcome": {spec.type: "failed"}, "stopped": True}
         summary = "; ".join(str((o["content"] or {}).get("summary", "")) for o in outputs)
@@ -134,19 +134,19 @@ async def _review_loop(session: ProjectSession, spec: AgentSpec, agent: dict[str
         checkpoint = await session.checkpoint(spec, agent, attempt, outputs)
         answer = interrupt({"checkpointId": checkpoint["id"], "agentId": agent["id"],
                             "checkpointType": spec.checkpoint})
+        if answer.get("closed"):  # the project failed beside it: the checkpoint stays open
+            await session.fail(agent, str(answer.get("feedback")), status="blocked",
+                               error_type="dependency_error")
+            return {"outcome": {spec.type: "blocked"}}
         resolution = parse_resolution(str(answer.get("resolution")))
         if resolution == "approved":
             await session.log(agent, f"承認されました: {checkpoint['title']}",
                               once=f"approved/{attempt}")
             await session.complete(agent, summary)
             return update
-        if resolution == "rejected" and answer.get("closed"):  # the project failed beside it
-            await session.fail(agent, str(answer.get("feedback")), status="blocked",
-                               error_type="dependency_error")
-            return {"outcome": {spec.type: "blocked"}}
         if resolution == "rejected":
             reason = f"却下されました: {answer.get('feedback') or '理由の記載なし'}"
-            await session.fail(agent, reason)
+            await session.fail(agent, reason, error_type="rejected")
             if spec.on_reject == "project":
                 await session.set_status("failed", from_status=("running", "paused"))
                 return {"outcome": {spec.type: "rejected"}, "stopped": True}
@@ -228,7 +228,7 @@ def _worker_node(spec: AgentSpec):  # noqa: ANN202 - a graph node
         try:
             output = await session.produce(spec, worker, job, spec.max_retries)
         except GaveUp as exc:
-            await session.fail(worker, str(exc))
+            await session.fail(worker, str(exc), error_type=exc.error_type)
             return {"outcome": {key: "failed"}}
         await session.complete(worker, str((output["content"] or {}).get("summary", "")))
         return {"outcome": {key: "completed"}}

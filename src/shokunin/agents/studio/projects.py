@@ -5,6 +5,8 @@ Project lifecycle (seed ProjectStatus)::
     draft --start--> running --pause--> paused --resume--> running
                      running --(all approved)--> completed
                      running --(rejected, or an agent gave up)--> failed
+    failed --retry--> running              (what failed tries again, what it blocked is
+                                            pending; the run goes on from what was approved)
 
     running/paused --stop--> draft       (what was written stays; a start goes on from it)
     any --initialize--> draft              (agents, outputs, checkpoints, logs forgotten)
@@ -243,6 +245,86 @@ class Studio:
             await self.records.update_project(project_id, {"state": state})
             return await self.project(project_id)
 
+    async def retry(self, agent_id_: str) -> dict[str, Any]:
+        """A failed (or blocked) agent tries again, and its project goes on: the seed
+        project's client's 再試行.
+
+        Every agent that failed (the project cannot go on past any of them: it is these
+        agents, a leader with its workers, and the work a person rejected) and every agent
+        the failure blocked are pending again, each told (``AgentRetried``). Work a person
+        rejected is written again as its next version, with the rejection's reason as the
+        reviewer's feedback, and asked for approval again. A failed project runs again
+        (failed -> running): its graph begins afresh and finds what the records keep, so
+        approved work is not made again and the checkpoints still pending wait for a person
+        again; a stopped project's (a draft's) next start does the same. Retrying while the
+        project runs, or an agent that neither failed nor was blocked, is a
+        ``StudioConflict``."""
+        agent = await self.agent(agent_id_)
+        project_id = agent["project_id"]
+        async with self._lock(project_id):
+            project = await self.project(project_id)
+            agents = {a["id"]: a for a in await self.records.agents(project_id)}
+            agent = agents[agent_id_]
+            if agent["status"] not in RETRYABLE:
+                raise StudioConflict(f"再試行できるのは、失敗または停止したエージェントだけです"
+                                     f"(現在: {agent['status']})。")
+            if project["status"] not in ("failed", "draft"):
+                raise StudioConflict(f"プロジェクトの実行中は再試行できません(現在: "
+                                     f"{project['status']})。実行が終わってから、もう一度"
+                                     "お試しください。")
+            state = dict(project["state"] or {})
+            brushup = dict(state.get("brushup") or {})
+            loops = dict(brushup.get("agents") or {})
+            leads = {(agents.get(a["parent_agent_id"] or "") or a)["id"]
+                     for a in agents.values() if a["status"] == "failed"} or {agent["id"]}
+            for lead_id in leads:  # where each write-and-ask loop begins again
+                team = [a for a in agents.values()
+                        if lead_id in (a["id"], a["parent_agent_id"])]
+                restart = await self._restart_point(project_id, agents[lead_id], team)
+                if restart is not None:
+                    loops[agents[lead_id]["type"]] = restart
+            brushup["agents"] = loops
+            state["brushup"] = brushup
+            again = [a for a in agents.values() if a["status"] in RETRYABLE]
+            await self._halt(project)  # a finished run's graph state: start afresh
+            await self.records.update_agents([a["id"] for a in again], {
+                "status": "pending", "progress": 0, "current_task": None, "error": None,
+                "started_at": None, "completed_at": None})
+            for row in again:
+                fresh = await self.agent(row["id"])
+                await self._tell(project_id, ev.AgentRetried(
+                    agent_id=row["id"], previous_status=row["status"],
+                    agent=ev.StudioAgentRecord.model_validate(fresh)))
+            if project["status"] == "draft":
+                await self.records.update_project(project_id, {"state": state})
+            else:
+                run_id = derived_id(project_id, "run", now().isoformat())
+                await self._transition(project_id, "running", ("failed",),
+                                       {"run_id": run_id, "state": state})
+                try:
+                    await self.runner.start(NAME, project_id, {"fresh": True}, run_id=run_id)
+                except BaseException:  # no run: the project failed as it was
+                    await self.records.update_project(project_id, {
+                        "status": "failed", "run_id": project["run_id"],
+                        "running_since": None})
+                    raise
+            return await self.agent(agent_id_)
+
+    async def _restart_point(self, project_id: str, lead: dict[str, Any],
+                             team: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """Where a retried agent's loop begins again: after a version a person rejected (or
+        asked to change, when the change then failed), its next version with their words
+        as the feedback; None to begin where it failed (nothing of it was judged)."""
+        judged = [c for c in await self.records.checkpoints(project_id)
+                  if c["agent_id"] == lead["id"]]
+        if not judged or judged[-1]["status"] not in ("rejected", "revision_requested"):
+            return None
+        attempts = await self._attempts(project_id, team)
+        feedback = judged[-1]["feedback"] or (
+            "却下されたため書き直します(理由の記載なし)" if judged[-1]["status"] == "rejected"
+            else "(フィードバックなし)")
+        return {"attempt": max(attempts.values()), "feedback": feedback}
+
     async def _attempts(self, project_id: str, agents: list[dict[str, Any]]
                         ) -> dict[str, int]:
         """Per agent, how many versions it has written (outputs and checkpoints are one
@@ -314,8 +396,7 @@ class Studio:
         checkpoint = await self.checkpoint(checkpoint_id)
         project = await self.project(checkpoint["project_id"])
         if project["status"] not in ("running", "paused"):
-            raise StudioConflict(f"the project is {project['status']}: its checkpoints can "
-                                 "no longer be resolved")
+            raise StudioConflict(_UNANSWERABLE.get(project["status"], _UNANSWERABLE["completed"]))
         if not await self.records.resolve_checkpoint(checkpoint_id, status, feedback):
             current = (await self.checkpoint(checkpoint_id))["status"]
             raise StudioConflict(f"the checkpoint is already {current}")
@@ -363,6 +444,17 @@ class Studio:
         for project in await self.records.projects_with_status("running"):
             await self.records.update_project(project["id"], {
                 "elapsed_seconds": elapsed_seconds(project), "running_since": now()})
+
+
+RETRYABLE = ("failed", "blocked")  # agent statuses a retry takes
+# why a checkpoint cannot be answered, by the project's status
+_UNANSWERABLE = {
+    "failed": "プロジェクトが失敗しているため、この確認にはまだ答えられません。失敗した"
+              "エージェントを再試行すると、続きから答えられます。",
+    "draft": "プロジェクトが止まっているため、この確認には答えられません。開始すると、ここから"
+             "答えられます。",
+    "completed": "プロジェクトは完了しています。この確認にはもう答えられません。",
+}
 
 
 def _instructions(body: BrushupInput, agent_type: str) -> str:

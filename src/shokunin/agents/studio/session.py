@@ -46,6 +46,9 @@ def agent_id(project_id: str, agent_type: str, task_id: str | None = None) -> st
 
 MAX_FILE_CHARS = 200_000  # of one output file read back for later agents
 MAX_TREE_CHARS = 2_000_000  # of all of them together
+# why an agent that waited for approval stopped when its project failed beside it
+CLOSED = ("プロジェクトが失敗したため、承認待ちのまま止まりました。失敗したエージェントを"
+          "再試行すると、この確認から続けられます。")
 
 
 class GaveUp(ShokuninError):  # noqa: N818 - the agent gave up after its retries
@@ -235,13 +238,13 @@ class ProjectSession:
                 produced = await self.brain.produce(job)
             except JobFailed as exc:
                 can_retry = retry < max_retries
-                await self.log(agent, f"{exc.error_type}: {exc}", level="error",
-                               metadata={"retry": retry})
-                await self.ctx.emit(ev.AgentFailed(
-                    agent_id=agent["id"], error_type=exc.error_type, error_message=str(exc),
-                    can_retry=can_retry, retry_count=retry + 1 if can_retry else retry,
-                    max_retries=max_retries, llm_error=exc.llm_error,
-                    retry_after=exc.retry_after))
+                # the last failure is the agent's: it fails in the same commit
+                await self.fail(agent, str(exc), error_type=exc.error_type,
+                                can_retry=can_retry,
+                                retry_count=retry + 1 if can_retry else retry,
+                                max_retries=max_retries, llm_error=exc.llm_error,
+                                retry_after=exc.retry_after,
+                                logged=(f"{exc.error_type}: {exc}", {"retry": retry}))
                 if not can_retry:
                     raise GaveUp(exc.error_type, str(exc)) from None
                 await asyncio.sleep(min(exc.retry_after or 0, 30))
@@ -312,23 +315,36 @@ class ProjectSession:
             agent=ev.StudioAgentRecord.model_validate(self._agents[agent["id"]]))],
             writes=[write])
 
-    async def fail(self, agent: dict[str, Any], error: str, *, status: str = "failed",
-                   error_type: str | None = None) -> None:
-        """Mark the agent failed (or blocked); a ``error_type`` also tells the clients (a
-        failure after retries was told as it happened)."""
+    async def fail(self, agent: dict[str, Any], error: str, *, error_type: str,
+                   status: str = "failed", can_retry: bool = False, retry_count: int = 0,
+                   max_retries: int = 0, llm_error: str | None = None,
+                   retry_after: float | None = None,
+                   logged: tuple[str, dict[str, Any]] | None = None) -> None:
+        """Tell that the agent's work failed (``error_type``: the seed's kind, or
+        ``rejected`` when a person rejected it), with its record: a try that is retried
+        (``can_retry``) leaves it running; otherwise it is marked ``status`` (failed, or
+        blocked by what it depends on), once. ``logged``: the log entry's message and
+        metadata, if not ``error``."""
         fresh = self._agents[agent["id"]]
         if fresh["status"] in ("failed", "blocked", "completed"):
             return
-        write = self._agent_write(agent["id"], {
-            "status": status, "error": error, "current_task": None, "completed_at": now()})
+        writes = []
+        if not can_retry:
+            writes.append(self._agent_write(agent["id"], {
+                "status": status, "error": error, "current_task": None,
+                "completed_at": now()}))
+        message, metadata = logged or (error, None)
         level = "warn" if status == "blocked" else "error"
-        if error_type is None:
-            await self.log(agent, error, level=level, extra=[write])
-            return
-        await self.ctx.emit(ev.AgentFailed(
+        told = self._log(agent, message, level=level, metadata=metadata)
+        events: list[ev.BaseEvent] = [ev.AgentFailed(
             agent_id=agent["id"], error_type=error_type, error_message=error,
-            can_retry=False, retry_count=0, max_retries=0), writes=[write])
-        await self.log(agent, error, level=level)
+            can_retry=can_retry, retry_count=retry_count, max_retries=max_retries,
+            llm_error=llm_error, retry_after=retry_after,
+            agent=ev.StudioAgentRecord.model_validate(self._agents[agent["id"]]))]
+        if told is not None:
+            events.append(told[0])
+            writes.append(told[1])
+        await self.ctx.emit_all(events, writes=writes)
 
     # checkpoints
     async def checkpoint(self, spec: AgentSpec, agent: dict[str, Any], attempt: int,
@@ -337,7 +353,11 @@ class ProjectSession:
         assert spec.checkpoint is not None
         checkpoint_id = derived_id(agent["id"], "checkpoint", str(attempt))
         if checkpoint_id in self._checkpoints:
-            return await self.records.checkpoint(checkpoint_id)  # type: ignore[return-value]
+            row = await self.records.checkpoint(checkpoint_id)
+            assert row is not None
+            if row["status"] == "pending":
+                await self._waiting_again(agent)
+            return row
         fresh = self._agents[agent["id"]]
         writes = []
         if fresh["duration_ms"] is None:  # a leader: its work ends when its workers' does,
@@ -374,6 +394,22 @@ class ProjectSession:
         self._checkpoints.add(checkpoint_id)
         return row
 
+    async def _waiting_again(self, agent: dict[str, Any]) -> None:
+        """The agent's checkpoint, made before, still waits for a person (the project was
+        stopped, or failed beside it and was retried): the agent waits for approval again."""
+        fresh = self._agents[agent["id"]]
+        if fresh["status"] == "running":
+            return
+        values = {"status": "running", "progress": 95, "current_task": "承認待ち",
+                  "error": None, "completed_at": None,
+                  "started_at": fresh["started_at"] or now()}
+        write = self._agent_write(agent["id"], values)
+        await self.ctx.emit_all([
+            ev.AgentStarted(agent=ev.StudioAgentRecord.model_validate(self._agents[agent["id"]])),
+            ev.AgentProgress(agent_id=agent["id"], progress=95, current_task="承認待ち",
+                             completed_tasks=0, total_tasks=1, tokens_used=self._tokens(agent))],
+            writes=[write])
+
     def _file_url(self, path: str) -> str:
         """Where the REST face serves one of the project's output files."""
         return f"/api/projects/{self.project_id}/files/{quote(path)}"
@@ -391,24 +427,15 @@ class ProjectSession:
             return [t for t in tasks if t.get("kind") != "asset"]
         return tasks
 
-    async def close_checkpoints(self, payload: dict[str, Any], answered: dict[str, Any]
-                                ) -> dict[str, Any]:
-        """Reject the pending checkpoints a failed project still waits at; their answers
-        (marked ``closed``) for the run's resume map."""
-        closing = "プロジェクトが失敗したため、この確認は閉じられました"
-        answers = {}
-        for pending in payload.get("interrupts", []):
-            checkpoint_id = str((pending.get("value") or {}).get("checkpointId", ""))
-            if pending["id"] in answered or not await self.records.resolve_checkpoint(
-                    checkpoint_id, "rejected", closing):
-                continue
-            row = await self.records.checkpoint(checkpoint_id)
-            await self.ctx.emit(ev.CheckpointResolved(
-                checkpoint_id=checkpoint_id, resolution="rejected", feedback=closing,
-                checkpoint=checkpoint_record(row)))  # type: ignore[arg-type]
-            answers[pending["id"]] = {"resolution": "rejected", "feedback": closing,
-                                      "closed": True}
-        return answers
+    @staticmethod
+    def close_waits(payload: dict[str, Any], answered: dict[str, Any]) -> dict[str, Any]:
+        """The run's own answers to the checkpoints its other branches wait at when the
+        project failed beside them (marked ``closed``): each branch ends and its agent is
+        blocked, while the checkpoint itself stays pending in the records. Only what a
+        person rejected is rejected; the others can still be answered once a retry
+        (``Studio.retry``) lets the project go on."""
+        return {pending["id"]: {"closed": True, "feedback": CLOSED}
+                for pending in payload.get("interrupts", []) if pending["id"] not in answered}
 
     async def boundary(self, passed: bool) -> None:
         """A node's start: wait while the project is paused, unless the node is past its

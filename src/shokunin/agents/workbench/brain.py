@@ -12,7 +12,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 
 from shokunin.agents.workbench.deps import RunDeps
-from shokunin.models import explain
 
 
 class Brain(Protocol):
@@ -42,13 +41,8 @@ class LLMBrain:
     async def decide(self, messages: list[AnyMessage], deps: RunDeps) -> AIMessage:
         bound = self.model.bind_tools(list(deps.tools.values()))
         # No callbacks of our own here: they would replace the graph's, which stream the
-        # reply's tokens and record its usage (see shokunin.agents.driver).
-        try:
-            reply = await bound.ainvoke([SystemMessage(self.system_prompt),
-                                         *answered_only(messages)])
-        except Exception as exc:
-            explained = explain(exc, self.model)
-            if explained is exc:
-                raise
-            raise explained from exc
+        # reply's tokens and record its usage (see shokunin.agents.driver). A failed call
+        # raises the model's failure class (models.errors) already.
+        reply = await bound.ainvoke([SystemMessage(self.system_prompt),
+                                     *answered_only(messages)])
         return reply if isinstance(reply, AIMessage) else AIMessage(content=str(reply))

@@ -20,6 +20,7 @@ from shokunin.agents.workbench.brain import Brain
 from shokunin.agents.workbench.decision import report, step_number
 from shokunin.agents.workbench.deps import RunDeps
 from shokunin.agents.workbench.state import WorkbenchState
+from shokunin.agents.workbench.tools import CellFailed
 
 
 def _as_text(result: Any) -> str:
@@ -44,19 +45,22 @@ async def _call(deps: RunDeps, call: dict[str, Any]) -> ToolMessage:
     name = call["name"]
     tool = deps.tools.get(name)
     error: str | None = None
+    failure: dict[str, Any] | None = None  # a failed cell's kind, for the reply's words
     if tool is None:
         error = f"unknown tool {name!r}; available tools: {', '.join(deps.tools)}"
     else:
         try:
             content = _as_text(await tool.ainvoke(call["args"]))
             error = _plugin_error(content)
+        except CellFailed as exc:
+            error, failure = str(exc), exc.failure
         except Exception as exc:  # noqa: BLE001 - a tool's failure is a result for the brain
             error = str(exc) or type(exc).__name__
     if error is not None:
         # The reply says it once in the user's words; the detail is for the debug pane.
         await deps.ctx.emit(ev.Debug(content={"tool_error": {"tool": name, "error": error}}))
         return ToolMessage(content=f"Error: {error}", tool_call_id=call["id"], name=name,
-                           status="error")
+                           status="error", artifact=failure)
     return ToolMessage(content=content, tool_call_id=call["id"], name=name)
 
 

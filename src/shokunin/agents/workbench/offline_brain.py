@@ -71,7 +71,8 @@ class OfflineBrain:
                 continue
             step = plan.steps[i] if i < len(plan.steps) else None
             args = step.args if step is not None and step.name == call["name"] else call["args"]
+            failure = answer.artifact if isinstance(answer.artifact, dict) else None
             lines.append(replies.outcome(plan.ja, call["name"], args, text_of(answer),
                                          answer.status != "error",
-                                         step.about if step is not None else None))
+                                         step.about if step is not None else None, failure))
         return "\n".join(dict.fromkeys([*lines, *replies.notes(plan)]))

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from shokunin.agents.outcomes import cell_failure
 from shokunin.agents.workbench import charts
 from shokunin.agents.workbench.intents import MAX_CHARS, Plan
 from shokunin.maps import MapPackage
@@ -33,9 +34,14 @@ def _article(word: str) -> str:
 
 
 def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool,
-            about: tuple[str, str] | None = None) -> str:
-    """One sentence (or a table) saying what a tool call did, or why it failed."""
+            about: tuple[str, str] | None = None,
+            failure: dict[str, Any] | None = None) -> str:
+    """One sentence (or a table) saying what a tool call did, or why it failed: read from
+    its recorded result (``ok``, ``result``, a failed cell's ``failure``), never from what
+    it was asked to do."""
     if not ok:
+        if name == "run_python":
+            return _cell_error(ja, args, result.removeprefix("Error: "), failure)
         return tool_error(ja, name, result.removeprefix("Error: "))
     if name == "draw_arrow":
         room, way = args.get("room_name", ""), str(args.get("direction", "")).lower()
@@ -123,6 +129,21 @@ def tool_error(ja: bool, name: str, reason: str) -> str:
     # The English detail would mix languages in a Japanese reply: it is in the debug pane.
     return f"{name} は失敗しました（詳細はデバッグ欄にあります）。" if ja else \
         f"{name} failed: {reason}."
+
+
+def _cell_error(ja: bool, args: dict[str, Any], reason: str,
+                failure: dict[str, Any] | None) -> str:
+    """What a chart or code that did not run to its end did not do, why, and what to do."""
+    if failure is not None:
+        why = cell_failure(failure.get("error_type"), failure.get("error_message"), ja)
+    else:  # the sandbox was not reached: its English reason is in the debug pane
+        why = "詳細はデバッグ欄にあります。" if ja else f"{reason.rstrip('.')}."
+    spec = args.get("chart")
+    if isinstance(spec, dict):
+        what = charts.title(spec, ja)
+        return f"グラフを作成できませんでした（{what}）。{why}" if ja else \
+            f"Could not draw the chart ({what}). {why}"
+    return f"コードを実行できませんでした。{why}" if ja else f"Could not run the code. {why}"
 
 
 def _plugin_result(content: str) -> str:

@@ -16,7 +16,8 @@ message is one ``data: <json>`` line, switched on ``type``:
     diagram     {diagram: {filename, url}}
     done        {content, current_step}
     error       {code, error: what the user reads, in the playbook's language, and what to
-                do; detail: the developer's text, when there is one}
+                do (a model's failure: its class's sentence, code model_unreachable ...);
+                detail: the developer's text, when there is one}
 
 The message that ends an event's messages carries ``id: <seq>``. A client that dropped
 resumes with ``GET /api/chat/runs/{run_id}/events`` and ``Last-Event-ID`` (the content so
@@ -43,7 +44,7 @@ from shokunin.api.errors import ApiError
 from shokunin.api.runs import sse
 from shokunin.api.runs.runs import visible_run
 from shokunin.auth import principal
-from shokunin.errors import ShokuninError
+from shokunin.errors import ShokuninError, user_language
 from shokunin.runs import follow
 from shokunin.store import RunRow
 
@@ -150,6 +151,10 @@ class ChatWire:
                     {"type": "done", "content": self.content, "current_step": self.step}]
         if isinstance(event, ev.RunFailed):
             self.thinking = True
+            if event.said:  # a failure the user can act on (a model's): its own sentence
+                said = event.said.get(user_language(self.language, default="ja"))
+                return [*self._answered(), {"type": "error", "code": event.code or "run_failed",
+                                            "error": said or event.error, "detail": event.error}]
             return [*self._answered(),
                     _error(wording.FAILED, self.language, detail=event.error)]
         if isinstance(event, ev.RunCancelled):

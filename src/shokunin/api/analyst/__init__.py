@@ -1,7 +1,8 @@
-"""The Analyst face (seed 004): datasets (upload, profile, preview, delete) and runs."""
+"""The Analyst face (seed 004): datasets (upload, profile, preview, delete), runs, and
+sessions (a thread's datasets and its whole report)."""
 
-from shokunin.api.analyst import datasets, runs
+from shokunin.api.analyst import datasets, runs, sessions
 
-routers = [datasets.router, runs.router]
+routers = [datasets.router, runs.router, sessions.router]
 
 __all__ = ["routers"]

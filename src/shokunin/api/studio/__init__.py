@@ -8,11 +8,13 @@ from shokunin.api.studio import (
     interventions,
     providers,
     rest,
+    settings_panels,
     uploads,
 )
 from shokunin.api.studio.socket import StudioSocket
 
 routers = [rest.router, uploads.router, config.router, providers.router, costs.router,
-           interventions.router, agent_tabs.router, client_settings.router]
+           interventions.router, agent_tabs.router, client_settings.router,
+           settings_panels.router]
 
 __all__ = ["StudioSocket", "routers"]

@@ -4,7 +4,7 @@
     GET    /api/projects/{id}                PATCH /api/projects/{id}   DELETE (204)
     POST   /api/projects/{id}/start | pause | resume
     GET    /api/projects/{id}/agents | checkpoints | metrics
-    GET    /api/agents/{id}   /logs   /outputs   /metrics
+    GET    /api/agents/{id}   /logs   /outputs   /metrics     POST /api/agents/{id}/retry
     GET    /api/checkpoints/{id}             POST /api/checkpoints/{id}/resolve
     the seed project's React client also loads and sends:
     GET    /api/projects/{id}/logs | assets | files   (interventions: interventions.py)
@@ -188,31 +188,39 @@ _ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # seed -> the c
 
 @router.get("/projects/{project_id}/assets")
 async def project_assets(request: Request, project_id: str) -> list[dict[str, Any]]:
-    """The image and audio files the agents wrote, in the client's asset form: ``type`` is
-    its ``image``/``audio`` (the seed's output type stays in ``outputType``), ``url`` loads
-    the file, ``approvalStatus`` is a person's verdict on the asset if one was given, else
-    that of the latest checkpoint of the agent (or its leader) that covers it: ``pending``
-    until one is resolved."""
+    """The image and audio files the agents wrote, each agent's latest version of a file,
+    in the client's asset form: ``type`` is its ``image``/``audio`` (the seed's output type
+    stays in ``outputType``), ``url`` loads the file, ``approvalStatus`` is a person's
+    verdict on that asset (the client's data tab), ``pending`` until one is given: a
+    checkpoint's approval lets the pipeline go on, it does not judge each file."""
     return await _assets(request, await visible_project(request, project_id))
 
 
 @router.patch("/projects/{project_id}/assets/bulk")
 async def judge_assets(request: Request, project_id: str, body: AssetVerdicts
                        ) -> dict[str, Any]:
-    await visible_project(request, project_id)
-    project = await studio(request).judge_assets(project_id, body.asset_ids,
-                                                 body.approval_status)
-    judged = [a for a in await _assets(request, project) if a["id"] in body.asset_ids]
+    judged = await _judge(request, project_id, body.asset_ids, body.approval_status)
     return {"updated": len(judged), "assets": judged}
 
 
 @router.patch("/projects/{project_id}/assets/{asset_id}")
 async def judge_asset(request: Request, project_id: str, asset_id: str, body: AssetVerdict
                       ) -> dict[str, Any]:
-    await visible_project(request, project_id)
-    project = await studio(request).judge_assets(project_id, [asset_id],
-                                                 body.approval_status)
-    return next(a for a in await _assets(request, project) if a["id"] == asset_id)
+    [judged] = await _judge(request, project_id, [asset_id], body.approval_status)
+    return judged
+
+
+async def _judge(request: Request, project_id: str, asset_ids: list[str], status: str
+                 ) -> list[dict[str, Any]]:
+    """A person's verdict on listed assets (an older version of a file is not listed:
+    404, as an unknown id); the assets as they are now."""
+    listed = {a["id"] for a in await _assets(request, await visible_project(request,
+                                                                             project_id))}
+    unknown = [i for i in asset_ids if i not in listed]
+    if unknown:
+        raise ApiError(404, f"no asset {unknown[0][:128]!r} in the project", "not_found")
+    project = await studio(request).judge_assets(project_id, asset_ids, status)
+    return [a for a in await _assets(request, project) if a["id"] in asset_ids]
 
 
 @router.post("/projects/{project_id}/assets/{asset_id}/regenerate")
@@ -225,21 +233,18 @@ async def regenerate_asset(request: Request, project_id: str, asset_id: str) -> 
 async def _assets(request: Request, project: dict[str, Any]) -> list[dict[str, Any]]:
     project_id = project["id"]
     records = studio(request).records
-    rows = await records.outputs(project_id=project_id)
+    latest: dict[tuple[str, str], dict[str, Any]] = {}  # a version written again replaces
+    for r in await records.outputs(project_id=project_id):  # oldest first
+        if r["output_type"] in _ASSET_TYPES and r["file_path"]:
+            latest.pop((r["agent_id"], r["file_path"]), None)
+            latest[(r["agent_id"], r["file_path"])] = r
     agents = {a["id"]: a for a in await records.agents(project_id)}
-    verdicts: dict[str, str] = {}
-    for checkpoint in await records.checkpoints(project_id):  # oldest first: latest wins
-        verdicts[checkpoint["agent_id"]] = checkpoint["status"]
     judged = (project["state"] or {}).get("assetApprovals") or {}
     tree = workspace(request, project_id)
     assets = []
-    for r in rows:
-        kind = _ASSET_TYPES.get(r["output_type"])
-        if kind is None or not r["file_path"]:
-            continue
+    for r in latest.values():
+        kind = _ASSET_TYPES[r["output_type"]]
         agent = agents.get(r["agent_id"]) or {}
-        verdict = judged.get(r["id"]) or verdicts.get(r["agent_id"]) or verdicts.get(
-            agent.get("parent_agent_id") or "", "pending")
         url = f"/api/projects/{project_id}/files/{quote(r['file_path'])}"
         assets.append({
             "id": r["id"], "agentId": r["agent_id"], "name": Path(r["file_path"]).name,
@@ -247,7 +252,7 @@ async def _assets(request: Request, project: dict[str, Any]) -> list[dict[str, A
             "agent": agent.get("type", ""), "size": _size(tree, r["file_path"]),
             "url": url, "thumbnail": url if kind == "image" else None, "duration": None,
             "content": str((r["content"] or {}).get("summary") or "") or None,
-            "approvalStatus": "pending" if verdict == "revision_requested" else verdict,
+            "approvalStatus": judged.get(r["id"], "pending"),
             "createdAt": dump(AgentOutput.model_validate(r))["createdAt"]})
     return assets
 
@@ -344,6 +349,15 @@ async def agent_metrics_(request: Request, agent_id: str) -> dict[str, Any]:
     children = [a for a in await records.agents(agent["project_id"])
                 if a["parent_agent_id"] == agent_id]
     return agent_metrics_json(await agent_metrics(records, agent, children))
+
+
+@router.post("/agents/{agent_id}/retry")
+async def retry_agent(request: Request, agent_id: str) -> dict[str, Any]:
+    """The client's 再試行: a failed or blocked agent tries again (``Studio.retry``); its
+    record as it is now, in the form that client reads (``{success, agent}``)."""
+    await _agent(request, agent_id)
+    row = await studio(request).retry(agent_id)
+    return {"success": True, "agent": dump(Agent.model_validate(row))}
 
 
 # checkpoints

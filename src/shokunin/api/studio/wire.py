@@ -2,16 +2,20 @@
 
 ``seed``: seed 002 section 1.1, flat payloads. ``client``: what the seed project's React
 client (socket.io-client 4) listens for: nested payloads (``agent:started {agent, agentId,
-projectId}``, ``agent:completed {agent, ...}``, ``agent:log {agentId, entry}``,
-``checkpoint:created {checkpoint, ...}``, ``metrics:update {projectId, metrics}``,
-``agent:failed {agentId, projectId, error}``), ``project:updated`` for a status change,
+projectId}``, ``agent:completed {agent, ...}``, ``agent:failed {agent, agentId, projectId,
+error}``, ``agent:retry {agent, ...}``: each event the client names an agent in carries its
+record; ``agent:log {agentId, entry}``, ``checkpoint:created {checkpoint, ...}``,
+``metrics:update {projectId, metrics}``), ``project:updated`` for a status change,
 ``phase:changed`` for a phase change and ``asset:created`` for an image or sound an agent
-made. ``both`` (what a connection gets unless it names one): each message in both forms at
-once. The two forms never give one key two meanings, so a payload can carry the seed's keys
-and the client's side by side; where they name an event differently, both names are sent
-(a Socket.IO client ignores events it does not listen for). Both dialects get
-``error:agent`` when an agent gives up and ``error:llm`` when a model failed. Every payload
-carries an ISO ``timestamp``.
+made (``pending``: a person judges each one in the client's data tab). ``both`` (what a
+connection gets unless it names one): each message in both forms at once. The two forms
+never give one key two meanings, so a payload can carry the seed's keys and the client's
+side by side; where they name an event differently, both names are sent (a Socket.IO client
+ignores events it does not listen for). Both dialects get ``error:agent`` when an agent
+gives up (an agent blocked before it began gets ``error:agent`` alone) and ``error:llm``
+when a model failed. Work a person rejected is told by ``checkpoint:resolved``; the
+client's form adds ``agent:failed`` for it (the seed's errorTypes name no rejection). Every
+payload carries an ISO ``timestamp``.
 
 Optional fields the seed spells ``field?: T`` are left out when there is no value, never
 sent as ``null``; ``estimatedRemainingSeconds`` is always a number (``metrics_json``).
@@ -53,8 +57,6 @@ _SUGGESTIONS = {
 
 
 ASSET_TYPES = {"asset_image": "image", "asset_audio": "audio"}  # the client's asset kinds
-# a checkpoint's resolution -> its assets' approvalStatus (a change requested: not yet)
-APPROVAL = {"approved": "approved", "rejected": "rejected"}
 
 
 def _iso(at: datetime) -> str:
@@ -242,13 +244,30 @@ def _output(e: ev.OutputCreated, d: Dialect, ts: str) -> list[Message]:
                                "asset": asset_json(e.output), "timestamp": ts})]
 
 
+def _named(e: ev.AgentFailed | ev.AgentRetried) -> dict[str, Any]:
+    """What the client names an agent by in its toasts and finds it by: its record."""
+    return {"agent": agent_json(e.agent)} if e.agent is not None else {}
+
+
 def _failed(e: ev.AgentFailed, d: Dialect, ts: str) -> list[Message]:
+    """An agent's failure, named by its record. Work a person rejected is told by
+    ``checkpoint:resolved`` (the seed's errorTypes name no rejection): the client's form
+    adds ``agent:failed``, which its agent list shows. An agent blocked before it began
+    (it depended on what failed) did not fail: ``error:agent`` alone says why it will not
+    run; the client, which has no blocked status, goes on showing it waiting."""
     out: list[Message] = []
-    if d == "client":
-        out.append(("agent:failed", {"agentId": e.agent_id, "projectId": e.thread_id,
-                                     "error": e.error_message, "errorType": e.error_type,
-                                     "canRetry": e.can_retry, "timestamp": ts}))
-    else:
+    rejected = e.error_type == "rejected"
+    never_ran = (e.error_type == "dependency_error" and e.agent is not None
+                 and e.agent.started_at is None)
+    if d == "client" and not never_ran:
+        out.append(("agent:failed", _named(e) | {
+            "agentId": e.agent_id, "projectId": e.thread_id, "error": e.error_message,
+            "errorType": e.error_type, "canRetry": e.can_retry, "timestamp": ts}))
+        if e.can_retry and e.agent is not None:  # it tries again: still at work
+            out.append(("agent:running", {"agent": agent_json(e.agent),
+                                          "agentId": e.agent_id, "projectId": e.thread_id,
+                                          "timestamp": ts}))
+    elif d != "client" and not rejected and not never_ran:
         out.append(("agent:failed", {
             "agentId": e.agent_id, "errorType": e.error_type, "errorMessage": e.error_message,
             "canRetry": e.can_retry, "retryCount": e.retry_count, "maxRetries": e.max_retries,
@@ -259,13 +278,23 @@ def _failed(e: ev.AgentFailed, d: Dialect, ts: str) -> list[Message]:
         if e.retry_after is not None:
             llm["retryAfter"] = e.retry_after
         out.append(("error:llm", llm))
-    if not e.can_retry:
+    if not e.can_retry and not rejected:
         actions = [{"label": "View logs", "action": f"logs:{e.agent_id}"}]
         out.append(("error:agent", {
             "agentId": e.agent_id, "errorType": e.error_type, "errorMessage": e.error_message,
             "suggestions": _SUGGESTIONS.get(e.error_type, []), "actions": actions,
             "timestamp": ts}))
     return out
+
+
+def _retried(e: ev.AgentRetried, d: Dialect, ts: str) -> list[Message]:
+    """The seed has no event for it (its agent starts again later); the client sets the
+    agent pending (``agent:retry``)."""
+    if d != "client":
+        return []
+    return [("agent:retry", _named(e) | {"agentId": e.agent_id, "projectId": e.thread_id,
+                                         "previousStatus": e.previous_status,
+                                         "timestamp": ts})]
 
 
 def _tokens(e: ev.AgentTokens, d: Dialect, ts: str) -> list[Message]:
@@ -288,15 +317,11 @@ def _checkpoint_resolved(e: ev.CheckpointResolved, d: Dialect, ts: str) -> list[
                             "resolution": socket_resolution(e.resolution), "timestamp": ts}
     if e.feedback is not None:
         flat["feedback"] = e.feedback
-    if d == "client":  # and the approval of the images and sounds it covers
+    if d == "client":  # its agent, by which the client names it in its activity feed
         checkpoint = checkpoint_json(e.checkpoint) if e.checkpoint is not None else None
-        verdict = APPROVAL.get(e.resolution, "pending")
-        assets = e.checkpoint.output.assets if e.checkpoint is not None else []
+        named = {"agentId": checkpoint["agentId"]} if checkpoint is not None else {}
         return [("checkpoint:resolved", {"checkpoint": checkpoint,
-                                         "projectId": e.thread_id} | flat),
-                *[("asset:updated", {"projectId": e.thread_id,
-                                     "asset": asset_json(a, verdict), "timestamp": ts})
-                  for a in assets]]
+                                         "projectId": e.thread_id} | named | flat)]
     return [("checkpoint:resolved", flat)]
 
 
@@ -332,6 +357,7 @@ def _metrics(e: ev.ProjectMetrics, d: Dialect, ts: str) -> list[Message]:
 _HANDLERS: dict[str, Any] = {
     "agent_started": _started, "agent_progress": _progress, "agent_log": _log,
     "agent_completed": _completed, "agent_failed": _failed, "agent_tokens": _tokens,
+    "agent_retried": _retried,
     "output_created": _output,
     "checkpoint_created": _checkpoint_created, "checkpoint_resolved": _checkpoint_resolved,
     "project_status": _status, "phase_changed": _phase, "project_metrics": _metrics,

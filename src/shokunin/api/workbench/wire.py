@@ -2,7 +2,8 @@
 
 Every message from a run also carries ``run_id`` and ``seq``, so a client can replay
 what it missed. A run's end is a ``debug`` message with ``done: true``; a failed or
-cancelled run first says so in an ``error`` message. What a cell printed follows its code
+cancelled run first says so in an ``error`` message (a model's failure in the user's
+language, with its ``code``: ``model_unreachable`` ...). What a cell printed follows its code
 as a ``code`` message with ``language: "text"`` (and ``output: true``); a cell that failed
 or was refused adds an ``error`` (``code_error`` / ``code_refused``).
 """
@@ -39,7 +40,7 @@ def _code_result(result: ev.CodeResult) -> list[dict[str, Any]]:
     return messages
 
 
-def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
+def _translate(event: ev.BaseEvent, language: str) -> list[dict[str, Any]]:
     match event:
         case ev.RunStarted(input=data):
             return [{"type": "user_message", "content": str(data.get("message", ""))}]
@@ -81,6 +82,10 @@ def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
             return [msg | {"code": code}] if code else [msg]
         case ev.RunCompleted(output=output):
             return [_debug_done(event, "completed", output=output)]
+        case ev.RunFailed(error=error, said=dict() as said, code=code):
+            # a failure the user can act on (a model's): its sentence alone, in their words
+            return [{"type": "error", "content": said.get(language) or error, "code": code},
+                    _debug_done(event, "failed", error=error)]
         case ev.RunFailed(error=error):
             return [{"type": "error", "content": f"Error processing request: {error}"},
                     _debug_done(event, "failed", error=error)]
@@ -92,10 +97,11 @@ def _translate(event: ev.BaseEvent) -> list[dict[str, Any]]:
     return []  # tool calls, progress, logs: the seed has no message for them
 
 
-def to_wire(event: ev.BaseEvent) -> list[dict[str, Any]]:
+def to_wire(event: ev.BaseEvent, language: str = "en") -> list[dict[str, Any]]:
     """The seed 000 messages for ``event`` (none, one, or for a failed or cancelled run's
-    end two), tagged with ``run_id`` and ``seq`` when the event belongs to a run."""
-    messages = _translate(event)
+    end two), tagged with ``run_id`` and ``seq`` when the event belongs to a run; what the
+    user reads of a failure in ``language`` ("ja" or "en") where it has both."""
+    messages = _translate(event, language)
     if event.run_id:
         for message in messages:
             message["run_id"] = event.run_id

@@ -30,6 +30,7 @@ from pydantic_core import to_json
 from starlette.websockets import WebSocketState
 
 from shokunin import events as ev
+from shokunin.api.language import language_of
 from shokunin.api.workbench import map as workbench_map
 from shokunin.api.workbench.outputs import RunOutputs
 from shokunin.api.workbench.wire import run_end, to_wire
@@ -96,6 +97,7 @@ class _Connection:
     def __init__(self, ws: WebSocket, runner: Runner, thread_id: str, max_bytes: int,
                  principal: str | None = None) -> None:
         self.ws = ws
+        self.language = language_of(ws)
         self.runner = runner
         self.thread_id = thread_id
         self.max_bytes = max_bytes
@@ -115,8 +117,11 @@ class _Connection:
                 # pydantic-core's encoder: a third of json.dumps's time on these messages.
                 await self.ws.send_text(to_json(message, fallback=str).decode())
 
+    def wire(self, event: ev.BaseEvent) -> list[dict[str, Any]]:
+        return to_wire(event, self.language)
+
     async def send_event(self, event: ev.BaseEvent, **extra: Any) -> None:
-        await self.send([m | extra for m in to_wire(event)])
+        await self.send([m | extra for m in self.wire(event)])
 
     # -- client -> server
     async def read(self) -> None:
@@ -252,7 +257,7 @@ class _Connection:
             if self.cancels != cancels:  # cancelled while the run was being started
                 await self.runner.cancel(run_id)
             async for event in self.runner.stream(run_id):
-                messages = _with_outputs(to_wire(event), outputs)
+                messages = _with_outputs(self.wire(event), outputs)
                 if isinstance(event, ev.RunStarted):
                     messages = [_started(m, ask) for m in messages]
                 await self.send(messages)
@@ -272,11 +277,11 @@ class _Connection:
         for event in await self.runner.store.events_after(run_id, 0) if after else []:
             if event.seq > after:
                 break
-            _with_outputs(to_wire(event), outputs)  # what the client saw before ``after``
+            _with_outputs(self.wire(event), outputs)  # what the client saw before ``after``
         ended = False
         try:
             async for event in self.runner.stream(run_id, after):
-                await self.send(_with_outputs(to_wire(event), outputs))
+                await self.send(_with_outputs(self.wire(event), outputs))
                 ended = ev.is_terminal(event)
         except ShokuninError as exc:  # RunNotFound: deleted meanwhile
             await self.send_event(error_event(exc))
@@ -289,7 +294,7 @@ class _Connection:
         last = await store.last_seq(run_id)
         final = await store.events_after(run_id, last - 1) if last else []
         if final and ev.is_terminal(final[0]):
-            return [outputs.close(m) for m in to_wire(final[0]) if m.get("done")]
+            return [outputs.close(m) for m in self.wire(final[0]) if m.get("done")]
         run = await store.get_run(run_id)
         return [outputs.close(run_end(run_id, run.status if run else "unknown", last))]
 

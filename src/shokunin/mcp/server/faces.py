@@ -16,6 +16,7 @@ from jsonschema import exceptions as schema_errors
 from jsonschema import validators
 
 from shokunin import events as ev
+from shokunin.errors import locale_language
 from shokunin.mcp.server import content
 from shokunin.mcp.server.runs import Caller
 
@@ -63,9 +64,11 @@ def narrate(event: ev.BaseEvent) -> str | None:
 
 
 def failed(end: ev.BaseEvent, **structured: Any) -> types.CallToolResult | None:
-    """The error result for a run that failed or was cancelled; None otherwise."""
+    """The error result for a run that failed or was cancelled; None otherwise. A failure
+    the user can act on (a model's) is told in its own words, in the locale's language."""
     if isinstance(end, ev.RunFailed):
-        return content.error(end.error, **structured)
+        said = (end.said or {}).get(locale_language())
+        return content.error(said or end.error, **structured)
     if isinstance(end, ev.RunCancelled):
         return content.error(f"the run was cancelled ({end.reason})", **structured)
     return None

@@ -5,6 +5,7 @@
 import { advisorView } from "./advisor-face.js";
 import { analystView } from "./analyst-face.js";
 import { currentLang, setLang, translate } from "./i18n.js";
+import { modelsView } from "./models-face.js";
 import { studioView } from "./studio-face.js";
 import { toolsView } from "./tools-face.js";
 import { ViewRegistry } from "./view-registry.js";
@@ -21,6 +22,7 @@ views.register(toolsView);
 views.register(analystView);
 views.register(advisorView);
 views.register(studioView);
+views.register(modelsView);
 
 for (const b of document.querySelectorAll(".lang-switch button")) {
   b.addEventListener("click", () => setLang(b.dataset.lang));

@@ -215,13 +215,21 @@ export function translate(root = document) {
   }
 }
 
+/** The server reads the UI's language from this cookie, for the messages it writes
+ *  (a model's failure on the Workbench's socket, the Models page's test). */
+function tellServer(code) {
+  document.cookie = `shokunin_lang=${code}; path=/; max-age=31536000; SameSite=Strict`;
+}
+
 export function setLang(next) {
   if (!LANGS.includes(next)) return;
   lang = next;
   localStorage.setItem(KEY, next);
+  tellServer(next);
   document.documentElement.lang = next;
   translate();
   document.dispatchEvent(new CustomEvent("langchange", { detail: { lang } }));
 }
 
 document.documentElement.lang = lang;
+tellServer(lang);

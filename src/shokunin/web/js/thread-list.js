@@ -1,14 +1,21 @@
-// The Workbench's conversation switcher: a "new conversation" button and a drop-down list
-// of earlier threads (GET /api/threads?agent=workbench), each a link "#/workbench/<id>".
+// A face's conversation switcher: a "new conversation" button and a drop-down list of
+// earlier threads (GET /api/threads?agent=<agent>), each a link "#/<view>/<id>" (the
+// Workbench's conversations, the Analyst's sessions).
 
 import { t } from "./i18n.js";
 import { listThreads } from "./threads.js";
 import { el, when } from "./dom.js";
 
 export class ThreadList {
-  /** root: the chat pane; current(): the open thread's id; onNew(): start a new thread. */
-  constructor(root, { agent, current, onNew }) {
+  /** root: the element holding the buttons and the panel; agent: whose threads; view: the
+   *  view a thread opens in (the agent's name by default); current(): the open thread's id;
+   *  onNew(): start a new thread; words: string keys replacing the "threads.*" ones (failed,
+   *  loading, none, untitled, runs, current) in the face's own words. */
+  constructor(root, { agent, view = agent, current, onNew, words = {} }) {
     this.agent = agent;
+    this.view = view;
+    this.words = Object.fromEntries(["failed", "loading", "none", "untitled", "runs", "current"]
+      .map((word) => [word, words[word] ?? `threads.${word}`]));
     this.current = current;
     this.toggle = root.querySelector(".thread-toggle");
     this.panel = root.querySelector(".thread-panel");
@@ -55,11 +62,11 @@ export class ThreadList {
 
   render() {
     if (this.error) {
-      this.list.replaceChildren(el("p", "error-text", t("threads.failed", { error: this.error })));
+      this.list.replaceChildren(el("p", "error-text", t(this.words.failed, { error: this.error })));
     } else if (this.threads === null) {
-      this.list.replaceChildren(el("p", "muted", t("threads.loading")));
+      this.list.replaceChildren(el("p", "muted", t(this.words.loading)));
     } else if (!this.threads.length) {
-      this.list.replaceChildren(el("p", "muted", t("threads.none")));
+      this.list.replaceChildren(el("p", "muted", t(this.words.none)));
     } else {
       this.list.replaceChildren(...this.threads.map((thread) => this.item(thread)));
     }
@@ -67,15 +74,15 @@ export class ThreadList {
 
   item(thread) {
     const link = el("a", "thread-item");
-    link.href = `#/workbench/${encodeURIComponent(thread.id)}`;
+    link.href = `#/${this.view}/${encodeURIComponent(thread.id)}`;
     link.dataset.thread = thread.id;
     const open = thread.id === this.current();
     if (open) link.setAttribute("aria-current", "true");
-    const title = el("span", "thread-title", thread.title || t("threads.untitled"));
-    title.title = thread.title || thread.id;
+    const title = el("span", "thread-title", thread.title || t(this.words.untitled));
+    title.title = thread.title || t(this.words.untitled);
     const meta = el("span", "thread-meta", when(thread.updated_at || thread.created_at));
-    meta.append(" · ", t("threads.runs", { count: thread.run_count ?? 0 }));
-    if (open) meta.append(" · ", el("strong", "", t("threads.current")));
+    meta.append(" · ", t(this.words.runs, { count: thread.run_count ?? 0 }));
+    if (open) meta.append(" · ", el("strong", "", t(this.words.current)));
     link.append(title, meta);
     return link;
   }

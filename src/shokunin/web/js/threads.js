@@ -1,10 +1,11 @@
-// The Workbench's threads: the id kept across reloads, and the Threads REST API
-// (GET /api/threads, /api/threads/{id}/messages and /runs) with a thread's history turned
-// into the seed 000 messages the live socket sends, so one renderer shows both.
+// Threads: the id a face keeps across reloads (one per face), and the Threads REST API
+// (GET /api/threads, /api/threads/{id}/messages and /runs); for the Workbench a thread's
+// history turned into the seed 000 messages the live socket sends, so one renderer shows
+// both.
 
 import { closeRuns } from "./run-outputs.js";
 
-const THREAD_KEY = "shokunin.workbench.thread";
+const threadKey = (face) => `shokunin.${face}.thread`;
 const THREAD_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/; // as shokunin.runs.check_thread_id
 
 export function newThreadId() {
@@ -17,22 +18,22 @@ export function isThreadId(value) {
   return typeof value === "string" && THREAD_ID.test(value);
 }
 
-/** The thread this browser last talked in, if it is still a valid id. */
-export function rememberedThread() {
-  const id = localStorage.getItem(THREAD_KEY);
+/** The thread this browser last talked in on `face`, if it is still a valid id. */
+export function rememberedThread(face = "workbench") {
+  const id = localStorage.getItem(threadKey(face));
   return isThreadId(id) ? id : null;
 }
 
-export function rememberThread(id) {
-  localStorage.setItem(THREAD_KEY, id);
+export function rememberThread(id, face = "workbench") {
+  localStorage.setItem(threadKey(face), id);
 }
 
-export function forgetThread() {
-  localStorage.removeItem(THREAD_KEY);
+export function forgetThread(face = "workbench") {
+  localStorage.removeItem(threadKey(face));
 }
 
 /** GET a JSON document; null for a 404 (an unknown thread has no history yet). */
-async function getJson(url) {
+export async function getJson(url) {
   const response = await fetch(url, { headers: { Accept: "application/json" } });
   if (response.status === 404) return null;
   if (!response.ok) {
@@ -40,6 +41,17 @@ async function getJson(url) {
     throw new Error(body.error ?? `${response.status} ${response.statusText}`);
   }
   return response.json();
+}
+
+/** A thread as stored: {history: {messages} (CONTRACTS.md's form), runs: {runs}}, each
+ *  null for an unknown thread. */
+export async function readThread(threadId) {
+  const id = encodeURIComponent(threadId);
+  const [history, runs] = await Promise.all([
+    getJson(`/api/threads/${id}/messages`),
+    getJson(`/api/threads/${id}/runs`),
+  ]);
+  return { history, runs };
 }
 
 /** The agent's threads, newest activity first. */
@@ -137,11 +149,7 @@ function toWireOne(message) {
  * An unknown thread (404) has an empty history.
  */
 export async function loadHistory(threadId) {
-  const id = encodeURIComponent(threadId);
-  const [history, runs] = await Promise.all([
-    getJson(`/api/threads/${id}/messages`),
-    getJson(`/api/threads/${id}/runs`),
-  ]);
+  const { history, runs } = await readThread(threadId);
   const messages = closeRuns((history?.messages ?? []).flatMap(toWire));
   const running = (runs?.runs ?? []).filter((run) => run.status === "running").at(-1);
   let live = null;

@@ -1,7 +1,9 @@
-// The Tools view: the tool list with status, a tool's settings form and "try a tool"
-// (run through the SSE endpoint with progress, result and abort).
+// The Tools view: the tool list with status (ready, needing settings, broken), a tool's
+// settings form and "try a tool" (run through the SSE endpoint with progress, abort, and a
+// result shown as a person reads it, its raw JSON behind a disclosure).
 
-import { t } from "./i18n.js";
+import { currentLang, t } from "./i18n.js";
+import { readableResult } from "./result-view.js";
 import { argumentsForm, settingsForm } from "./schema-form.js";
 import { iconContent } from "./tool-icon.js";
 import { postEvents } from "./sse.js";
@@ -37,6 +39,28 @@ function sourceText(tool) {
   return tool.server ? `MCP: ${tool.server}` : tool.source;
 }
 
+const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff]/;
+
+/** A label written "日本語 / English" (as the shipped tools' are): the half in the UI's
+ * language; any other label as it is. */
+function labelIn(label) {
+  const halves = label.split(" / ");
+  if (halves.length !== 2 || !JAPANESE.test(halves[0]) || JAPANESE.test(halves[1])) return label;
+  return currentLang() === "ja" ? halves[0] : halves[1];
+}
+
+/** What a tool still needs set before it works: "A or B, C" in the UI's language. */
+function needsText(tool) {
+  const what = (tool.needs_settings ?? []).map((group) => group.map((s) => labelIn(s.label)).join(t("tools.or")));
+  return t("tools.needsSettings", { what: what.join(t("tools.and")) });
+}
+
+/** The status badge's string: broken, loaded but needing settings, or ready. */
+function statusKey(tool) {
+  if (tool.status !== "ok") return "tools.statusError";
+  return tool.needs_settings?.length ? "tools.statusNeedsSettings" : "tools.statusOk";
+}
+
 function button(key, className = "") {
   const b = tr("button", className, key);
   b.type = "button";
@@ -52,6 +76,13 @@ export class ToolsView {
     this.selected = null; // {name, index}: two cards may share a name (a shadowed tool)
     this.run = null; // {controller, executionId} of the running try
     this.threads = {}; // tool name -> the thread its tries run on: one workspace for them
+    // "needs settings" lines carry the settings' names: written again in a new language
+    document.addEventListener("langchange", () => {
+      for (const node of [...this.list.querySelectorAll(".tool-needs"), ...this.detail.querySelectorAll(".tool-needs")]) {
+        const tool = this.tools[Number(node.dataset.key)];
+        if (tool) node.textContent = needsText(tool);
+      }
+    });
   }
 
   async load() {
@@ -67,6 +98,7 @@ export class ToolsView {
       return;
     }
     this.renderList();
+    if (this.run) return; // a try is running in the detail: it stays, and its result shows
     const { name, index } = this.selected ?? {};
     const again = this.tools[index]?.name === name ? index : this.tools.findIndex((tool) => tool.name === name);
     if (again >= 0) this.select(this.tools[again], again);
@@ -79,27 +111,62 @@ export class ToolsView {
       this.renderAgentTools();
       return;
     }
-    this.list.replaceChildren(...this.tools.map((tool, index) => {
-      const card = el("button", `tool-card ${tool.status}`);
-      card.type = "button";
-      card.dataset.tool = tool.name;
-      card.dataset.key = String(index);
-      card.setAttribute("aria-pressed", String(index === this.selected?.index));
-      const icon = iconBox(tool);
-      const text = el("span", "tool-text");
-      const title = el("span", "tool-title");
-      const status = tr("span", `status-badge ${tool.status}`, tool.status === "ok" ? "tools.statusOk" : "tools.statusError");
-      title.append(localized(tool, "title", tool.title || tool.name), status);
-      if (tool.source === "mcp") title.append(el("span", "source-badge mcp", sourceText(tool)));
-      const desc = el("span", "tool-desc");
-      desc.append(localized(tool, "description", tool.description || ""));
-      text.append(title, el("span", "tool-name mono", tool.name), desc);
-      if (tool.status !== "ok" && tool.error) text.append(el("span", "tool-error", tool.error));
-      card.append(icon, text);
-      card.addEventListener("click", () => this.select(tool, index));
-      return card;
-    }));
+    this.list.replaceChildren(...this.tools.map((tool, index) => this.card(tool, index)));
     this.renderAgentTools();
+  }
+
+  /** A tool's card in the list: icon, title, status, name, description, what is wrong. */
+  card(tool, index) {
+    const card = el("button", `tool-card ${tool.status}`);
+    card.type = "button";
+    card.dataset.tool = tool.name;
+    card.dataset.key = String(index);
+    card.setAttribute("aria-pressed", String(index === this.selected?.index));
+    const icon = iconBox(tool);
+    const text = el("span", "tool-text");
+    const title = el("span", "tool-title");
+    const key = statusKey(tool);
+    const status = tr("span", `status-badge ${tool.status}${key === "tools.statusNeedsSettings" ? " needs-settings" : ""}`, key);
+    title.append(localized(tool, "title", tool.title || tool.name), status);
+    if (tool.source === "mcp") title.append(el("span", "source-badge mcp", sourceText(tool)));
+    const desc = el("span", "tool-desc");
+    desc.append(localized(tool, "description", tool.description || ""));
+    text.append(title, el("span", "tool-name mono", tool.name), desc);
+    if (tool.status !== "ok" && tool.error) text.append(el("span", "tool-error", tool.error));
+    else if (tool.needs_settings?.length) text.append(this.needsLine("span", tool, index));
+    card.append(icon, text);
+    card.addEventListener("click", () => this.select(tool, index));
+    return card;
+  }
+
+  needsLine(tag, tool, index) {
+    const line = el(tag, "tool-needs", needsText(tool));
+    line.dataset.key = String(index);
+    return line;
+  }
+
+  /** The notice above "try it" of a tool that needs settings: what to set, and where. */
+  needsCard(tool, index) {
+    if (tool.status !== "ok" || !tool.needs_settings?.length) return null;
+    const card = el("div", "card tool-needs-card");
+    card.setAttribute("role", "note");
+    card.append(this.needsLine("p", tool, index), tr("p", "muted", "tools.needsSettingsHint"));
+    return card;
+  }
+
+  /** Read one tool again (after its settings were saved): its card and its notice. */
+  async refreshTool(index) {
+    const name = this.tools[index]?.name;
+    const response = await fetch(api(name));
+    if (!response.ok || this.tools[index]?.name !== name) return;
+    const fresh = await response.json();
+    this.tools[index] = fresh;
+    this.list.querySelector(`.tool-card[data-key="${index}"]`)?.replaceWith(this.card(fresh, index));
+    const notice = this.detail.querySelector(".tool-needs-card");
+    const next = this.needsCard(fresh, index);
+    if (notice && next) notice.replaceWith(next);
+    else if (notice) notice.remove();
+    else if (next) this.detail.querySelector(".tool-head")?.after(next);
   }
 
   /** The Workbench agent's own tools (map, SQL, Python, ...): listed, not configurable. */
@@ -155,9 +222,11 @@ export class ToolsView {
       broken.append(tr("p", "", "tools.unavailable"), el("pre", "tool-error", tool.error || ""));
       parts.push(broken);
     } else {
+      const needs = shadowed ? null : this.needsCard(tool, index);
+      if (needs) parts.push(needs);
       parts.push(this.tryCard(tool));
     }
-    if (tool.has_settings && !shadowed) parts.push(this.settingsCard(tool));
+    if (tool.has_settings && !shadowed) parts.push(this.settingsCard(tool, index));
     this.detail.replaceChildren(...parts);
   }
 
@@ -248,12 +317,19 @@ export class ToolsView {
     node.className = `run-state ${kind}`;
   }
 
+  /** The result as a person reads it (result-view.js), or the error; the JSON as it came
+   * behind a disclosure. */
   showResult(box, state, data) {
     const key = data.aborted ? "tools.aborted" : data.success ? "tools.success" : "tools.failed";
     this.setState(state, key, data.aborted ? "aborted" : data.success ? "ok" : "failed");
-    const pre = el("pre", "result-json", JSON.stringify(data.success ? data.result : data, null, 2));
-    box.replaceChildren(tr("h4", "", "tools.result"), pre);
-    if (!data.success && data.error) box.append(el("p", "error-text", data.error));
+    const parts = [tr("h4", "", "tools.result")];
+    if (data.success) parts.push(readableResult(data.result));
+    else if (data.error) parts.push(el("p", "error-text", data.error));
+    const raw = el("details", "result-raw");
+    raw.append(tr("summary", "", "tools.rawJson"),
+      el("pre", "result-json", JSON.stringify(data.success ? data.result : data, null, 2)));
+    parts.push(raw);
+    box.replaceChildren(...parts);
     if (data.ui?.url) box.append(this.liveUi(data.ui.url));
     box.hidden = false;
   }
@@ -294,14 +370,14 @@ export class ToolsView {
   }
 
   // -- settings
-  settingsCard(tool) {
+  settingsCard(tool, index) {
     const card = el("section", "card settings-card");
     card.append(tr("h3", "", "tools.settings"), tr("p", "muted", "tools.loading"));
-    this.loadSettings(tool, card);
+    this.loadSettings(tool, card, undefined, index);
     return card;
   }
 
-  async loadSettings(tool, card, note) {
+  async loadSettings(tool, card, note, index) {
     const response = await fetch(api(tool.name, "/settings"));
     const body = await response.json();
     if (!response.ok) {
@@ -334,7 +410,8 @@ export class ToolsView {
         });
         const answer = await res.json();
         if (res.ok) {
-          this.loadSettings(tool, card, "tools.saved"); // fresh "set"/"not set" badges, secrets cleared
+          this.loadSettings(tool, card, "tools.saved", index); // fresh "set"/"not set" badges, secrets cleared
+          this.refreshTool(index); // its status: a required setting may be set now
         } else {
           form.showErrors(answer.errors ?? {});
           this.setState(state, "tools.saveFailed", "failed");

@@ -1,6 +1,6 @@
 """The Workbench agent's tools: built once per agent, each finding the run that calls it."""
 
-from shokunin.agents.workbench.tools.run_python import ImageHold
+from shokunin.agents.workbench.tools.run_python import CellFailed, ImageHold
 from shokunin.agents.workbench.tools.save_data import safe_csv_name, write_csv
 from shokunin.agents.workbench.tools.sql_engine import (
     QueryLimitExceeded,
@@ -11,5 +11,5 @@ from shokunin.agents.workbench.tools.sql_engine import (
 )
 from shokunin.agents.workbench.tools.toolbox import Toolbox, own_declarations
 
-__all__ = ["ImageHold", "QueryLimitExceeded", "QueryRejected", "SqlLimits", "Toolbox",
+__all__ = ["CellFailed", "ImageHold", "QueryLimitExceeded", "QueryRejected", "SqlLimits", "Toolbox",
            "own_declarations", "run_query", "safe_csv_name", "schema_of", "write_csv"]

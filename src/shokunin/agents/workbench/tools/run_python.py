@@ -56,6 +56,16 @@ def _summary(result: Any) -> str:
     return json.dumps(brief, ensure_ascii=False)[:_SUMMARY_CHARS]
 
 
+class CellFailed(ToolException):
+    """A cell that did not run to its end. The model reads the summary (stdout, stderr, the
+    error); the step is recorded as failed, with its kind (``failure``) for the reply."""
+
+    def __init__(self, summary: str, error_type: str | None, error_message: str | None
+                 ) -> None:
+        super().__init__(summary)
+        self.failure = {"error_type": error_type, "error_message": error_message}
+
+
 def run_python_tool() -> BaseTool:
     async def run_python(code: str) -> str:
         deps = run_deps()
@@ -66,6 +76,8 @@ def run_python_tool() -> BaseTool:
 
         result = await sandbox.run_in(
             deps.hold, ExecPythonInput(code=code, timeout_sec=TIMEOUT_SEC), step=deps.step)
+        if not result.ok:
+            raise CellFailed(_summary(result), result.error_type, result.error_message)
         return _summary(result)
 
     return StructuredTool.from_function(

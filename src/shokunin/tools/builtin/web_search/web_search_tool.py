@@ -53,12 +53,13 @@ def get_settings_schema() -> dict:
                      "options": [{"value": "auto", "label": "自動（設定済みのもの） / Auto"},
                                  {"value": "tavily", "label": "Tavily"},
                                  {"value": "searxng", "label": "SearXNG"}]},
-        "tavily_api_key": {"type": "secret", "label": "Tavily APIキー / API key",
-                           "default": ""},
+        # one of the two services must be set up: the tool is listed as needing settings
+        "tavily_api_key": {"type": "secret", "label": "Tavily の APIキー / Tavily API key",
+                           "default": "", "required": "service"},
         "tavily_base_url": {"type": "string", "label": "Tavily API の URL", "default": TAVILY_URL},
-        "searxng_url": {"type": "string", "label": "SearXNG の URL",
+        "searxng_url": {"type": "string", "label": "SearXNG の URL / SearXNG URL",
                         "description": "例 http://localhost:8888 (format=json を有効に)",
-                        "default": ""},
+                        "default": "", "required": "service"},
         "trusted_domains": {"type": "text", "label": "信頼する公的機関のドメイン / Trusted domains",
                             "description": "1行に1つ。go.jp・lg.jp・ac.jp・都道府県・市町村は"
                                            "常に信頼します (one per line; government, local "
