@@ -56,7 +56,20 @@ class Change:
     after: Any
 
 
-INTENDED: list[Change] = []
+_NEEDS_SETTINGS = ("issue 48.2: a tool says which settings it needs before it can run "
+                   "(web search: a Tavily key or a SearXNG URL), not 'available'")
+_WEB_SEARCH_NEEDS = [[{"key": "tavily_api_key", "label": "Tavily の APIキー / Tavily API key"},
+                      {"key": "searxng_url", "label": "SearXNG の URL / SearXNG URL"}]]
+MACHINE_WALLS = "<this machine's walls>"  # /health's sandbox report (tests/api/test_health.py)
+
+INTENDED: list[Change] = [
+    *(Change(_NEEDS_SETTINGS, "tools", "GET /api/tools", ("body", "tools", i, "needs_settings"),
+             ABSENT, _WEB_SEARCH_NEEDS if i == 4 else []) for i in range(5)),
+    Change(_NEEDS_SETTINGS, "tools", "GET /api/tools/calculator", ("body", "needs_settings"),
+           ABSENT, []),
+    Change("issue 47.5: /health says which of the sandbox's walls hold and whether Python "
+           "runs", "health", "GET /health", ("body", "sandbox"), ABSENT, MACHINE_WALLS),
+]
 
 
 def _step(transcript: dict[str, Any], face: str, name: str) -> dict[str, Any]:
@@ -96,6 +109,10 @@ def current(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         # this one (Playwright's sync API), and the recorder runs one of its own.
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             transcript = pool.submit(record, server.url, server.data_dir).result()
+        for step in transcript["health"]:  # what holds depends on the machine and its user
+            sandbox = step["body"]["sandbox"]
+            assert sandbox["python"] in ("on", "refused") and "walls" in sandbox, sandbox
+            step["body"]["sandbox"] = MACHINE_WALLS
         yield transcript
     finally:
         server.stop()

@@ -21,7 +21,7 @@ def test_page_loads_without_console_errors(ui) -> None:
     page.wait_for_function("() => window.shokunin.map.state().floorId === '1F'")
     assert page.locator(".floor-tabs button").count() == 2
     assert page.locator(".nav a").all_inner_texts() == ["ワークベンチ", "ツール", "アナリスト",
-                                                        "アドバイザー", "スタジオ"]
+                                                        "アドバイザー", "スタジオ", "モデル"]
     page.wait_for_timeout(300)  # let the floor image draw
     ui.screenshot("workbench-empty")
     assert ui.errors == []
@@ -161,7 +161,7 @@ def test_language_switch_is_remembered(ui) -> None:
     assert page.locator("html").get_attribute("lang") == "ja"
     page.click('.lang-switch button[data-lang="en"]')
     assert page.locator(".nav a").all_inner_texts() == ["Workbench", "Tools", "Analyst", "Advisor",
-                                                        "Studio"]
+                                                        "Studio", "Models"]
     assert page.locator(".map-clear-arrows").inner_text() == "Clear Arrows"
     assert page.get_attribute(".chat-input", "placeholder").startswith("Type a message")
     assert page.locator(".conn-text").inner_text() == "Connected"

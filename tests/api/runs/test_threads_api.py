@@ -151,7 +151,7 @@ def test_messages_as_the_user_saw_them(api: Api) -> None:
         (second, "user", "user_message", {"text": "again"}),
         (second, "assistant", "text", {"text": "echo: again"}),
         (second, "assistant", "error", {"message": error, "code": "run_failed"}),
-        (second, "assistant", "run_failed", {"error": error}),
+        (second, "assistant", "run_failed", {"error": error, "code": None, "said": None}),
     ]
     assert [m["seq"] for m in body["messages"]] == [0, 2, 3, 4, 0, 2, 3, 3]
 

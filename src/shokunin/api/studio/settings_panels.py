@@ -25,7 +25,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from shokunin.agents.studio import Pipeline
-from shokunin.api.errors import ApiError
+from shokunin.api.errors import ApiError, json_object
 from shokunin.api.studio.costs import SERVICE, _model
 from shokunin.api.studio.rest import studio, visible_project
 from shokunin.api.studio.validation import StudioRoute
@@ -59,7 +59,11 @@ _WHERE = {
 }
 
 
-def _refused(what: str) -> ApiError:
+async def _refused(request: Request, what: str) -> ApiError:
+    """501 with where the setting lives; a body that is not a JSON object is still bad
+    input first (400), as on every other JSON route."""
+    if await request.body():
+        await json_object(request, "a JSON object")
     return ApiError(501, _WHERE[what], "unavailable")
 
 
@@ -73,12 +77,12 @@ async def concurrent_limits(request: Request) -> dict[str, Any]:
 
 @router.put("/config/concurrent-limits")
 async def set_concurrent_limits(request: Request) -> None:
-    raise _refused("concurrency")
+    raise await _refused(request, "concurrency")
 
 
 @router.put("/config/websocket")
 async def set_websocket(request: Request) -> None:
-    raise _refused("websocket")
+    raise await _refused(request, "websocket")
 
 
 # AI 使用モデル
@@ -97,7 +101,7 @@ async def usage_categories(request: Request, project_id: str) -> list[dict[str, 
 @router.put("/projects/{project_id}/settings/usage-categories/{category}")
 async def set_usage_category(request: Request, project_id: str, category: str) -> None:
     await visible_project(request, project_id)
-    raise _refused("model")
+    raise await _refused(request, "model")
 
 
 @router.delete("/projects/{project_id}/settings/usage-categories/{category}")
@@ -120,7 +124,7 @@ async def ai_service_types(request: Request) -> dict[str, Any]:
 
 @router.put("/api-keys/{provider}")
 async def save_api_key(request: Request, provider: str) -> None:
-    raise _refused("keys")
+    raise await _refused(request, "keys")
 
 
 # AI 詳細設定
@@ -161,7 +165,7 @@ async def advanced_settings(request: Request, project_id: str) -> dict[str, Any]
 @router.put("/projects/{project_id}/settings/advanced")
 async def set_advanced_settings(request: Request, project_id: str) -> None:
     await visible_project(request, project_id)
-    raise _refused("advanced")
+    raise await _refused(request, "advanced")
 
 
 # AI Agentプロンプト
@@ -174,7 +178,7 @@ async def project_principles(request: Request, project_id: str) -> dict[str, Any
 @router.put("/projects/{project_id}/settings/principles")
 async def set_project_principles(request: Request, project_id: str) -> None:
     await visible_project(request, project_id)
-    raise _refused("principles")
+    raise await _refused(request, "principles")
 
 
 # 生成結果保存先
@@ -191,7 +195,7 @@ async def output_settings(request: Request, project_id: str) -> dict[str, Any]:
 @router.put("/projects/{project_id}/settings/output")
 async def set_output_settings(request: Request, project_id: str) -> None:
     await visible_project(request, project_id)
-    raise _refused("output")
+    raise await _refused(request, "output")
 
 
 # データ管理
@@ -208,9 +212,9 @@ async def archive_stats(request: Request) -> dict[str, Any]:
 
 @router.post("/archive/cleanup")
 async def archive_cleanup(request: Request) -> None:
-    raise _refused("retention")
+    raise await _refused(request, "retention")
 
 
 @router.put("/archive/retention")
 async def archive_retention(request: Request) -> None:
-    raise _refused("retention")
+    raise await _refused(request, "retention")
