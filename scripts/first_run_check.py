@@ -69,7 +69,7 @@ def main(url: str) -> int:
     for problem in problems:
         print(f"first run: {problem}", file=sys.stderr)
     if not problems:
-        print("first run: an Analyst question and a Workbench plot ran as a normal user")
+        print("first run: an Analyst question and a Workbench plot ran in the sandbox")
     return 1 if problems else 0
 
 
