@@ -74,10 +74,10 @@ async def test_database_questions_are_answered_from_the_sample_database(
         make_runner: MakeRunner) -> None:
     runner = await make_runner()
     assert texts(await ask(runner, "how many rooms are on 2F?")) == ["Rooms on 2F: 6."]
-    assert texts(await ask(runner, "2Fの面積の合計は？")) == ["2Fの面積（m²）の合計: 1300.0。"]
+    assert texts(await ask(runner, "2Fの面積の合計は？")) == ["2Fの面積の合計: 1,300 m²。"]
     assert texts(await ask(runner, "where is the archive?")) == ["Where Archive is: 2F, 2階."]
     assert texts(await ask(runner, "when is the lounge busiest?")) == [
-        "The busiest hour of Lounge, and the people then: 13:00, 15."]
+        "The busiest hour of Lounge, and the people then: 13:00, 15 people."]
     [largest] = texts(await ask(runner, "2階で一番広い部屋は？"))  # a tie: both rooms
     assert "| Bathroom | 2F | 262.5 |" in largest and "| MeetingRoom | 2F | 262.5 |" in largest
     [rooms] = texts(await ask(runner, "list the rooms on the second floor"))

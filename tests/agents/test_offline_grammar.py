@@ -229,15 +229,18 @@ TABLE: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ]),
     ('when is the lounge busiest?', [
         ('sql_engine', {
-            'query': ("SELECT room, hour || ':00' AS hour, people FROM occupancy WHERE "
-                      "room = 'Lounge' ORDER BY people DESC, occupancy.hour LIMIT 1"),
+            'query': ("SELECT room, h || ':00' AS hour, people FROM (SELECT room, hour AS h, "
+                      "people, RANK() OVER (PARTITION BY room ORDER BY people DESC) AS place "
+                      "FROM occupancy WHERE room = 'Lounge') WHERE place <= 1 ORDER BY room, "
+                      "place, h"),
         }),
     ]),
     ('2Fが一番混むのはいつ？', [
         ('sql_engine', {
-            'query': ("SELECT o.hour || ':00' AS hour, SUM(o.people) AS people FROM occupancy "
-                      "o JOIN rooms r ON r.name = o.room WHERE r.floor_id = '2F' GROUP BY "
-                      "o.hour ORDER BY people DESC, o.hour LIMIT 1"),
+            'query': ("SELECT h || ':00' AS hour, people FROM (SELECT o.hour AS h, "
+                      "SUM(o.people) AS people, RANK() OVER (ORDER BY SUM(o.people) DESC) AS "
+                      "place FROM occupancy o JOIN rooms r ON r.name = o.room WHERE r.floor_id "
+                      "= '2F' GROUP BY o.hour) WHERE place <= 1 ORDER BY place, h"),
         }),
     ]),
     ('which room is the largest?', [

@@ -126,6 +126,20 @@ async def test_legacy_points_map_and_sql(live_server: LiveServer) -> None:
     assert [m["content"] for m in sql if m["type"] == "text"] == ["Rooms on 2F: 6."]
 
 
+async def test_a_message_in_no_language_is_answered_in_the_uis(
+        live_server: LiveServer) -> None:
+    """A SELECT typed in the Japanese UI gets a Japanese reply; an English sentence there
+    still gets an English one (the reply follows the question's language first)."""
+    ws = await websockets.connect(live_server.ws_url, max_size=None,
+                                  additional_headers={"Cookie": "shokunin_lang=ja"})
+    await recv(ws)  # map_definition
+    sql = await ask(ws, "SELECT COUNT(*) AS rooms FROM rooms")
+    english = await ask(ws, "how many rooms are on 2F?")
+    await ws.close()
+    assert [m["content"] for m in sql if m["type"] == "text"] == ["答えは 14 です。"]
+    assert [m["content"] for m in english if m["type"] == "text"] == ["Rooms on 2F: 6."]
+
+
 async def test_a_tool_error_goes_to_debug_and_the_reply_says_it_once(
         live_server: LiveServer) -> None:
     ws, _ = await connect(live_server)

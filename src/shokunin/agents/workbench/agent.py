@@ -43,7 +43,8 @@ class WorkbenchAgent:
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         hold = ImageHold(ctx)
-        deps = RunDeps(ctx=ctx, hold=hold, tools=self.toolbox.for_run(ctx))
+        deps = RunDeps(ctx=ctx, hold=hold, tools=self.toolbox.for_run(ctx),
+                       language="ja" if input.get("language") == "ja" else "en")
         state = await drive(
             self.graph, ctx, {"messages": [HumanMessage(str(input.get("message", "")))]},
             config={"recursion_limit": RECURSION_LIMIT}, context=deps,

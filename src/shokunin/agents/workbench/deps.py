@@ -21,3 +21,4 @@ class RunDeps:
     hold: ImageHold
     tools: Mapping[str, BaseTool] = field(default_factory=dict)  # shared by runs: read only
     step: str = "Step 1"
+    language: str = "en"  # the UI's, for a message in no language of its own ("Room1")

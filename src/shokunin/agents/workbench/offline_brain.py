@@ -38,8 +38,8 @@ class OfflineBrain:
         # Bounded and linear, but a 1,000-character message of tiny clauses still takes
         # some milliseconds: off the event loop, so no other client waits for it. A short
         # one (most) is read in place: a thread hop would cost more than reading it.
-        plan = (intents.plan(text, self.pkg, tools) if len(text) <= _INLINE_CHARS
-                else await asyncio.to_thread(intents.plan, text, self.pkg, tools))
+        plan = (intents.plan(text, self.pkg, tools, deps.language) if len(text) <= _INLINE_CHARS
+                else await asyncio.to_thread(intents.plan, text, self.pkg, tools, deps.language))
         since = messages[start + 1:]
         if since and isinstance(since[-1], ToolMessage):
             return AIMessage(content=self._answer(plan, since))
@@ -72,7 +72,11 @@ class OfflineBrain:
             step = plan.steps[i] if i < len(plan.steps) else None
             args = step.args if step is not None and step.name == call["name"] else call["args"]
             failure = answer.artifact if isinstance(answer.artifact, dict) else None
-            lines.append(replies.outcome(plan.ja, call["name"], args, text_of(answer),
-                                         answer.status != "error",
-                                         step.about if step is not None else None, failure))
+            ok = answer.status != "error"
+            line = replies.outcome(plan.ja, call["name"], args, text_of(answer), ok,
+                                   step.about if step is not None else None, failure)
+            if ok and step is not None and step.remark is not None:
+                gap = "\n\n" if "\n" in line else ("" if plan.ja else " ")  # after a table
+                line += gap + (step.remark[1] if plan.ja else step.remark[0])
+            lines.append(line)
         return "\n".join(dict.fromkeys([*lines, *replies.notes(plan)]))

@@ -9,6 +9,7 @@ from typing import Any
 
 from shokunin.agents.outcomes import cell_failure
 from shokunin.agents.workbench import charts
+from shokunin.agents.workbench.figures import table_answer
 from shokunin.agents.workbench.intents import MAX_CHARS, Plan
 from shokunin.maps import MapPackage
 
@@ -61,7 +62,7 @@ def outcome(ja: bool, name: str, args: dict[str, Any], result: str, ok: bool,
         n = len(args.get("points", []))
         return f"{n}個の座標を地図に表示しました。" if ja else f"Plotted {n} points on the map."
     if name == "sql_engine":
-        return _table_answer(ja, result, about)
+        return table_answer(ja, result, about)
     if name == "run_python":
         spec = args.get("chart")
         if isinstance(spec, dict):
@@ -155,24 +156,6 @@ def _plugin_result(content: str) -> str:
         return content
     result = data.get("result", content) if isinstance(data, dict) else content
     return str(result.get("value", result)) if isinstance(result, dict) else str(result)
-
-
-def _table_answer(ja: bool, table: str, about: tuple[str, str] | None) -> str:
-    lines = table.splitlines()
-    label = (about[1] if ja else about[0]) if about else None
-    if len(lines) == 3 and lines[2].count("|") == 2:  # one column, one row: a single value
-        value = lines[2].strip("| ") or ("なし" if ja else "none")
-        if label:
-            return f"{label}: {value}。" if ja else f"{label}: {value}."
-        return f"答えは {value} です。" if ja else f"The answer is {value}."
-    if label and len(lines) == 3:  # one row: its values after the label
-        cells = [c.strip() for c in lines[2].strip("|").split("|")]
-        if len(cells) > 1 and cells[0] in label:  # the row's name is in the label already
-            cells = cells[1:]
-        return f"{label}: {'、'.join(cells)}。" if ja else f"{label}: {', '.join(cells)}."
-    if label:
-        return f"{label}:\n\n{table}"
-    return f"結果です:\n\n{table}" if ja else f"Here is the result:\n\n{table}"
 
 
 def notes(plan: Plan) -> list[str]:

@@ -245,7 +245,11 @@ class _Connection:
         if lease is not None and not await self.ws.app.state.live.still_valid(lease):
             return  # the key was revoked: the connection is being closed (live.py)
         try:
-            run_id = await self.runner.start(AGENT, self.thread_id, {"message": ask.message},
+            # The UI's language goes with a message (when not English): the offline brain
+            # answers a message in no language of its own (a SELECT, "Room1") in it.
+            language = {} if self.language == "en" else {"language": self.language}
+            run_id = await self.runner.start(AGENT, self.thread_id,
+                                             {"message": ask.message, **language},
                                              owner=self.principal)
         except ShokuninError as exc:
             await self.release_echoes()

@@ -40,7 +40,7 @@ SEPARATORS_JA = ("そして", "それから", "あと", "次に", "その後", "
 TE_FORMS = ("して", "いて", "って", "んで", "えて", "けて", "せて", "べて", "めて", "れて",
             "見せて", "出して")
 TE_ENDINGS = ("ください", "下さい", "くれ", "ほしい", "欲しい", "もらえ", "いただ", "ね",
-              "よ", "みて", "から", "も")
+              "よ", "みて", "から", "も", "いる", "いた", "いま", "おり")  # 混んでいる: one verb
 
 # What a clause asks for. Each kind lists English words/phrases and Japanese substrings.
 KEYWORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -87,8 +87,57 @@ KEYWORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "map": (("map", "floor plan", "plan", "everything", "all", "highlights"),
             ("マップ", "地図", "全部", "すべて", "全て", "ハイライト", "間取り")),
 }
-SMALLEST_WORDS = (("smallest", "least", "fewest", "lowest"), ("狭い", "小さい", "最小", "少ない"))
-CAPACITY_RANK_WORDS = (("capacity", "seats", "most people", "fewest people"),
-                       ("定員", "収容", "人が入る", "人数が多"))
+SMALLEST_WORDS = (("smallest", "least", "fewest", "lowest", "minimum", "quietest", "emptiest",
+                   "least crowded", "least busy"),
+                  ("狭い", "小さい", "最小", "少ない", "最少", "空いて", "すいて"))
+CAPACITY_RANK_WORDS = (("capacity", "seats", "can hold", "can fit", "hold the most",
+                        "holds the most"),
+                       ("定員", "収容", "人が入る", "人が入れる", "座れ"))
+
+# The parts of a question about a quantity (intents/quantity.py): what is measured, how the
+# values are combined or picked, what each answer is about, and what cannot be computed.
+PEOPLE_WORDS = (("people", "person", "persons", "occupancy", "occupied", "busy", "busiest",
+                 "crowded", "crowd", "visitors", "occupants", "headcount", "quietest",
+                 "emptiest", "quiet", "empty"),
+                ("人数", "人が", "人は", "人の", "何人", "人い", "混", "在室", "利用者", "ピーク",
+                 "空いて", "すいて", "空き"))
+SIZE_WORDS = (("largest", "biggest", "smallest", "widest", "big", "large", "small"),
+              ("広い", "狭い", "大きい", "小さい", "広さ", "大きさ"))
+MEAN_WORDS = (("average", "averages", "mean", "avg", "on average"), ("平均",))
+MAX_WORDS = (("largest", "biggest", "most", "highest", "busiest", "maximum", "max", "peak",
+              "widest", "most crowded", "top", "greatest"),
+             ("一番", "いちばん", "最も", "最大", "最多", "ピーク", "トップ", "上位"))
+COUNT_ROOMS_WORDS = (("how many rooms", "number of rooms", "count the rooms", "count rooms",
+                      "room count"),
+                     ("何部屋", "部屋数", "何室", "部屋はいくつ", "部屋がいくつ", "部屋の数"))
+# What each answer is about: an hour ("when"), a floor ("which floor"), a room ("which room")
+OVER_HOUR_WORDS = (("when", "what time", "which hour", "what hour", "by hour", "per hour",
+                    "hourly", "each hour", "busiest hour", "busiest time", "time of day"),
+                   ("いつ", "何時", "時間帯", "時間ごと", "時間別", "毎時"))
+OVER_FLOOR_WORDS = (("which floor", "what floor", "floor with", "floor has", "floor is"),
+                    ("どの階", "どのフロア", "何階", "階はどこ", "フロアはどこ"))
+OVER_ROOM_WORDS = (("room", "rooms", "which one", "per room", "each room", "by room",
+                    "every room"),
+                   ("部屋", "どこの", "どこが", "どこに", "どの"))
+PER_ROOM_WORDS = (("per room", "each room", "by room", "every room", "room by room",
+                   "for each room", "all rooms"),
+                  ("部屋ごと", "部屋別", "各部屋", "全部屋", "すべての部屋", "全ての部屋"))
+# Asked for, but not computed offline: said, never swapped for another quantity.
+UNSUPPORTED_WORDS = (("median", "standard deviation", "std dev", "variance", "ratio",
+                      "percentage", "percent", "proportion", "share of", "density",
+                      "per person", "per square", "difference", "mode", "growth", "trend",
+                      "forecast", "predict"),
+                     ("中央値", "標準偏差", "分散", "割合", "比率", "密度", "一人当たり",
+                      "1人当たり", "一人あたり", "1人あたり", "平米あたり", "差", "最頻",
+                      "推移", "予測", "傾向"))
+# Times the data does not resolve to one hour of the day (the sample has one day, by hour).
+TIME_SPAN_WORDS = (("morning", "afternoon", "evening", "night", "tonight", "lunchtime",
+                    "today", "tomorrow", "yesterday", "week", "month", "year", "weekend",
+                    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                    "sunday", "all day", "whole day", "during the day", "between", "until",
+                    "half past", "quarter"),
+                   ("午前中", "朝", "夕方", "夜", "今日", "明日", "昨日", "今週", "先週", "来週",
+                    "今月", "先月", "週末", "曜日", "一日中", "1日中", "終日", "時半",
+                    "まで", "から"))
 PER_FLOOR_WORDS = (("per floor", "by floor", "each floor", "every floor"),
                    ("フロアごと", "階ごと", "フロア別", "階別", "各階"))

@@ -50,7 +50,7 @@ _HOUR_PATTERNS = [
     re.compile(r"(?<![0-9])(\d{1,2}) ?(am|pm)(?![a-z])"),
     re.compile(r"(?<![0-9])(\d{1,2}):00"),
     re.compile(r"(午前|午後)?(\d{1,2})時"),
-    re.compile(r"(?<![a-z])at (\d{1,2})(?![0-9:.%])"),
+    re.compile(r"(?<![a-z])at (\d{1,2})(?![0-9:.%]| ?[ap]m(?![a-z]))"),  # not "at 3pm" twice
 ]
 _HEX = re.compile(r"#(?:[0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])")
 _TOP_N = re.compile(r"(?:top|上位|トップ|best|first) ?(\d{1,2})|(\d{1,2}) ?(?:largest|biggest|"
@@ -80,6 +80,9 @@ class Mentions:
     top: int | None = None
     unknown_rooms: list[str] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # words for several rooms, as typed
+    # where the names above are in the clause (start, end): a word inside one ("area" in
+    # "the lounge area", "top" in "top floor") is part of a name, not a word of its own
+    taken: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
@@ -147,6 +150,7 @@ def find(clause: str, pkg: MapPackage) -> Mentions:
         m.top = int(top.group(1) or top.group(2))
     if not m.rooms:
         m.unknown_rooms = _unknown_rooms(low, clause, pkg, taken)
+    m.taken = taken
     return m
 
 

@@ -13,12 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from shokunin.agents.workbench.intents import questions
-from shokunin.agents.workbench.intents.lexicon import (
-    CAPACITY_RANK_WORDS,
-    PER_FLOOR_WORDS,
-    SMALLEST_WORDS,
-)
+from shokunin.agents.workbench.intents import inquiry, quantity, questions
+from shokunin.agents.workbench.intents.lexicon import PER_FLOOR_WORDS
 from shokunin.agents.workbench.intents.mentions import Mentions, find
 from shokunin.agents.workbench.intents.text import bound, clauses, has, is_ja, kinds_in
 from shokunin.maps import NAMED_COLORS, MapPackage
@@ -38,6 +34,7 @@ class Step:
     name: str
     args: dict[str, Any]
     about: Label | None = None
+    remark: Label | None = None  # said after the answer ("areas do not change by the hour")
 
 
 @dataclass
@@ -82,6 +79,7 @@ _REFERENCES = {"that floor", "this floor", "same floor", "その階", "そのフ
                "そこ"}
 _QUESTIONS = {"where", "rank", "total", "occupancy", "capacity", "area", "count", "list"}
 _ARTICLE_WORDS = {"the", "a", "an", "red", "this", "that", "one"}
+_WORD = re.compile(r"[a-z]{2}")
 
 
 def random_points(text: str, count: int) -> list[dict[str, float]]:
@@ -91,10 +89,12 @@ def random_points(text: str, count: int) -> list[dict[str, float]]:
              "lon": round(139.6 + digest[(i * 7 + 3) % 32] / 2550, 4)} for i in range(count)]
 
 
-def plan(text: str, pkg: MapPackage, tools: set[str]) -> Plan:
-    """The tool calls that fulfil ``text``, with notes for what cannot be done offline."""
+def plan(text: str, pkg: MapPackage, tools: set[str], language: str = "en") -> Plan:
+    """The tool calls that fulfil ``text``, with notes for what cannot be done offline. The
+    reply is in the text's language; a text in none ("Room1", a SELECT) gets the UI's."""
     read, cut = bound(text)
-    result = Plan(text=read, ja=is_ja(read), cut=cut)
+    result = Plan(text=read, ja=is_ja(read) or (language == "ja" and _neutral(read, pkg)),
+                  cut=cut)
     if _SQL.match(read):
         result.steps.append(Step("sql_engine", {"query": read}))
         result.understood = True
@@ -115,22 +115,23 @@ class _Clause:
         self.m: Mentions = find(text, pkg)
 
     # -- the outcome ------------------------------------------------------------------------
-    def call(self, name: str, args: dict[str, Any], about: Label | None = None) -> None:
+    def call(self, name: str, args: dict[str, Any], about: Label | None = None,
+             remark: Label | None = None) -> None:
         if name in MAP_TOOLS and not self.pkg.floor_ids:  # the map failed to load
             return self.note(f"“{self.text}” needs the map, which failed to load on this "
                              "server.",
                              f"「{self.text}」には地図が必要ですが、このサーバーでは地図の"
                              "読み込みに失敗しています。")
-        self.out.steps.append(Step(name, args, about))
+        self.out.steps.append(Step(name, args, about, remark))
         self.out.understood = True
 
     def note(self, en: str, ja: str, understood: bool = True) -> None:
         self.out.notes.append((en, ja))
         self.out.understood = self.out.understood or understood
 
-    def ask(self, question: questions.Question) -> None:
+    def ask(self, question: questions.Question, remark: Label | None = None) -> None:
         query, about = question
-        self.call("sql_engine", {"query": query}, about)
+        self.call("sql_engine", {"query": query}, about, remark)
 
     # -- reading ----------------------------------------------------------------------------
     def plan(self) -> None:
@@ -230,21 +231,36 @@ class _Clause:
     # -- charts -----------------------------------------------------------------------------
     def _chart(self) -> None:
         m, k = self.m, self.kinds
-        hourly = has(self.low, ("by hour", "hourly", "per hour", "over the day", "people")) or (
-            has(self.low, ("時間ごと", "時間別", "時間帯", "人数")))
-        metric = "capacity" if "capacity" in k else (
-            "occupancy" if "occupancy" in k or m.hours or hourly else "area_m2")
+        q = quantity.read(self.text, k, m)
+        hourly = has(self.low, ("by hour", "hourly", "per hour", "over the day")) or (
+            has(self.low, ("時間ごと", "時間別", "時間帯")))
+        metric = {"capacity": "capacity", "people": "occupancy", "area_m2": "area_m2"}.get(
+            q.measure or "", "occupancy" if m.hours or hourly else "area_m2")
         spec: dict[str, Any] = {"metric": metric}
-        if metric == "occupancy" and m.rooms:
-            spec["room"] = m.room_names[0]
+        rooms = m.room_names
+        if metric == "occupancy" and len(rooms) > 1:
+            return self.note("I can chart the people of one room at a time offline: ask for "
+                             "each.", "人数のグラフはオフラインでは1部屋ずつです。部屋ごとに"
+                             "頼んでください。")
+        if metric == "occupancy" and rooms:
+            spec["room"] = rooms[0]
+        elif rooms:
+            spec["rooms"] = rooms
         elif has(self.low, PER_FLOOR_WORDS[0]) or has(self.low, PER_FLOOR_WORDS[1]):
             spec["per_floor"] = True
-        if len(m.floor_ids) == 1 and "room" not in spec and "per_floor" not in spec:
+        if len(m.floor_ids) == 1 and not spec.keys() & {"room", "rooms", "per_floor"}:
             spec["floor"] = m.floor
+        if refusal := inquiry.chart(q, m, spec):  # a part the chart would not draw
+            return self.note(*refusal)
         if "run_python" not in self.tools:
             return self.note("I understood a chart, but the Python sandbox is not available.",
                              "グラフの依頼と理解しましたが、Python サンドボックスが使えません。")
-        return self.call("run_python", {"chart": spec})
+        remark = None if q.hour is None or metric == "occupancy" else (
+            f"(Room {metric.removesuffix('_m2')}s do not change with the hour: {q.hour}:00 "
+            "makes no difference.)",
+            f"（部屋の{'面積' if metric == 'area_m2' else '定員'}は時刻によって変わらないため、"
+            f"{q.hour}時かどうかは関係ありません。）")
+        return self.call("run_python", {"chart": spec}, remark=remark)
 
     # -- arrows -----------------------------------------------------------------------------
     def _arrows(self) -> None:
@@ -267,26 +283,18 @@ class _Clause:
 
     # -- questions --------------------------------------------------------------------------
     def _question(self) -> bool:
+        """A question for the database: the quantity it asks for (quantity.py) computed
+        with every part of it, or said plainly which part cannot be (inquiry.py)."""
         k, m = self.kinds, self.m
         floors, rooms = m.floor_ids, m.room_names
-        capacity = has(self.low, CAPACITY_RANK_WORDS[0]) or has(self.low, CAPACITY_RANK_WORDS[1])
-        metric = "capacity" if "capacity" in k or capacity else "area_m2"
-        per_floor = has(self.low, PER_FLOOR_WORDS[0]) or has(self.low, PER_FLOOR_WORDS[1])
-        if ("rank" in k or m.top) and not rooms and not ("occupancy" in k and not capacity):
-            smallest = has(self.low, SMALLEST_WORDS[0]) or has(self.low, SMALLEST_WORDS[1])
-            self.ask(questions.rank(metric, not smallest, m.top or 1, floors))
-        elif "total" in k and not rooms and "occupancy" not in k:
-            self.ask(questions.total(metric, floors, per_floor))
-        elif "occupancy" in k:
-            peak = bool(k & {"rank"}) or has(self.low, ("busiest", "peak", "when")) or has(
-                self.low, ("ピーク", "一番", "最も", "いつ"))
-            self.ask(questions.occupancy(rooms, floors, m.hours[0] if m.hours else None, peak))
-        elif "where" in k and rooms:
+        q = quantity.read(self.text, k, m)
+        if "where" in k and rooms and not (q.pick or q.combine or q.hour is not None):
             self.ask(questions.where(rooms))
-        elif k & {"capacity", "area"} and rooms and not k & {"highlight", "show"} - {"area"}:
-            self.ask(questions.attribute(metric, rooms))
-        elif k & {"capacity", "area"} and floors and not rooms:
-            self.ask(questions.total(metric, floors))
+        elif q.asks and not self._display(q) and (choice := inquiry.choose(q, m)) is not None:
+            if choice.question is not None:
+                self.ask(choice.question, choice.remark)
+            if choice.refusal is not None:
+                self.note(*choice.refusal)
         elif "count" in k and not rooms and (has(self.low, ("room", "rooms")) or "部屋" in
                                              self.low or floors):
             self.ask(questions.count(floors))
@@ -297,6 +305,11 @@ class _Clause:
         else:
             return False
         return True
+
+    def _display(self, q: quantity.Quantity) -> bool:
+        """Whether "area" says where ("highlight the kitchen area"), not a quantity asked."""
+        return bool(self.kinds & {"highlight", "show"} and self.m.rooms
+                    and q.measure == "area_m2" and q.typed.keys() == {"measure"})
 
     # -- the map ----------------------------------------------------------------------------
     def _rooms_here(self) -> list[str]:
@@ -430,6 +443,19 @@ class _Clause:
         if self.m.rooms and not rooms:
             return None
         return self._show_rooms(rooms)
+
+
+def _neutral(text: str, pkg: MapPackage) -> bool:
+    """Whether ``text`` is in no language of its own: a SELECT, names and numbers ("Room1",
+    "2F", "2+3*4"), with no other word."""
+    if _SQL.match(text):
+        return True
+    low = text.lower()
+    for surface, _name in pkg.room_surfaces:
+        low = low.replace(surface, " ")
+    for floor in pkg.floor_ids:
+        low = low.replace(floor.lower(), " ")
+    return _WORD.search(low) is None
 
 
 def _ascii_letter(c: str) -> bool:
