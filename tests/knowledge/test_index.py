@@ -61,6 +61,15 @@ def test_the_document_about_the_question_ranks_first_with_its_heading(tmp_path: 
     assert index.search("書面での申し入れ")[0].heading == "交渉の進め方 > 申し入れ"
 
 
+def test_how_many_chunks_hold_a_word_counts_the_word_not_its_pairs(tmp_path: Path) -> None:
+    index = KnowledgeIndex(tmp_path / "kb.sqlite")
+    index.ingest(_folder(tmp_path))
+    found, total = index.frequencies(["原価", "材料費", "費材", "書面", "来期", "原価"])
+    assert total == index.counts()[1]
+    # 材料費 as a phrase of its pairs; 費材 pairs no chunk holds in that order
+    assert found == {"原価": 2, "材料費": 2, "費材": 0, "書面": 1, "来期": 0}
+
+
 def test_a_question_with_no_indexed_words_finds_nothing(tmp_path: Path) -> None:
     index = KnowledgeIndex(tmp_path / "kb.sqlite")
     index.ingest(_folder(tmp_path))

@@ -252,6 +252,23 @@ class KnowledgeIndex:
                     missing)})
         return [Hit(*known[i], score=score) for i, score in fused]
 
+    def frequencies(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each of ``words``, and how many chunks there are: what makes
+        a word specific in this knowledge base. A word is one run of kanji, of katakana or of
+        letters, found as the phrase of its terms (原価計算: 原価 価計 計算)."""
+        out: dict[str, int] = {}
+        with self._lock:
+            total = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            for word in dict.fromkeys(words):
+                grams = terms(word)[:max(1, len(word) - 1)]  # a run's bigrams lead
+                if not grams:
+                    continue
+                phrase = '"' + " ".join(g.replace('"', '""') for g in grams) + '"'
+                out[word] = self._db.execute(
+                    "SELECT count(*) FROM chunk_terms WHERE chunk_terms MATCH ?",
+                    (phrase,)).fetchone()[0]
+        return out, total
+
     def counts(self) -> tuple[int, int]:
         """(documents, chunks) in the index."""
         with self._lock:

@@ -85,3 +85,25 @@ def test_draw_it_in_other_words_shows_the_steps_process_alone(
     assert [m["type"] for m in messages].count("diagram") == 1
     assert [m.get("tool") for m in messages if m["type"] == "tool_use"] == ["generate_diagram"]
     assert "「原価計算の実施」の進め方を図にしました" in messages[-1]["content"]
+
+
+# issue 49, point 5: what the clients show, as they show it
+def test_each_tool_shows_once_per_question_on_the_seed_clients_screen(
+        live_server: LiveServer) -> None:
+    session = open_session(live_server.url)
+    for question in ("材料費が1,200円から1,380円に上がりました。値上げ額はいくらですか",
+                     "原材料費が上がって困っています。価格転嫁はできますか？"):
+        messages = chat(live_server.url, session, question)
+        tools = [m["tool"] for m in messages if m["type"] == "tool_use"]
+        assert len(tools) == len(set(tools)), tools
+        shown = screen(messages).text
+        assert all(shown.count(f"*[{tool} を使用中]*") == 1 for tool in tools), shown
+    assert "はい、価格転嫁はできます。" in messages[-1]["content"]
+
+
+def test_a_quoted_table_reaches_the_client_as_table_lines(live_server: LiveServer) -> None:
+    messages = chat(live_server.url, open_session(live_server.url),
+                    "取引先ごとの取引条件の一覧表はどう作ればいいですか")
+    lines = messages[-1]["content"].splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("> | 取引先 |"))
+    assert lines[header + 1].startswith("> |---|") and lines[header - 1] == ">"

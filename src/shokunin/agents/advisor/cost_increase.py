@@ -36,6 +36,11 @@ def _yen(amount: Decimal) -> str:
     return f"{amount:,}円"
 
 
+def _number(amount: Decimal) -> str:
+    """1380 -> 「1,380」."""
+    return _yen(amount)[:-1]
+
+
 def _plain(value: str) -> str:
     """``480.0`` -> ``480``; other values as the calculator gave them."""
     return value[:-2] if value.endswith(".0") else value
@@ -53,8 +58,9 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
                          f"（+{_yen(change.after - change.before)}、+{_plain(rate)}%）")
         before = sum((c.before for c in intent.changes), Decimal(0))
         after = sum((c.after for c in intent.changes), Decimal(0))
-        total_rate = _plain(await calculate(f"round(({after} - {before}) / {before} * 100, 1)"))
-        if len(intent.changes) > 1:
+        if len(intent.changes) > 1:  # one item's total is the item: its rate is computed
+            total_rate = _plain(await calculate(
+                f"round(({after} - {before}) / {before} * 100, 1)"))
             lines.append(f"- **合計: {_yen(before)} → {_yen(after)}"
                          f"（+{_yen(after - before)}、+{total_rate}%）**")
         parts.append("お送りいただいた数値から、コスト上昇分を計算しました（上昇率と売値は電卓"
@@ -67,7 +73,8 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
                 f"現在の売値 {_yen(price)} に対して:\n"
                 f"- 利益の**額**を維持する売値: {_yen(price)} + {_yen(diff)} = "
                 f"**{_yen(price + diff)}**（{raise_rate}% の値上げ）\n"
-                f"- 利益の**率**を維持する売値: {_yen(price)} × {after} ÷ {before} ≒ "
+                f"- 利益の**率**を維持する売値: {_yen(price)} × {_number(after)} ÷ "
+                f"{_number(before)} ≒ "
                 f"**{_yen(Decimal(keep_rate))}**\n\n"
                 "（挙げていただいた費目だけで計算しています。ほかに上がった費目があれば加えて"
                 "ください。）")
@@ -86,9 +93,9 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
                      f"原価は合計で **{rise}%** 上がります。利益率を維持するには、売値も同じ"
                      f" {rise}% の値上げが目安です（挙げていない費目は変わらないものとして"
                      "計算しています）。")
-    unused = _QUANTITY.findall(intent.rest)
+    unused = _unused(intent)
     if parts and unused:  # every number of the question is accounted for
-        parts.append(f"次の数値は計算に使っていません: {'、'.join(u.strip() for u in unused)}"
+        parts.append(f"次の数値は計算に使っていません: {'、'.join(unused)}"
                      "（使い方が読み取れませんでした。「材料費 400円→480円」の形で送って"
                      "いただければ計算に含めます）。")
     if not parts and intent.expression:
@@ -97,6 +104,40 @@ async def cost_increase(intent: Intent, calculate: Calculate) -> str:
         value = _plain(await calculate(expression))
         parts.append(f"計算: `{expression}` = **{value}**（電卓ツール）")
     return "\n\n".join(parts)
+
+
+def _value(quantity: str) -> tuple[Decimal, str]:
+    """「1,380円」 -> (1380, "円"), 「2万円」 -> (20000, "円"), 「2割」 -> (20, "%"): a value in
+    the unit the computation uses; a bare number keeps no unit."""
+    found = re.match(r"(\d[\d,]*(?:\.\d+)?)\s*(.*)", quantity.strip())
+    assert found is not None
+    number, unit = Decimal(found.group(1).replace(",", "")), found.group(2)
+    scale = {"万円": 10000, "千円": 1000, "割": 10}.get(unit, 1)
+    return number * scale, {"万円": "円", "千円": "円", "割": "%"}.get(unit, unit)
+
+
+def _unused(intent: Intent) -> list[str]:
+    """The numbers of the question the computation did not use, each once: a number said
+    again (「1,380円と1,200円の差」 after 「1,200円から1,380円に」) or the difference the
+    computation gives (「180円上がった」) was used."""
+    yen = {v for c in intent.changes for v in (c.before, c.after, c.after - c.before)}
+    if intent.changes:
+        yen |= {sum((c.after - c.before for c in intent.changes), Decimal(0)),
+                sum((c.before for c in intent.changes), Decimal(0)),
+                sum((c.after for c in intent.changes), Decimal(0))}
+    if intent.price is not None:
+        yen.add(intent.price)
+    rates = {v for r in intent.rises for v in (r.share, r.rise)}
+    used = {"円": yen, "%": rates, "": yen | rates}
+    out: list[str] = []
+    seen: set[tuple[Decimal, str]] = set()
+    for quantity in _QUANTITY.findall(intent.rest):
+        value = _value(quantity)
+        if value in seen or value[0] in used.get(value[1], set()):
+            continue
+        seen.add(value)
+        out.append(quantity.strip())
+    return out
 
 
 def ask_for_numbers(step: str) -> str:

@@ -18,7 +18,7 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _OPERAND = r"[(（]?\s*\d[\d,.]*\s*[)）]?"
 _EXPRESSION = re.compile(rf"{_OPERAND}(?:\s*[-+*/×÷＋－＊／]\s*{_OPERAND})+")
 # the predicate of a yes/no question, by the verdict it asks for; the first that matches
-# wins (「違法ではないですか」 is about legality, 「問題ないですか」 and 「認められますか」
+# wins (「違法ではないですか」 is about legality, 「してもいいですか」 and 「認められますか」
 # ask whether it is allowed)
 _YES_NO: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
     ("permission", re.compile(r"問題(は|に)?(ない|ありません|ならない|なりません)[^。？?]{0,12}$")),
@@ -29,9 +29,26 @@ _YES_NO: tuple[tuple[Verdict, re.Pattern[str]], ...] = (
     ("ability", re.compile(r"(できる|できます|できない|出来る|出来ます|可能|もらえ|られる|られます)"
                            r"[^。？?]{0,12}$")),
 )
-# how a question ends: polite (ですか), plain (のか, かな) or casual (いいの？, 可能？: the
-# question mark, or の, says it is one)
-_QUESTION_END = re.compile(r"(ですか|ますか|でしょうか|のか|かな|か|の)$")
+# words that make a question one of law: 「法的に問題ない？」, 「独禁法に触れませんか」
+_LEGAL = re.compile(r"法的|法律|違法|合法|適法|違反|独禁法|独占禁止法|下請法|取適法|"
+                    r"優越的地位|買いたたき|買い叩き")
+# 「しても問題ない」, 「送っても大丈夫」: whether the asker may do something; 「問題ない」 of
+# what someone did to them (「こういう対応は問題ないんですか」) asks whether it is lawful
+_OWN_ACT = re.compile(r"(ても|でも)\s*問題")
+# a question that points back at what its sentences before said (「これって違法？」)
+_POINTS_BACK = re.compile(r"これ|それ|あれ|この|その|こう|そう|こんな|そんな|こういう|そういう")
+# a question on not doing something (「残さなくても」, 「見積書なしで」, 「協議せずに」)
+_NOT_DOING = re.compile(r"なくても|なくて|ないで|なしで|なしに|無しで|せずに|ずに")
+# what a question restricts: 「口頭だけで」, 「メールのみで」
+_ONLY = re.compile(r"([\u3400-\u9fff\u30a0-\u30ffー]{2,})(?:だけ|のみ|しか)")
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
+_CONTENT = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffA-Za-z]")  # a word of substance
+_WH_WORDS = re.compile(r"何|どう|どこ|どれ|どの|いつ|誰|なぜ|いくら|どんな|どちら")
+_EITHER = re.compile(r"それとも|または.+か$")
+_EXISTS = re.compile(r"[はが](?:あり|ある)")
+# how a question ends: polite (ですか, でしょう), plain (のか, かな, だろう) or casual (いいの？,
+# 可能？: the question mark, or の, says it is one)
+_QUESTION_END = re.compile(r"(ですか|ますか|でしょうか|でしょう|だろう|のか|かな|か|の)$")
 # a request to compute, not a name of the subject (「原価計算のやり方」 asks how, not what)
 _COMPUTE = re.compile(r"(計算|算出|試算|算定)(して|したい|してほし|してくだ|でき|を|お願い)|"
                       r"compute|calculate", re.IGNORECASE)
@@ -91,11 +108,30 @@ class Rise:
 
 
 @dataclass(frozen=True)
+class YesNo:
+    """A yes/no question, read from the sentence that asks it."""
+
+    kind: Verdict  # the kind of verdict it asks for
+    sentence: str  # the sentence that asks it, without its question mark
+    asked: str  # that sentence up to the predicate: what it asks the verdict of (「価格転嫁は」)
+    context: str = ""  # the sentences before it, a line each (「原材料費が上がって困っています。」)
+    refers: bool = False  # the case it asks of is in its context (「…と言われました。これって…」)
+    negated: bool = False  # it asks of not doing something (「見積書なしで」, 「残さなくても」)
+    only: tuple[str, ...] = ()  # what it restricts (「口頭だけで」: 口頭)
+
+    @property
+    def case(self) -> str:
+        """The text of what it asks of: its own words, and the sentence before it when it
+        points back there."""
+        before = self.context.splitlines()
+        return f"{before[-1] if self.refers and before else ''}{self.asked}"
+
+
+@dataclass(frozen=True)
 class Intent:
     """What the message asks for, and the numbers it gives."""
 
-    verdict: Verdict | None = None  # a yes/no question asking this kind of verdict
-    topic: str = ""  # what the yes/no question asks it of (the message up to its predicate)
+    question: YesNo | None = None  # the yes/no question it asks
     calculation: bool = False  # it asks to compute something
     diagram: str | None = None  # the kind of picture it asks for
     changes: list[Change] = field(default_factory=list)
@@ -103,6 +139,11 @@ class Intent:
     price: Decimal | None = None
     expression: str | None = None
     rest: str = ""  # the message without the numbers it gives and their labels
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The kind of verdict its yes/no question asks for, if it asks one."""
+        return self.question.kind if self.question else None
 
     @property
     def numbers(self) -> bool:
@@ -121,22 +162,37 @@ def _label(raw: str) -> str:
     return re.sub(r"^(?:また|そして|それと|あと|うち|当社|弊社|前回|今回)[、,]?", "", label) or raw
 
 
-def yes_no(message: str) -> tuple[Verdict, str] | None:
-    """The verdict a yes/no question asks for and what it asks it of: the message up to the
-    predicate (「値上げを取引先にお願いしても」 of 「…お願いしてもいいの？」)."""
+def yes_no(message: str) -> YesNo | None:
+    """The yes/no question of ``message``: its last question, read past what comes before
+    it (「原材料費が上がって困っています。」) and after it (「よろしくお願いします。」). A
+    question with a question word (何, どう) asks for more than a yes or a no: None."""
     text = unicodedata.normalize("NFKC", message).strip()
-    marked = text.endswith("?")  # NFKC folds ？ into ?
-    body = text.rstrip("?! 。")
-    start = max(body.rfind("。"), body.rfind("\n")) + 1
-    last = body[start:].strip()
-    if not last or re.search(r"(何|どう|どこ|どれ|どの|いつ|誰|なぜ|いくら|どんな|どちら)", last):
-        return None  # a question word asks for more than a yes or a no
-    if not (marked or _QUESTION_END.search(last)):
-        return None
-    for verdict, words in _YES_NO:
-        found = words.search(last)
-        if found:
-            return verdict, body[:start] + last[:found.start()]
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    for i in range(len(sentences) - 1, -1, -1):
+        sentence = sentences[i]
+        marked = sentence.endswith("?")  # NFKC folds ？ into ?
+        body = sentence.rstrip("?! 。")
+        if not body or not (marked or _QUESTION_END.search(body)):
+            continue  # not a question: a sentence around it
+        if _WH_WORDS.search(body) or _EITHER.search(body):
+            return None  # it asks for more than a yes or a no, or which of two
+        kind, found = next(((kind, m) for kind, words in _YES_NO
+                             if (m := words.search(body))), ("ability", None))
+        if found is None:
+            return None
+        asked, predicate = body[:found.start()], body[found.start():]
+        if _EXISTS.search(predicate) and not predicate.startswith("問題"):
+            return None  # 「相談できるところはありますか」 asks where, not whether
+        if kind == "permission" and (_LEGAL.search(body) or (
+                predicate.startswith("問題") and not _OWN_ACT.search(body))):
+            kind = "legality"
+        context = "\n".join(sentences[:i])
+        own = _LEGAL.sub("", _POINTS_BACK.sub("", asked))
+        return YesNo(kind=kind, sentence=body, asked=asked, context=context,
+                     refers=bool(context) and (bool(_POINTS_BACK.search(asked))
+                                               or not _CONTENT.search(own)),
+                     negated=bool(_NOT_DOING.search(asked)),
+                     only=tuple(m.group(1) for m in _ONLY.finditer(asked)))
     return None
 
 
@@ -182,9 +238,8 @@ def read_intent(message: str) -> Intent:
     if expression:
         spans.append(expression.span())
     rest = "".join(c for i, c in enumerate(text) if not any(a <= i < b for a, b in spans))
-    asked = yes_no(message)
     return Intent(
-        verdict=asked[0] if asked else None, topic=asked[1] if asked else "",
+        question=yes_no(message),
         calculation=bool(_COMPUTE.search(text) or _RISE_ASKED.search(text) or (
             _VALUE_QUESTION.search(text) and (changes or rises or expression))),
         diagram=diagram_kind(message), changes=changes, rises=rises,

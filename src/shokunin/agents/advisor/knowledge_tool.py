@@ -34,6 +34,14 @@ DECLARATION: dict[str, Any] = {
 }
 
 
+def _excerpt(text: str) -> str:
+    """The start of a chunk, cut at a line end (a table's row is never cut in two)."""
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    cut = text.rfind("\n", 0, EXCERPT_CHARS + 1)
+    return text[:cut if cut > 0 else EXCERPT_CHARS]
+
+
 async def search_knowledge(index: KnowledgeIndex, ctx: RunContext, query: str,
                            max_results: int = MAX_RESULTS) -> dict[str, Any]:
     """Search, with a ToolCall and a ToolResult event around it; the contract's answer."""
@@ -47,7 +55,7 @@ async def search_knowledge(index: KnowledgeIndex, ctx: RunContext, query: str,
                                        max(1, min(int(max_results), MAX_RESULTS)))
         answer = {"success": True, "error": None, "result": {"results": [
             {"source": h.source, "heading": h.heading, "score": round(h.score, 4),
-             "text": h.text[:EXCERPT_CHARS]} for h in hits]}}
+             "text": _excerpt(h.text)} for h in hits]}}
     await ctx.emit(ToolResult(call_id=call_id, name=NAME, success=answer["success"],
                               result=answer["result"], error=answer["error"]))
     return answer

@@ -1,7 +1,9 @@
 """The Advisor without a model. It reads what the message asks (``intents``) and does that:
 
-- a yes/no question gets a direct answer taken from the knowledge base, with the sentence
-  it rests on and its source (``verdicts``), or says that the base states no verdict;
+- a yes/no question gets a direct answer only from a sentence of the knowledge base that
+  states it for the question's case, quoted with its source (``verdicts``); else what the
+  sentences that speak to the case say, and that none settles it; a question of law also
+  gets the places the knowledge base sends people to (``referral``);
 - a calculation is done with the calculator tool on the user's own numbers
   (``cost_increase``); asked without numbers, it says what it can compute and which numbers
   to send, in which form;
@@ -10,6 +12,9 @@
 - the cost-analysis form's result, sent back by the later origin client, is explained from
   its own figures and its chart data drawn (``cost_report``);
 - anything else is answered with quotes from the knowledge base, with their sources.
+
+The knowledge base is searched once per question, and only the chunks that speak to the
+question are quoted (``relevance``).
 
 It says plainly that it quotes rather than advises, and never answers another question than
 the one asked: what it cannot do offline, it names."""
@@ -25,17 +30,30 @@ from langchain_core.tools import BaseTool
 
 from shokunin.agents.advisor.cost_increase import OFFER, ask_for_numbers, cost_increase
 from shokunin.agents.advisor.cost_report import chart_data, explain, read_report
-from shokunin.agents.advisor.intents import Intent, read_intent, without_process_words
+from shokunin.agents.advisor.intents import Intent, YesNo, read_intent, without_process_words
 from shokunin.agents.advisor.knowledge_tool import search_knowledge
 from shokunin.agents.advisor.playbook import UNKNOWN, Playbook
+from shokunin.agents.advisor.referral import Referral
+from shokunin.agents.advisor.relevance import (
+    Focus,
+    Specificity,
+    in_base_words,
+    sources_section,
+)
 from shokunin.agents.advisor.steps import Settled, StepClassifier, StepDetection
-from shokunin.agents.advisor.verdicts import direct_answer, in_base_words, restate
+from shokunin.agents.advisor.verdicts import Judgement, judge, restate
 from shokunin.errors import ErrorCode, ShokuninError
 from shokunin.knowledge import KnowledgeIndex
 from shokunin.runs import RunContext
 
 EXCERPT_CHARS = 400
-QUOTES = 3
+QUOTES = 3  # quoted at most
+SEARCHED = 5  # chunks searched, of which those that speak to the question are quoted
+QUOTED_SHARE = 0.6  # of the share of a question's words the best chunk holds, for another
+MIN_SHARE = 0.2  # and at least this share of them, by weight
+CASE_SHARE = 0.45  # of a yes/no question's words (by weight) a chunk holds to be quoted
+REFERRALS = 3  # places to consult named for a question of law
+SAID = 2  # sentences quoted that speak to a yes/no question no sentence settles
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 # the words of a request for a picture or a calculation: what is left is its subject
 _REQUEST_WORDS = re.compile(
@@ -43,6 +61,8 @@ _REQUEST_WORDS = re.compile(
     r"ほしい|欲しい|お願い|したい|見せ|描い|書い|作っ|示し|教え|います|ます|です|でした|した|"
     r"で|を|に|は|の|て|も")
 _HIRAGANA = re.compile(r"[\u3041-\u309f]")
+_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a table's row
+_DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 TOOLS = ("calculator", "generate_diagram")
 
 
@@ -53,16 +73,48 @@ class CalculationFailed(ShokuninError):
     code = ErrorCode.BAD_REQUEST
 
 
+def _table_rows(lines: list[str]) -> list[str]:
+    """Lines with every table a table: a row of pipes that no delimiter row follows (a
+    document's header row listing columns) gets one, and a blank line before it (else it
+    continues the paragraph above as one line of pipes)."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        row = _ROW.match(line)
+        starts = row and not (out and _ROW.match(out[-1]))
+        if starts and out and out[-1].strip():
+            out.append("")
+        out.append(line)
+        if starts and not (i + 1 < len(lines) and _DELIMITER.match(lines[i + 1])):
+            out.append("|" + "---|" * max(1, line.strip().strip("|").count("|") + 1))
+    return out
+
+
 def quote(text: str) -> str:
-    """The start of a chunk as a Markdown quote, cut at a line end (tables stay tables)."""
+    """The start of a chunk as a Markdown quote, cut at a line end: a table stays a table
+    (its header row is never cut from its delimiter row)."""
     lines, size = [], 0
-    for line in text.strip().splitlines():
-        if size and size + len(line) > EXCERPT_CHARS:
+    for line in _table_rows(text.strip().splitlines()):
+        if size and size + len(line) > EXCERPT_CHARS and not _DELIMITER.match(line):
             lines.append("…")
             break
         lines.append(line)
         size += len(line)
     return "\n".join(f"> {line}" if line.strip() else ">" for line in lines)
+
+
+def _speaking(focus: Focus, hits: list[dict[str, Any]], case: bool) -> list[int]:
+    """The hits that speak to the question, by rank; one that merely shares its subject
+    (価格転嫁) or a word of it does not. Of a yes/no question (``case``), a hit holds
+    nearly half of the words of its case, by weight; of another, it holds most of what the
+    best hit holds of its words (a long question's circumstances, 「20年前に結んだ」, are
+    in no chunk). A document's list of its sources speaks to no question."""
+    texts = ["" if sources_section(h["heading"])
+             else in_base_words(f"{h['heading']}\n{h['text']}") for h in hits]
+    shares = [focus.share(text) for text in texts]
+    if case:
+        return [i for i, share in enumerate(shares) if share >= CASE_SHARE]
+    enough = max(MIN_SHARE, QUOTED_SHARE * max(shares, default=0.0))
+    return [i for i, share in enumerate(shares) if share >= enough]
 
 
 def plugins(ctx: RunContext, names: set[str]) -> dict[str, BaseTool]:
@@ -91,6 +143,8 @@ class OfflineBrain:
     def __init__(self, playbook: Playbook, index: KnowledgeIndex) -> None:
         self.classifier = StepClassifier(playbook, index)
         self.index = index
+        self.specificity = Specificity(index)
+        self.referral = Referral(index)
 
     async def detect(self, message: str, playbook: Playbook,
                      history: list[AnyMessage]) -> StepDetection:
@@ -166,53 +220,73 @@ class OfflineBrain:
                 f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")
 
     async def _from_knowledge(self, ctx: RunContext, message: str, intent: Intent) -> list[str]:
-        # a yes/no question is looked up by what it asks, in the knowledge base's words
-        topic = in_base_words(intent.topic).strip() if intent.verdict else ""
-        found = await search_knowledge(self.index, ctx, topic or message, QUOTES)
+        question = intent.question
+        # a yes/no question is looked up by what it asks of, in the knowledge base's words:
+        # the sentences before it are its circumstances (「原材料費が上がって困っています。」)
+        query = in_base_words(question.case).strip() if question else ""
+        found = await search_knowledge(self.index, ctx, query or message, SEARCHED)
         hits = (found["result"] or {}).get("results", [])
-        answer = direct_answer(topic, intent.verdict, hits) if intent.verdict else None
-        subject = self.classifier.subject_in(topic)
-        if intent.verdict and answer is None and subject:
-            # asked of the playbook's own subject (「うちみたいな小さい会社でも価格転嫁できる？」):
-            # what the base says of the subject itself, which the user's circumstances
-            # (会社, コスト) outrank in a search for the whole question
-            again = await search_knowledge(self.index, ctx, subject, QUOTES)
-            more = (again["result"] or {}).get("results", [])
-            answer = direct_answer(topic, intent.verdict, more)
-            hits = more if answer else hits
-        if not hits:
-            return ["ナレッジベースに該当する記述が見つかりませんでした。モデル未設定のオフライン"
-                    "動作では、ナレッジベースにない内容にはお答えできません（SHOKUNIN_MODEL を"
-                    "設定すると一般的な助言もできます）。"]
+        focus = self.specificity.focus(question.case if question else message)
         parts: list[str] = []
-        if intent.verdict is not None:
-            if answer is None:
-                parts.append("このご質問に「はい／いいえ」で答える記述は、ナレッジベースに見つかり"
-                             "ませんでした（オフライン動作のため、推測で結論は出しません）。"
-                             "関連する記述を引用します。")
-            else:
-                because = answer.because
-                lines = [f"{restate(message, intent.verdict, answer.yes)}ナレッジベースには"
-                         f"次のようにあります〔出典: {because.source}「{because.heading}」〕。",
-                         f"> {because.text}"]
-                if answer.conditions:
-                    lines.append("条件・進め方として、次の記述もあります。\n\n" + "\n".join(
-                        f"- {c.text}〔出典: {c.source}〕"
-                        + "".join(f"\n  - {item}" for item in c.items)
-                        for c in answer.conditions))
-                parts.append("\n\n".join(lines))
-                # the chunks the direct answer already cites are not quoted again
-                cited = {c.chunk for c in (answer.because, *answer.conditions)}
-                hits = [h for i, h in enumerate(hits) if i not in cited]
-        if not hits:
+        cited: set[int] = set()
+        if question is not None:
+            judgement = judge(question, focus, hits)
+            parts.append(self._judged(question, judgement))
+            shown = ([judgement.because, *judgement.conditions] if judgement.because
+                     else judgement.spoken[:SAID])
+            cited = {f.chunk for f in shown if f is not None}
+            if question.kind == "legality":
+                parts += self._referral(question.case)
+        quoted = [hits[i] for i in _speaking(focus, hits, question is not None)
+                  if i not in cited][:QUOTES]
+        if not quoted:
+            if not parts:
+                return ["ナレッジベースに該当する記述が見つかりませんでした。モデル未設定の"
+                        "オフライン動作では、ナレッジベースにない内容にはお答えできません"
+                        "（モデルを設定すると一般的な助言もできます）。"]
             return [*parts, "（モデル未設定のオフライン動作のため、ナレッジベースの記述をそのまま"
                             "引いてお答えしています。）"]
         parts.append("ナレッジベースの該当箇所です（モデル未設定のオフライン動作のため、要約や"
                      "助言の生成はせず、関連する記述をそのまま引用しています）。")
-        for i, hit in enumerate(hits, start=1):
+        for i, hit in enumerate(quoted, start=1):
             parts.append(f"{i}. **{hit['heading']}**〔出典: {hit['source']}、"
                          f"スコア {hit['score']:.2f}〕\n\n{quote(hit['text'])}")
         return parts
+
+    @staticmethod
+    def _judged(question: YesNo, judgement: Judgement) -> str:
+        """The answer to a yes/no question: the verdict with the sentence it rests on, or
+        what the sentences that speak to it say, and that none settles it."""
+        if judgement.because is not None and judgement.yes is not None:
+            because = judgement.because
+            lines = [f"{restate(question, judgement.yes)}ナレッジベースには次のようにあります"
+                     f"〔出典: {because.source}「{because.heading}」〕。", f"> {because.text}"]
+            if judgement.conditions:
+                lines.append("条件・進め方として、次の記述もあります。\n\n" + "\n".join(
+                    f"- {c.text}〔出典: {c.source}〕"
+                    + "".join(f"\n  - {item}" for item in c.items)
+                    for c in judgement.conditions))
+            return "\n\n".join(lines)
+        lines = ["このご質問に「はい／いいえ」で答える記述は、ナレッジベースに見つかりません"
+                 "でした（オフライン動作のため、推測で結論は出しません）。"]
+        said = judgement.spoken[:SAID]
+        if judgement.disputed:
+            lines[0] = ("ナレッジベースには、このご質問について結論の異なる記述があるため、"
+                        "「はい／いいえ」ではお答えしません（オフライン動作のため、推測で結論は"
+                        "出しません）。")
+        if said:
+            lines.append("このご質問にかかわる記述には、次のようにあります。")
+            lines += [f"> {f.text}〔出典: {f.source}「{f.heading}」〕" for f in said]
+        return "\n\n".join(lines)
+
+    def _referral(self, case: str) -> list[str]:
+        """Where the knowledge base sends a question of law, in its own words."""
+        places = self.referral.for_question(case, REFERRALS)
+        if not places:
+            return []
+        return ["法律上の問題にあたるかどうかの相談先として、ナレッジベースは次の窓口を"
+                "挙げています。\n\n" + "\n".join(
+                    f"- {p.text}〔出典: {p.source}「{p.heading}」〕" for p in places)]
 
     @staticmethod
     async def _compute(calculator: BaseTool | None, intent: Intent) -> str:
