@@ -43,6 +43,10 @@ function cells(row) {
   return row.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
 }
 
+function startsTable(lines, i) {
+  return lines[i].includes("|") && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]);
+}
+
 /** Markdown source -> an HTML string with only the tags this renderer writes. */
 export function renderMarkdown(source) {
   const lines = String(source ?? "").replace(/\r\n?/g, "\n").split("\n");
@@ -76,7 +80,7 @@ export function renderMarkdown(source) {
       i += 1;
       continue;
     }
-    if (line.includes("|") && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1])) {
+    if (startsTable(lines, i)) {
       const head = cells(line).map((c) => `<th>${inline(c)}</th>`).join("");
       i += 2;
       const rows = [];
@@ -106,7 +110,8 @@ export function renderMarkdown(source) {
     }
     const para = [];
     while (i < lines.length && lines[i].trim() && !FENCE.test(lines[i]) && !HEADING.test(lines[i])
-      && !BULLET.test(lines[i]) && !ORDERED.test(lines[i]) && !/^\s*>/.test(lines[i])) {
+      && !BULLET.test(lines[i]) && !ORDERED.test(lines[i]) && !/^\s*>/.test(lines[i])
+      && !startsTable(lines, i)) { // a table right under a sentence is a table, not more text
       para.push(inline(lines[i++]));
     }
     out.push(`<p>${para.join("<br>")}</p>`);
