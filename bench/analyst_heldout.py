@@ -1,7 +1,10 @@
 """The offline Analyst on questions nobody tuned it on: right / honest / wrong per set.
 
 Sets: ``ja-tune`` and ``ja-test`` (bench/heldout/, Japanese business questions written blind
-to the planner) and ``dabench-tune`` / ``dabench-test`` (InfiAgent-DABench's dev questions
+to the planner), ``wtq-tune`` / ``wtq-test`` (200 questions drawn by a fixed seed from
+WikiTableQuestions' unseen-tables split, bench/heldout/wtq/) and ``wtq-ja-tune`` /
+``wtq-ja-test`` (25 of each half asked in Japanese over the same English tables), and
+``dabench-tune`` / ``dabench-test`` (InfiAgent-DABench's dev questions
 with their CSVs and labels: even ids are the tuning split, odd ids are never tuned on). For
 DABench, clone https://github.com/InfiAgent/InfiAgent and pass
 ``--dabench InfiAgent/examples/DA-Agent/data`` (its CSVs and the two .jsonl files).
@@ -11,6 +14,9 @@ and the planned code runs here on the same DataFrame (the kernel's cell conventi
 ``TABLE_MARKDOWN``, ``JSON_OUT``). Outcomes:
 
 - right: the code ran and every expected value is shown (a number to its given decimals);
+  for WikiTableQuestions, shown as the answer itself: in the cell's structured result or a
+  table of at most two rows more than the answer has (a whole table holding the name is not
+  an answer to "which ...");
 - honest: a clarification (it must name a real column), a plain "cannot do offline", or a
   failed cell reported as failed;
 - wrong: an answer given that does not show the expected values;
@@ -48,6 +54,7 @@ from scipy import stats
 
 from shokunin.agents.analyst import kernel_code
 from shokunin.agents.analyst.dataset import detect_source, profile_file, read_frame
+from shokunin.agents.analyst.errors import DatasetError
 from shokunin.agents.analyst.offline import Clarify, NotUnderstood, Task, plan
 
 matplotlib.use("Agg")
@@ -62,6 +69,7 @@ class Case:
     question: str
     kind: str
     expected: list[Any] | None  # None: no single right answer
+    strict: bool = False  # right only when the answer itself shows it (WikiTableQuestions)
 
 
 def _ja_cases(name: str) -> list[Case]:
@@ -76,6 +84,33 @@ def _ja_cases(name: str) -> list[Case]:
             expected = _flatten(value)
         cases.append(Case(name, path, e["question"], e.get("kind", "other"), expected))
     return cases
+
+
+# WikiTableQuestions' kinds a table analysis is asked for: counts, totals, means, rankings
+# and conditions (fixed before any tuning; everything else is "other")
+_WTQ_SCOPED = re.compile(
+    r"how many|number of|total|sum|average|mean|most|least|highest|lowest|largest|"
+    r"smallest|fewest|longest|shortest|greatest|biggest|more than|less than|at least|"
+    r"over|under|top|difference")
+
+
+def _wtq_answer(text: str) -> Any:
+    """A gold answer as a number when it is one ("100,000", "17 years"), else the text."""
+    number = re.fullmatch(r"\s*(-?[\d,]*\.?\d+)\s*([a-z%]+(?: [a-z]+)?)?\s*", text.lower())
+    if number and re.fullmatch(r"-?(\d{1,3}(,\d{3})*|\d+)?(\.\d+)?", number.group(1)):
+        value = float(number.group(1).replace(",", ""))
+        return int(value) if value.is_integer() else value
+    return text
+
+
+def _wtq_cases(name: str) -> list[Case]:
+    half = name.removeprefix("wtq-").replace("-", "_")
+    english = {e["id"]: e["question"] for part in ("tune", "test", "more") for e in yaml.safe_load(
+        (HELDOUT / "wtq" / f"wtq_{part}.yaml").read_text("utf-8"))}
+    entries = yaml.safe_load((HELDOUT / "wtq" / f"wtq_{half}.yaml").read_text("utf-8"))
+    return [Case(name, HELDOUT / "wtq" / "tables" / e["file"], e["question"],
+                 "scored" if _WTQ_SCOPED.search(english[e["id"]].lower()) else "other",
+                 [_wtq_answer(a) for a in e["answer"]], strict=True) for e in entries]
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -118,8 +153,9 @@ def _dabench_cases(root: Path, split: str) -> list[Case]:
     return cases
 
 
-def _run(code: str, df: pd.DataFrame) -> tuple[bool, str]:
-    """The cell run here as the kernel runs it: ok, and everything it showed."""
+def _run(code: str, df: pd.DataFrame) -> tuple[bool, str, str]:
+    """The cell run here as the kernel runs it: ok, everything it showed, and what it showed
+    as the answer itself (its structured result and its tables of at most a few rows)."""
     namespace: dict[str, Any] = {"df": df.copy(), "TABLE_MARKDOWN": [], "JSON_OUT": []}
     exec(kernel_code.CELL_HELPERS, namespace)  # noqa: S102 - the bench's own cell helpers
     import matplotlib.pyplot as plt
@@ -129,12 +165,16 @@ def _run(code: str, df: pd.DataFrame) -> tuple[bool, str]:
             warnings.simplefilter("ignore")
             exec(code, namespace)  # noqa: S102 - the planner's code, as in the sandbox
     except Exception as exc:  # noqa: BLE001 - a failed cell is an outcome
-        return False, f"{type(exc).__name__}: {exc}"
+        return False, f"{type(exc).__name__}: {exc}", ""
     finally:
         plt.close("all")
-    shown = [out.getvalue(), *namespace["TABLE_MARKDOWN"],
-             *(json.dumps(v, default=str, ensure_ascii=False) for v in namespace["JSON_OUT"])]
-    return True, "\n".join(shown)
+    results = [json.dumps(v, default=str, ensure_ascii=False) for v in namespace["JSON_OUT"]]
+    shown = [out.getvalue(), *namespace["TABLE_MARKDOWN"], *results]
+    short = [t for t in namespace["TABLE_MARKDOWN"] if t.count("\n") - 1 <= _SHORT_ROWS]
+    return True, "\n".join(shown), "\n".join([*results, *short])
+
+
+_SHORT_ROWS = 3  # a table of at most this many rows shows an answer, not a list to search
 
 
 def _decimals(value: float) -> int:
@@ -162,13 +202,17 @@ def _found(want: Any, text: str, numbers: list[float]) -> bool:
                    or round(got, places) == round(float(want), places)
                    or (places >= 2 and abs(got - want) <= 0.5 * 10 ** -places + 1e-9)
                    for got in numbers)
-    return re.search(rf"(?<!\w){re.escape(str(want).lower())}(?!\w)", text.lower()) is not None
+    spaced = re.sub(r"\s+", " ", text.lower())  # a cell's line break is a space
+    wanted = re.escape(re.sub(r"\s+", " ", str(want).lower()))
+    return re.search(rf"(?<!\w){wanted}(?!\w)", spaced) is not None
 
 
 def judge(case: Case) -> tuple[str, str]:
     """The outcome of one question, and what was said."""
-    source = detect_source(case.file)
-    source, profile = profile_file(case.file, source)
+    try:
+        source, profile = profile_file(case.file, detect_source(case.file))
+    except DatasetError as exc:  # the upload is refused, with this message
+        return "unreadable", str(exc)
     result = plan(case.question, profile, case.file.name)
     if isinstance(result, Clarify):
         real = any(c.name in result.question for c in profile.columns)
@@ -176,7 +220,9 @@ def judge(case: Case) -> tuple[str, str]:
     if isinstance(result, NotUnderstood):
         return "honest", f"cannot: {result.cannot} unused: {result.unused}"
     assert isinstance(result, Task)
-    ok, shown = _run(result.code, read_frame(case.file, source))
+    ok, shown, headline = _run(result.code, read_frame(case.file, source))
+    if case.strict:
+        shown = headline
     said = f"{result.instruction}\n{shown[:600]}"
     if not ok:
         return "honest", said
@@ -190,7 +236,8 @@ def judge(case: Case) -> tuple[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dabench", type=Path, help="InfiAgent's examples/DA-Agent/data")
-    parser.add_argument("--sets", default="ja-tune,ja-test,dabench-tune,dabench-test")
+    parser.add_argument("--sets", default="ja-tune,ja-test,wtq-tune,wtq-more,wtq-test,wtq-ja-tune,"
+                        "wtq-ja-test,dabench-tune,dabench-test")
     parser.add_argument("--show", default="", help="outcomes to list: wrong,honest,...")
     args = parser.parse_args()
     console = Console(width=120)  # the table's eight columns, unwrapped
@@ -198,9 +245,11 @@ def main() -> int:
     for name in args.sets.split(","):
         if name.startswith("ja-"):
             cases += _ja_cases(name)
+        elif name.startswith("wtq-"):
+            cases += _wtq_cases(name)
         elif args.dabench is not None:
             cases += _dabench_cases(args.dabench, name.removeprefix("dabench-"))
-    outcomes = ("right", "honest", "wrong", "answered", "bad-clarify")
+    outcomes = ("right", "honest", "wrong", "answered", "bad-clarify", "unreadable")
     counts: dict[str, dict[str, int]] = {}
     scoped: dict[str, list[int]] = {}
     for case in cases:

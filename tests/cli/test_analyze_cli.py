@@ -29,7 +29,10 @@ def test_a_report_is_printed_and_written_as_a_page(tmp_path: Path) -> None:
                     "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "420 rows x 8 columns (cp932)" in done.stderr
-    assert done.stdout.count("3646170") == 1  # 東京本店's total, printed once
+    # the answer first (東京本店's total, formatted), then its table, once
+    said = done.stdout
+    assert said.index("東京本店 が最も多く 3,646,170 円です。") < said.index("福岡天神店")
+    assert done.stdout.count("福岡天神店") == 1
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "東京本店" in page and "http" not in page.split(
         "<body")[1]
@@ -129,3 +132,15 @@ def test_a_question_past_the_limit_every_face_has_exits_2_saying_so(tmp_path: Pa
     done = _analyze(tmp_path, str(SAMPLES / "sales_en.csv"), "revenue " * 600)
     assert done.returncode == 2
     assert "ask in at most 4000" in " ".join(done.stderr.split())
+
+
+def test_every_step_the_analyst_can_take_is_shown_in_words() -> None:
+    # issue 49: the progress line read "reason → run_code" (the graph's node names)
+    from typing import get_args
+
+    from shokunin.agents.analyst.contracts import ReasonDecision
+    from shokunin.cli.analyze import _STEPS
+
+    actions = get_args(ReasonDecision.model_fields["action"].annotation)
+    assert actions and all(a in _STEPS[lang] for a in actions for lang in ("en", "ja"))
+    assert not any("_" in word for words in _STEPS.values() for word in words.values())

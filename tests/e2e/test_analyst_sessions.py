@@ -40,8 +40,8 @@ def shown(page: Any) -> dict[str, Any]:
         "dataset": page.locator(".analyst-dataset").inner_text(),
         "preview": page.locator(".analyst-preview").inner_text(),
         "questions": page.locator(".analyst-msg.user").all_inner_texts(),
-        "code": page.locator(".analyst-code").all_inner_texts(),
-        "outputs": page.locator(".analyst-output").all_inner_texts(),
+        "code": page.locator(".analyst-code").all_text_contents(),  # in closed disclosures
+        "outputs": page.locator(".analyst-output").all_text_contents(),
         "plots": page.locator(".analyst-plot").count(),
         "reports": page.locator(".analyst-report .markdown").all_inner_texts(),
         "steps": page.locator(".analyst-steps li").evaluate_all(
@@ -147,12 +147,14 @@ def test_a_clarification_comes_back_asked_or_still_to_answer(ui: Any) -> None:
     page.fill(".analyst-clarify input", "売上高")
     page.click(".analyst-clarify button")
     page.wait_for_selector(".analyst-report")
-    assert "12071030" in page.locator(".analyst-output").last.inner_text()
+    # the answer says the total, formatted; the cell's own output is in its disclosure
+    assert "12,071,030 円" in page.locator(".analyst-report").last.inner_text()
+    assert "12071030" in page.locator(".analyst-output").last.text_content()
     page.reload()  # answered: the question it asked, then the answer
     page.wait_for_selector(".analyst-report")
     expect(page.locator(".analyst-asked")).to_contain_text("確認の質問")
     assert page.locator(".analyst-clarify").count() == 0
-    assert "12071030" in page.locator(".analyst-output").last.inner_text()
+    assert "12,071,030 円" in page.locator(".analyst-report").last.inner_text()
     assert ui.errors == []
 
 

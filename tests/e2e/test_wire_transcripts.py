@@ -72,10 +72,113 @@ INTENDED: list[Change] = [
 ]
 
 
+# Issue 49: what a person reads of an Analyst answer. The offline cell draws its chart and
+# keeps its result with the helpers _chart and _answer; _md writes a table's numbers formatted
+# (separators, numbers to the right); the report leads with a sentence and its table's
+# headers are words; the report file keeps how it was computed behind a closed disclosure.
+_ANSWER_49 = "issue 49: the answer first, in words, numbers formatted, the work behind a disclosure"
+_RUN_49 = "SSE GET /api/runs/<id 16>/events"
+_CODE_BEFORE_49 = (
+    'data = df\ntable = data.groupby("region")[["revenue"]].agg(["sum"])\n'
+    "table.columns = [f'{a}_{m}' if len(table.columns) > 1 else m for m, a in table.columns]\n"
+    "TABLE_MARKDOWN.append(_md(table.round(4)))\nprint(table.round(4).to_string())\n")
+_CODE_49 = _CODE_BEFORE_49 + (
+    "_chart(table, {'kind': 'bar', 'ja': False, 'title': 'revenue (total) by region', "
+    "'x': 'region', 'y': 'revenue (total)', 'labels': {'revenue': 'revenue (total)'}})\n"
+    "_answer({'kind': 'grouped', 'ja': False, 'measures': ['revenue'], 'aggs': ['sum'], "
+    "'group': 'region'}, table)\n")
+_CODE_BEFORE_49 += (
+    "if 1 < len(table) <= 30:\n    import matplotlib.pyplot as plt\n"
+    "    fig, ax = plt.subplots(figsize=(7, 3.5))\n"
+    "    (table.iloc[:, 0] if hasattr(table, 'columns') else table).plot.bar(ax=ax)\n"
+    "    plt.show()\n")
+_TABLE_BEFORE_49 = ("| region | revenue |\n|---|---|\n| North | 107052.0 |\n| South | 119027.0 |\n"
+                    "| West | 60054.0 |")
+_TABLE_49 = ("| region | revenue |\n|---|---:|\n| North | 107,052 |\n| South | 119,027 |\n"
+             "| West | 60,054 |")
+_REPORT_BEFORE_49 = f"The total of revenue by region.\n\n{_TABLE_BEFORE_49}"
+_REPORT_49 = ("By region, South has the highest total of revenue: 119,027.\n\n"
+              "| region | revenue (total) |\n|---|---:|\n| North | 107,052 |\n| South | 119,027 |\n"
+              "| West | 60,054 |")
+_FIGURE_49 = "![figure 1](data:image/png;base64,<image>)"
+_REPORT_MD_49 = (
+    f"# total revenue by region\n\n{_REPORT_49}\n\n{_FIGURE_49}\n\n<details>\n"
+    "<summary>How this was computed</summary>\n\n"
+    "- **Decision**: compute it with code (The total of revenue by region.)\n\n"
+    f"**Calculation: code, run 1**\n\n```python\n{_CODE_49.rstrip()}\n```\n\n"
+    "**Output**\n\n```\n         revenue\nregion          \nNorth   107052.0\n"
+    "South   119027.0\nWest     60054.0\n```\n\n- **Decision**: answer from the results\n\n"
+    "</details>\n")
+INTENDED += [
+    Change(_ANSWER_49, "analyst", _RUN_49, ("events", 2, "data", "code"), _CODE_BEFORE_49,
+           _CODE_49),
+    Change(_ANSWER_49, "analyst", _RUN_49, ("events", 5, "data", "markdown"), _TABLE_BEFORE_49,
+           _TABLE_49),
+    Change(_ANSWER_49, "analyst", _RUN_49, ("events", 7, "data", "text"), _REPORT_BEFORE_49,
+           _REPORT_49),
+    Change(_ANSWER_49, "analyst", _RUN_49, ("events", 8, "data", "output", "report", "summary"),
+           _REPORT_BEFORE_49, _REPORT_49),
+    Change(_ANSWER_49, "analyst", _RUN_49,
+           ("events", 8, "data", "output", "report", "table_markdown", 0), _TABLE_BEFORE_49,
+           _TABLE_49),
+    Change(_ANSWER_49, "analyst", "GET /api/analyst/runs/<id 16>/report.md", ("body",),
+           f"# total revenue by region\n\n{_REPORT_BEFORE_49}\n\n{_FIGURE_49}\n", _REPORT_MD_49),
+]
+
+
+# Issue 49.5: the Advisor searches its knowledge once per question, for 5 passages (was 3:
+# a second search for the playbook's subject is gone), and quotes only those that address the
+# question. The first three found are as before; two follow.
+_SEARCH_49 = "issue 49.5: one knowledge search of 5 passages a question, filtered when quoted"
+_CHAT_49 = 'SSE POST /api/chat {"message": "価格転嫁の進め方を教えて", "session_id": "<id 4>"}'
+_FOUND_49 = json.loads((BEFORE.parent / "search_49.json").read_text(encoding="utf-8"))
+_SOURCES_49 = [{k: v for k, v in found.items() if k != "text"} for found in _FOUND_49]
+
+
+def _before(face: str, step: str, path: tuple[str | int, ...]) -> Any:
+    value: Any = _step(json.loads(BEFORE.read_text(encoding="utf-8")), face, step)
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _grown(face: str, step: str, path: tuple[str | int, ...], more: list[Any]) -> Change:
+    before = _before(face, step, path)
+    return Change(_SEARCH_49, face, step, path, before, [*before, *more])
+
+
 def _step(transcript: dict[str, Any], face: str, name: str) -> dict[str, Any]:
     matches = [step for step in transcript[face] if step["step"] == name]
     assert len(matches) == 1, f"{face}: {len(matches)} steps named {name!r}"
     return matches[0]
+
+
+_THREAD_MESSAGES = "GET /api/threads/<id 4>/messages"
+_THREAD_EVENTS = "SSE GET /api/threads/<id 4>/events?after=<id 5>%3A0"
+INTENDED += [
+    Change(_SEARCH_49, "advisor", _CHAT_49, ("events", 3, "data", "args", "max_results"), 3, 5),
+    _grown("advisor", _CHAT_49, ("events", 5, "data", "sources"), _SOURCES_49),
+    Change(_SEARCH_49, "advisor", "GET /api/session/<id 4>/messages",
+           ("body", "messages", 1, "tools", 0, "args", "max_results"), 3, 5),
+    _grown("advisor", "GET /api/session/<id 4>/messages", ("body", "messages", 1, "sources"),
+           _SOURCES_49),
+    Change(_SEARCH_49, "threads", _THREAD_MESSAGES,
+           ("body", "messages", 1, "data", "args", "max_results"), 3, 5),
+    _grown("threads", _THREAD_MESSAGES, ("body", "messages", 2, "data", "result", "results"),
+           _FOUND_49),
+    Change(_SEARCH_49, "threads", _THREAD_EVENTS, ("events", 1, "data", "args", "max_results"),
+           3, 5),
+    _grown("threads", _THREAD_EVENTS, ("events", 2, "data", "result", "results"), _FOUND_49),
+]
+# Issue 49.2/3: a profile says which row held the header and, per column, the unit of numbers
+# written as text and whether a column was read as numbers ("number") or kept as text.
+_PROFILE_49 = "issue 49.2: the profile says the header row, and each column's unit and reading"
+_UPLOAD = "POST /api/analyst/datasets file=@sales_en.csv"
+INTENDED += [
+    *(Change(_PROFILE_49, "analyst", _UPLOAD, ("body", "profile", "columns", i, key), ABSENT,
+             None) for i in range(7) for key in ("unit", "read_as")),
+    Change(_PROFILE_49, "analyst", _UPLOAD, ("body", "profile", "header_row"), ABSENT, 1),
+]
 
 
 def apply(transcript: dict[str, Any], changes: list[Change]) -> dict[str, Any]:

@@ -100,21 +100,35 @@ async def _run(settings: Settings, file: Path, question: str, fmt: str | None
         await engine.close()
 
 
+# the run's steps in words (what a person reads while it works), by the locale's language
+_STEPS = {
+    "en": {"start": "reading the question", "run_code": "computing",
+           "report": "writing the answer", "ask_clarification": "asking back",
+           "failed": "a calculation failed", "done": "done"},
+    "ja": {"start": "質問を読んでいます", "run_code": "計算しています",
+           "report": "回答をまとめています", "ask_clarification": "確認の質問をします",
+           "failed": "計算が失敗しました", "done": "終了"},
+}
+
+
 async def _follow(runner: Runner, run_id: str) -> tuple[str, str]:
     """Show the run's steps as they happen; its end status and report (or the question it
     asks). Ctrl-C cancels the run (``follow_to_end``)."""
+    words = _STEPS.get(locale_language(), _STEPS["en"])
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        step = progress.add_task("reason", total=None)
+        step = progress.add_task(words["start"], total=None)
 
         def show(event: ev.BaseEvent) -> None:
             match event:
                 case ev.Debug(content={"decision": decision}):
-                    progress.update(step, description=f"reason → {decision['action']}")
+                    action = str(decision.get("action"))
+                    progress.update(step, description=words.get(action, words["start"]))
                 case ev.Code(step=label):
-                    progress.update(step, description=f"run_code: {label or 'cell'}")
-                case ev.CodeResult(ok=False, error_type=error, error_message=message):
-                    console.print(f"[yellow]cell failed: {error}: {message}[/yellow]")
+                    said = f"{words['run_code']}: {label}" if label else words["run_code"]
+                    progress.update(step, description=escape(said))
+                case ev.CodeResult(ok=False, error_message=message):
+                    console.print(f"[yellow]{words['failed']}: {escape(message or '')}[/yellow]")
                 case ev.RunFailed(error=error, said=said):
                     said = (said or {}).get(locale_language())
                     console.print(f"[red]failed: {escape(said or error)}[/red]")
@@ -123,7 +137,7 @@ async def _follow(runner: Runner, run_id: str) -> tuple[str, str]:
         end = events[-1]
         status = {ev.RunCompleted: RunStatus.COMPLETED,
                   ev.RunInterrupted: RunStatus.INTERRUPTED}.get(type(end), RunStatus.FAILED)
-        progress.update(step, description=f"done: {status}", total=1, completed=1)
+        progress.update(step, description=f"{words['done']}: {status}", total=1, completed=1)
     if isinstance(end, ev.RunInterrupted):
         return status, str(end.payload.get("value", {}).get("question", ""))
     return status, answer_of(events)

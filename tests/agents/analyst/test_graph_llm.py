@@ -87,7 +87,11 @@ def test_a_failing_cell_is_fixed_and_the_report_is_the_models(analyst: Any) -> N
     assert "'South': 119027.0" in results[1]["stdout"]
     decisions = [e["content"]["decision"]["action"] for e in events if e["kind"] == "debug"]
     assert decisions == ["run_code", "run_code", "report"]
-    assert [e["text"] for e in events if e["kind"] == "text"] == ["South has the most revenue."]
+    # the model's answer first, then the cell's table once, its numbers formatted (issue 49)
+    [report] = [e["text"] for e in events if e["kind"] == "text"]
+    answer, table = report.split("\n\n")
+    assert answer == "South has the most revenue."
+    assert "| South | 119,027 |" in table and report.count("| South |") == 1
 
 
 def test_after_the_last_attempt_the_report_says_what_failed(analyst: Any) -> None:
@@ -101,7 +105,8 @@ def test_after_the_last_attempt_the_report_says_what_failed(analyst: Any) -> Non
     events = _events(client, run_id)
     assert [e["ok"] for e in events if e["kind"] == "code_result"] == [False, False]
     report = next(e["text"] for e in events if e["kind"] == "text")
-    assert "The last of 2 cells failed: KeyError" in report
+    # said in the question's language, in the words every agent gives that failure
+    assert "The last of 2 cells failed: The code stopped with an error (KeyError:" in report
 
 
 def test_a_clarification_waits_and_the_answer_leads_to_code(analyst: Any) -> None:

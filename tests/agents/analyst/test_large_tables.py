@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from shokunin.agents.analyst import detect_source, profile_file
+from shokunin.agents.analyst import detect_source, kernel_code, profile_file
 from shokunin.agents.analyst import offline as planner
 from shokunin.agents.analyst.brains import OfflineBrain
 from shokunin.agents.analyst.contracts import Cell
@@ -45,11 +45,11 @@ def _table(name: str) -> tuple[pd.DataFrame, Any]:
     return pd.read_csv(path, sep=source.delimiter, encoding=source.encoding.encoding), profile
 
 
-def _shown(code: str, frame: pd.DataFrame) -> tuple[list[Any], list[Any]]:
-    space: dict[str, Any] = {"pd": pd, "df": frame.copy(), "TABLE_MARKDOWN": [],
-                             "JSON_OUT": [], "_md": lambda f: f.to_string()}
-    exec(code.replace("plt.show()", "plt.close(fig)"), space)  # noqa: S102 - our code
-    return space["TABLE_MARKDOWN"], space["JSON_OUT"]
+def _shown(code: str, frame: pd.DataFrame) -> tuple[list[Any], list[Any], list[Any]]:
+    space: dict[str, Any] = {"df": frame.copy(), "TABLE_MARKDOWN": [], "JSON_OUT": []}
+    exec(kernel_code.CELL_HELPERS, space)  # noqa: S102 - the cell's helpers, as the kernel
+    exec(code, space)  # noqa: S102 - our code
+    return space["TABLE_MARKDOWN"], space["JSON_OUT"], space["_ANSWERS"]
 
 
 @pytest.mark.parametrize(("sample", "question"), REQUESTS)

@@ -181,3 +181,53 @@ def test_a_large_upload_is_profiled_and_previewed_through_duckdb(tmp_path: Path)
     assert record["parquet_path"] == f"datasets/{record['id']}/data.parquet"
     assert record["profile"]["columns"][2]["mean"] == sum(range(2000)) / 2000
     assert preview["rows"] == [["2024-01-01", "店0", 0], ["2024-01-02", "店1", 1]]
+
+
+TITLED_CSV = ("2024年度 売上一覧\n作成日,2024/4/1\n\n店舗,売上\n東京,\"¥1,200\"\n大阪,¥980\n"
+              "福岡,\"¥2,345\"\n").encode()
+
+
+def test_a_header_under_title_lines_is_found_and_said(client: TestClient) -> None:
+    record = _upload(client, TITLED_CSV).json()
+    profile = record["profile"]
+    assert (profile["header_row"], [c["name"] for c in profile["columns"]]) == (4, ["店舗", "売上"])
+    assert (profile["columns"][1]["dtype"], profile["columns"][1]["unit"]) == ("integer", "¥")
+    preview = client.get(f"/api/analyst/datasets/{record['id']}/preview").json()
+    assert preview["columns"] == ["店舗", "売上"] and preview["rows"][0] == ["東京", 1200]
+
+
+def test_header_row_is_taken_from_the_form(client: TestClient) -> None:
+    record = _upload(client, TITLED_CSV, header_row="2").json()  # the date line, as asked
+    assert record["profile"]["header_row"] == 2
+    assert [c["name"] for c in record["profile"]["columns"]] == ["作成日", "2024/4/1"]
+
+
+@pytest.mark.parametrize(("fields", "status", "code", "message"), [
+    ({"header_row": "0"}, 400, "bad_request", "header_row must be a whole number from 1"),
+    ({"header_row": "-2"}, 400, "bad_request", "header_row"),
+    ({"header_row": "abc"}, 400, "bad_request", "header_row"),
+    ({"header_row": "2.5"}, 400, "bad_request", "header_row"),
+    ({"header_row": "１"}, 400, "bad_request", "header_row"),
+    ({"header_row": "100000"}, 400, "bad_request", "header_row"),
+    ({"header_row": "3", "header": "false"}, 400, "bad_request", "header_row"),
+    ({"header_row": "40"}, 400, "not_a_table", "row 40"),
+    ({"header_row": "3"}, 400, "bad_table", "row 3 is empty"),
+])
+def test_a_bad_header_row_is_400(client: TestClient, fields: dict[str, str], status: int,
+                                 code: str, message: str) -> None:
+    assert message in _error(_upload(client, TITLED_CSV, **fields), status, code)
+
+
+def test_a_large_upload_under_title_lines_is_read_from_its_header_by_duckdb(
+        tmp_path: Path) -> None:
+    rows = "".join(f"2024-01-{1 + i % 28:02d},店{i % 3},{i}\n" for i in range(2000))
+    content = ("2024年度 売上一覧\n作成日,2024/4/1\n\n日付,店舗,値\n" + rows).encode("cp932")
+    settings = _settings(tmp_path, analyst_pandas_max_mb=len(content) / 1024 / 1024 / 2)
+    with TestClient(create_app(settings)) as client:
+        record = _upload(client, content).json()
+        preview = client.get(f"/api/analyst/datasets/{record['id']}/preview",
+                             params={"rows": 1}).json()
+    profile = record["profile"]
+    assert (record["engine"], profile["header_row"], profile["rows"]) == ("duckdb", 4, 2000)
+    assert preview == {"id": record["id"], "columns": ["日付", "店舗", "値"],
+                       "rows": [["2024-01-01", "店0", 0]]}

@@ -53,10 +53,12 @@ def test_a_question_is_answered_from_code_run_in_the_sandbox(live_server: LiveSe
     assert code.startswith("data = df\n")  # the analysis, not the loading around it
     frame = pd.read_csv(SAMPLES / "sales_en.csv")
     table = next(e["markdown"] for e in events if e["kind"] == "table")
-    for region, total in frame.groupby("region")["revenue"].sum().items():
-        assert f"| {region} | {total} |" in table
     report = next(e["text"] for e in events if e["kind"] == "text")
-    assert "revenue by region" in report and table in report
+    for region, total in frame.groupby("region")["revenue"].sum().items():
+        assert f"| {region} | {total:,.0f} |" in table  # the cell's table, formatted
+        assert f"| {region} | {total:,.0f} |" in report  # the report's: its words, once
+        assert report.count(f"| {region} |") == 1
+    assert report.startswith("By region, South has the highest total of revenue: 119,027.")
 
 
 def test_a_cp932_table_with_rare_kanji_is_analysed_as_written(live_server: LiveServer) -> None:
@@ -146,6 +148,22 @@ def test_a_table_too_large_for_pandas_is_read_by_the_kernel_from_its_parquet_cop
     table = next(e["markdown"] for e in events if e["kind"] == "table")
     frame = pd.read_csv(SAMPLES / "sales_ja_cp932.csv", encoding="cp932")
     for supplier, total in frame.groupby("仕入先")["数量"].sum().items():
-        assert f"| {supplier} | {total} |" in table
+        assert f"| {supplier} | {total:,} |" in table  # formatted (issue 49)
     shown = "".join(e["markdown"] for e in overview if e["kind"] == "table")
     assert all(f"| {column} |" in shown for column in frame.columns)
+
+
+def test_a_japanese_chart_is_drawn_in_the_kernel_with_a_japanese_font(
+        live_server: LiveServer) -> None:
+    """The chart's Japanese words are drawn, not tofu (issue 49): the kernel has a Japanese
+    font for the cell's ``_chart``, and the answer leads with its sentence."""
+    dataset = _upload(live_server, "sales_ja_cp932.csv")
+    events = _events(live_server, _ask(live_server, dataset["id"], "月別の売上と前月比を見せて"))
+    result = next(e for e in events if e["kind"] == "code_result")
+    assert result["ok"], result
+    assert "missing from font" not in result["stderr"]  # matplotlib's tofu warning
+    images = [e for e in events if e["kind"] == "image"]
+    assert len(images) == 1 and images[0]["format"] == "png"
+    report = next(e["text"] for e in events if e["kind"] == "text")
+    assert report.startswith("月別の売上高の合計は、最新の 2024年12月 が 1,354,660 円"
+                             "（前月比 +50.7%）")

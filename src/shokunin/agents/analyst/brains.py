@@ -3,11 +3,13 @@ asks a chat model for a structured ReasonDecision, the code, and the report."""
 
 from __future__ import annotations
 
+import re
+
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.constants import TAG_NOSTREAM
 
-from shokunin.agents.analyst import kernel_code
+from shokunin.agents.analyst import answer, kernel_code
 from shokunin.agents.analyst import offline as planner
 from shokunin.agents.analyst.contracts import Cell, ReasonDecision
 from shokunin.agents.analyst.storage import DatasetRecord
@@ -65,6 +67,10 @@ class OfflineBrain:
             said = cell_failure(cell.result.error_type, cell.result.error_message, ja)
             return (f"分析は失敗しました（{cell.instruction}）。{said}" if ja else
                     f"The analysis failed ({cell.instruction}). {said}")
+        kept = answer.find(cell.result.json)  # what the cell computed, with what was asked
+        if kept is not None and (said := answer.write(
+                kept, ja, {c.name: c for c in record.profile.columns})):
+            return said
         body = "\n\n".join([*cell.result.table_markdown,
                             *([] if cell.result.table_markdown else
                               [f"```\n{cell.result.stdout[:_OUTPUT_CHARS].strip()}\n```"])])
@@ -118,8 +124,12 @@ class LLMBrain:
         reply = await self.model.with_config(tags=[TAG_NOSTREAM]).ainvoke([
             SystemMessage("Write Python for a Jupyter cell where `df` (pandas) is the table "
                           "and `pd` is pandas. Append result tables as Markdown strings to "
-                          "TABLE_MARKDOWN (use _md(frame)), structured results to JSON_OUT; "
-                          f"plots are captured with plt.show(). {large}"
+                          "TABLE_MARKDOWN (use _md(frame): it formats the numbers), "
+                          "structured results to JSON_OUT; plots are captured with "
+                          "plt.show(). A person reads the tables and plots: name their "
+                          "columns, axes and titles in the question's language, never with "
+                          "code names (index, sum, mean, value); put rates (%) on a second "
+                          f"axis (ax.twinx()) beside amounts. {large}"
                           "Reply with the code only."),
             HumanMessage(f"{self._context(question, record, cells)}\n\nTask: {instruction}")])
         text = str(reply.content).strip()
@@ -129,8 +139,29 @@ class LLMBrain:
 
     async def summarize(self, question: str, record: DatasetRecord, cells: list[Cell]) -> str:
         reply = await self.model.ainvoke([
-            SystemMessage("Write a short report that answers the question from the cells' "
-                          "results only, in the question's language. If a cell failed and "
-                          "nothing answered the question, say so plainly."),
-            HumanMessage(self._context(question, record, cells))])
-        return str(reply.content)
+            SystemMessage(REPORT_PROMPT), HumanMessage(self._context(question, record, cells))])
+        return with_table(str(reply.content).strip(), cells)
+
+
+# What a person reads (DESIGN.md section 4): the answer first, numbers formatted, no code.
+REPORT_PROMPT = (
+    "Answer the question from the cells' results only, for the person who asked it. Start "
+    "with the answer: one sentence that states the number or the finding, in the language "
+    "of the question (「売上の合計は 1,001,300 円です。」). Write numbers as a person reads "
+    "them: thousands separators (1,234,567), at most two decimals (211.11), rates and "
+    "shares with % (-8.2%), the currency where the column is money (円 for yen). Call "
+    "columns by their names; never write code, code identifiers or internal names (df, "
+    "TABLE_MARKDOWN, JSON_OUT, _md, run_code, index, dtype, NaN, None, variable or function "
+    "names). The cell's result table is shown under your answer: do not repeat it; add a "
+    "short table only when the answer needs one that is not there. If a cell failed and "
+    "nothing answered the question, say so plainly, in words.")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.MULTILINE)
+
+
+def with_table(report: str, cells: list[Cell]) -> str:
+    """A model's report with the last cell's first table under it, unless the report has a
+    table of its own: the answer shows one table, once."""
+    last = cells[-1].result if cells else None
+    if last is None or not last.ok or not last.table_markdown or _TABLE_RULE.search(report):
+        return report
+    return f"{report}\n\n{last.table_markdown[0]}"

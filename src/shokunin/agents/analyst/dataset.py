@@ -1,6 +1,8 @@
 """Reading an uploaded file as a table: its format, encoding and dialect (each overridable),
-the DataFrame, and its profile. Files whose estimated memory passes a threshold are profiled
-through DuckDB instead (``large.py``).
+the row its header is on (under title lines), the DataFrame, and its profile. Numbers written
+as text are read as numbers (``text_numbers.py``), codes with leading zeros as text. Files
+whose estimated memory passes a threshold are profiled through DuckDB instead
+(``large.py``).
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ from shokunin.agents.analyst.encoding import (
 )
 from shokunin.agents.analyst.errors import NotATable, UnreadableTable
 from shokunin.agents.analyst.profile import DatasetProfile, frame_profile
-from shokunin.agents.analyst.sniff import fields_up_to, sniff, sniff_header
+from shokunin.agents.analyst.sniff import Row, fields_up_to, layout, sniff
+from shokunin.agents.analyst.text_numbers import read_text_numbers, text_number_unit
 
 Format = Literal["csv", "xlsx"]
 Progress = Callable[[str, int, int], None]  # (stage, done, total), e.g. ("transcode", 4096, ...)
 
 SAMPLE_BYTES = 4 * 1024 * 1024  # what detection reads of a file too large to read whole
 SNIFF_CHARS = 256 * 1024  # what the dialect rules look at
+SHEET_HEAD_ROWS = 200  # rows of a sheet the header is looked for in
+MAX_HEADER_ROW = 1000  # the last row header_row may name (detection sees the first 1,000)
 # pandas holds a CSV in about this many times its size on disk (measured on the shipped
 # samples with pandas 3 string columns: 5.8 to 7.6): the estimate the DuckDB threshold uses.
 MEMORY_FACTOR = 6
@@ -50,6 +55,7 @@ class ReadOptions:
     encoding: str | None = None
     delimiter: str | None = None
     header: bool | None = None
+    header_row: int | None = None  # the row of the column names, from 1 as in a spreadsheet
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,15 @@ class TableSource:
     delimiter: str | None = None
     header: bool = True
     fallbacks: tuple[EncodingGuess, ...] = ()  # for a file only its head was read of
+    skip_rows: int = 0  # rows (lines) above the header: title lines
+    codes: tuple[int, ...] = ()  # positions of columns of codes (00123), read as text
+    # (position, unit) of the columns of numbers written as text; None: find them
+    numbers: tuple[tuple[int, str], ...] | None = None
+
+    @property
+    def header_row(self) -> int | None:
+        """The row of the column names, from 1; None without a header."""
+        return self.skip_rows + 1 if self.header else None
 
 
 def file_format(head: bytes) -> Format:
@@ -89,6 +104,8 @@ def detect_source(path: Path, options: ReadOptions = ReadOptions()) -> TableSour
         data = f.read(SAMPLE_BYTES)
     if not data.strip():
         raise NotATable("the file is empty")
+    if options.header_row is not None and not 1 <= options.header_row <= MAX_HEADER_ROW:
+        raise UnreadableTable(f"header_row must be a row from 1 to {MAX_HEADER_ROW}")
     if file_format(data) == "xlsx":
         return _spreadsheet_source(path, options)
     if options.encoding is not None:
@@ -105,24 +122,33 @@ def detect_source(path: Path, options: ReadOptions = ReadOptions()) -> TableSour
             raise NotATable("this is binary data, not a text table")
     sample, whole = _text_sample(data, guesses[0].encoding, complete)
     dialect = sniff(sample.lstrip("\ufeff"), delimiter=options.delimiter, header=options.header,
-                    complete=whole)
+                    header_row=options.header_row, complete=whole)
     return TableSource(format="csv", encoding=guesses[0], delimiter=dialect.delimiter,
-                       header=dialect.header, fallbacks=tuple(guesses[1:]))
+                       header=dialect.header, fallbacks=tuple(guesses[1:]),
+                       skip_rows=dialect.skip_rows, codes=dialect.codes)
 
 
 def _spreadsheet_source(path: Path, options: ReadOptions) -> TableSource:
-    header = options.header
-    if header is None:
-        head = _read_excel(path, header=False, nrows=200)
-        rows = [["" if pd.isna(v) else str(v) for v in row]
-                for row in head.itertuples(index=False, name=None)]
-        header = sniff_header(rows)
-    return TableSource(format="xlsx", header=header)
+    """The sheet's layout, from its first rows as written (``dtype=object``: pandas would
+    read the text 00123 as the number 123)."""
+    nrows = SHEET_HEAD_ROWS + (options.header_row or 0)
+    head = _read_excel(path, header=False, nrows=nrows, dtype=object)
+    rows: list[Row] = []
+    for index, row in enumerate(head.itertuples(index=False, name=None)):
+        cells = ["" if pd.isna(v) else str(v) for v in row]
+        if any(cell.strip() for cell in cells):
+            rows.append((index, cells))
+    found = layout(rows, header=options.header, header_row=options.header_row,
+                   lines=len(head) if len(head) < nrows else None)
+    return TableSource(format="xlsx", header=found.header, skip_rows=found.skip_rows,
+                       codes=found.codes)
 
 
-def _read_excel(path: Path, header: bool, nrows: int | None) -> pd.DataFrame:
+def _read_excel(path: Path, header: bool, nrows: int | None, skip_rows: int = 0,
+                dtype: object = None) -> pd.DataFrame:
     try:
-        df = pd.read_excel(path, engine="calamine", header=0 if header else None, nrows=nrows)
+        df = pd.read_excel(path, engine="calamine", header=0 if header else None,
+                           skiprows=skip_rows or None, nrows=nrows, dtype=dtype)
     except Exception as exc:  # calamine raises its own types for a broken workbook
         raise NotATable(f"not a spreadsheet that can be read: {exc}") from None
     return df
@@ -159,10 +185,31 @@ def csv_engine(delimiter: str) -> dict[str, object]:
     return {"low_memory": False}
 
 
+def text_number_columns(df: pd.DataFrame) -> tuple[tuple[int, str], ...]:
+    """(position, unit) of each text column of ``df`` that is numbers written as text."""
+    found = []
+    for position in range(df.shape[1]):
+        series = df.iloc[:, position]
+        if pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series):
+            unit = text_number_unit(series)
+            if unit is not None:
+                found.append((position, unit))
+    return tuple(found)
+
+
 def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.DataFrame:
-    """The table as a DataFrame (its first ``nrows`` rows when given)."""
+    """The table as a DataFrame (its first ``nrows`` rows when given), read from its header
+    row on, with its codes as text and its numbers written as text as numbers (those of
+    ``source.numbers``, or those found in it when None)."""
+    df = _read_table(path, source, nrows)
+    numbers = text_number_columns(df) if source.numbers is None else source.numbers
+    return read_text_numbers(df, numbers)
+
+
+def _read_table(path: Path, source: TableSource, nrows: int | None) -> pd.DataFrame:
+    codes = dict.fromkeys(source.codes, str) or None
     if source.format == "xlsx":
-        df = _read_excel(path, source.header, nrows)
+        df = _read_excel(path, source.header, nrows, source.skip_rows, codes)
     else:
         assert source.encoding is not None and source.delimiter is not None
         try:
@@ -170,7 +217,8 @@ def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.
             with fields_up_to(path.stat().st_size):
                 df = pd.read_csv(path, sep=source.delimiter, encoding=source.encoding.encoding,
                                  encoding_errors="strict", header=0 if source.header else None,
-                                 nrows=nrows, **csv_engine(source.delimiter))
+                                 skiprows=source.skip_rows or None, dtype=codes, nrows=nrows,
+                                 **csv_engine(source.delimiter))
         except UnicodeDecodeError as exc:
             raise NotDecodable(f"the file is not valid {source.encoding.encoding} text at "
                                   f"byte {exc.start}; pass encoding") from None
@@ -178,7 +226,8 @@ def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.
             raise NotDecodable(f"the file is not valid {source.encoding.encoding} text "
                                f"({exc}); pass encoding") from None
         except pd.errors.EmptyDataError:
-            raise NotATable("the file has no rows") from None
+            raise NotATable("the file has no rows" + (
+                f" from row {source.skip_rows + 1} on" if source.skip_rows else "")) from None
         except pd.errors.ParserError as exc:
             raise UnreadableTable(f"the table is malformed: {exc}".strip()) from None
     return _parse_dates(_column_names(df, source.header))
@@ -204,12 +253,23 @@ def _read_with_fallbacks(path: Path, source: TableSource) -> tuple[TableSource, 
 
 def profile_file(path: Path, source: TableSource) -> tuple[TableSource, DatasetProfile]:
     """Read the table with pandas and profile it; the source returned names the encoding
-    that decoded the whole file. Raises ``NotATable`` when it has no rows."""
-    source, df = _read_with_fallbacks(path, source)
+    that decoded the whole file and the columns of numbers written as text. Raises
+    ``NotATable`` when it has no rows."""
+    source, df = _read_with_fallbacks(path, replace(source, numbers=()))
     if df.empty:
-        raise NotATable("the table has no rows")
-    return source, frame_profile(
+        raise NotATable("the table has no rows" + (
+            f" under its header (row {source.header_row})" if source.skip_rows else ""))
+    source = replace(source, numbers=text_number_columns(df))
+    df = read_text_numbers(df, source.numbers)
+    profile = frame_profile(
         df, format=source.format, engine="pandas", header=source.header,
-        delimiter=source.delimiter,
+        header_row=source.header_row, delimiter=source.delimiter,
         encoding=source.encoding.encoding if source.encoding else None,
         encoding_method=source.encoding.method if source.encoding else None)
+    for position in source.codes:
+        if position < len(profile.columns):
+            profile.columns[position].read_as = "text"
+    for position, unit in source.numbers:
+        profile.columns[position].read_as = "number"
+        profile.columns[position].unit = unit or None
+    return source, profile

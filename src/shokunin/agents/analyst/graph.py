@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from shokunin import events as ev
-from shokunin.agents.analyst import kernel_code
+from shokunin.agents.analyst import answer, kernel_code
 from shokunin.agents.analyst.contracts import (
     Cell,
     ReasonDecision,
@@ -37,6 +37,7 @@ from shokunin.agents.analyst.contracts import (
     RunCodeNodeInput,
     RunCodeNodeOutput,
 )
+from shokunin.agents.analyst.offline import is_ja
 from shokunin.agents.analyst.storage import DatasetRecord
 from shokunin.agents.outcomes import cell_failure
 from shokunin.runs import RunContext
@@ -142,13 +143,18 @@ def build_graph(brain: Brain, checkpointer: BaseCheckpointSaver | None) -> Compi
         ReportNodeInput(decision=ReasonDecision.model_validate(state["decision"]), last_exec=last)
         summary = await brain.summarize(state["question"], deps.record, cells)
         if last is not None and not last.ok and last.error_type and not _tells(summary, last):
-            # whatever the brain wrote, the report says the last cell failed, and how
-            summary += (f"\n\n(The last of {len(cells)} cells failed: {last.error_type}: "
-                        f"{last.error_message})")
+            # whatever the brain wrote, the report says the last cell failed, and how, in
+            # the question's language
+            ja = is_ja(state["question"])
+            said = cell_failure(last.error_type, last.error_message, ja)
+            summary += (f"\n\n（{len(cells)} 回目の計算が失敗しました: {said}）" if ja else
+                        f"\n\n(The last of {len(cells)} cells failed: {said})")
         out = ReportOutput(summary=summary,
                            plot_png_base64=last.plot_png_base64 if last else [],
                            table_markdown=last.table_markdown if last else [],
-                           json=last.json if last else [])
+                           # the cell's JSON_OUT; its result for the summary stays inside
+                           json=[v for v in last.json if answer.find([v]) is None]
+                           if last else [])
         await deps.ctx.emit(ev.Text(text=summary))
         return {"report": ReportNodeOutput(report=out).report.model_dump(),
                 "messages": [AIMessage(summary)]}

@@ -109,11 +109,12 @@ def convert(src: Path, dst: Path, source: TableSource,
 
 def load(utf8: Path, parquet: Path, source: TableSource,
          progress: Progress | None = None) -> None:
-    """Write the UTF-8 table to ``parquet`` with the column types DuckDB finds in it
-    (a table without a header gets columns ``column_1``, ``column_2``, ...)."""
+    """Write the UTF-8 table to ``parquet`` with the column types DuckDB finds in it, from
+    its header's row on (a table without a header gets columns ``column_1``, ...)."""
     assert source.delimiter is not None
     reader = (f"read_csv({_literal(str(utf8))}, delim = {_literal(source.delimiter)}, "
-              f"header = {str(source.header).lower()}, quote = '\"', escape = '\"'{{}})")
+              f"header = {str(source.header).lower()}, skip = {int(source.skip_rows)}, "
+              f"quote = '\"', escape = '\"'{{}})")
     if progress is not None:
         progress("load", 0, 1)
     with _duckdb() as con:
@@ -183,7 +184,7 @@ def profile_parquet(parquet: Path, source: TableSource,
         sample_rows=[{n: scalar(v) for n, v in zip(names, row, strict=True)} for row in head],
         format="csv", engine="duckdb", encoding=source.encoding.encoding,
         encoding_method=source.encoding.method, delimiter=source.delimiter,
-        header=source.header)
+        header=source.header, header_row=source.header_row)
 
 
 def head_rows(parquet: Path, rows: int) -> tuple[list[str], list[list[Any]]]:

@@ -42,6 +42,13 @@ class ColumnProfile(BaseModel):
     values: list[Scalar] = Field(default_factory=list, description=(
         f"Every distinct value of a text column with at most {ALL_VALUES} of them, most "
         "frequent first (what a question may name to filter on)."))
+    unit: str | None = Field(default=None, description=(
+        "The unit its numbers were written with, when they were read from text: %, ¥, 円, "
+        "$, km ... (a percentage is kept as written: 12.5 for 12.5%)."))
+    read_as: Literal["number", "text"] | None = Field(default=None, description=(
+        "How its cells were read other than as pandas reads them: 'number' for numbers "
+        "written as text (1,234, ¥1,200, 12.5%, −5, １２３), 'text' for codes with a "
+        "leading zero (00123) kept as written."))
 
 
 class DatasetProfile(BaseModel):
@@ -57,6 +64,26 @@ class DatasetProfile(BaseModel):
     encoding_method: str | None = None
     delimiter: str | None = None
     header: bool = True
+    header_row: int | None = Field(default=None, description=(
+        "The row the column names were read from, counted from 1 as in a spreadsheet (lines "
+        "of a text file): 1 for a plain table, a later row under title lines; None without "
+        "a header. The rows above it were skipped."))
+
+    @property
+    def skip_rows(self) -> int:
+        """The rows (lines of a text file) above the header, skipped when it is read."""
+        return self.header_row - 1 if self.header_row else 0
+
+    @property
+    def text_numbers(self) -> list[tuple[int, str]]:
+        """(position, unit) of each column of numbers written as text."""
+        return [(i, column.unit or "") for i, column in enumerate(self.columns)
+                if column.read_as == "number"]
+
+    @property
+    def codes(self) -> list[int]:
+        """The position of each column of codes read as text."""
+        return [i for i, column in enumerate(self.columns) if column.read_as == "text"]
 
 
 def clip(text: str) -> str:

@@ -28,9 +28,10 @@ import nbformat
 from markdown_it import MarkdownIt
 
 from shokunin import events as ev
-from shokunin.agents.analyst.dataset import csv_engine
+from shokunin.agents.analyst import report_details as details
 from shokunin.agents.analyst.inert_markdown import inert
-from shokunin.agents.analyst.kernel_code import CELL_HELPERS
+from shokunin.agents.analyst.kernel_code import CELL_HELPERS, numbers_code, read_options
+from shokunin.agents.analyst.offline import is_ja
 from shokunin.agents.analyst.storage import DatasetRecord
 from shokunin.errors import ErrorCode, ShokuninError
 
@@ -39,8 +40,9 @@ MEDIA = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8
 _STYLE = ("body{font-family:'Noto Sans JP','Hiragino Sans',sans-serif;max-width:860px;"
           "margin:2em auto;padding:0 1em;line-height:1.6;color:#1f2937}"
           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d5dd;"
-          "padding:4px 8px;text-align:right}img{max-width:100%}"
-          "pre{background:#f4f5f7;padding:8px;overflow-x:auto}")
+          "padding:4px 8px;text-align:left}img{max-width:100%}"
+          "pre{background:#f4f5f7;padding:8px;overflow-x:auto}"
+          "details{margin:1.5em 0}summary{cursor:pointer;color:#555}")
 
 
 class NoReport(ShokuninError, LookupError):
@@ -103,14 +105,22 @@ def _page(title: str, body: str, lang: str = "ja") -> str:
             f"<body><h1>{title}</h1>{body}</body></html>\n")
 
 
+def _lang(question: str) -> str:
+    return "ja" if is_ja(question) else "en"
+
+
 def markdown(events: list[ev.BaseEvent]) -> str:
+    """The answer first (its report and plots), then how it was computed, closed."""
     question, report, images = _parts(events)
-    return "\n\n".join([f"# {inert(question)}", inert(report), *_md_figures(images)]) + "\n"
+    return "\n\n".join(part for part in (
+        f"# {inert(question)}", inert(report), *_md_figures(images),
+        details.markdown(events, _lang(question))) if part) + "\n"
 
 
 def page(events: list[ev.BaseEvent]) -> str:
     question, report, images = _parts(events)
-    return _page(question, _html_body(report, images))
+    lang = _lang(question)
+    return _page(question, _html_body(report, images) + details.page(events, lang), lang)
 
 
 # What the sandbox's kernel_startup.py does for plots, where no missing font may warn.
@@ -137,15 +147,17 @@ _KERNEL = {"kernelspec": {"name": "python3", "display_name": "Python 3", "langua
 
 
 def _reader(record: DatasetRecord, columns: str = "") -> str:
-    """``pd.read_...`` of the uploaded file ``DATA``, as shokunin read it."""
-    header = 0 if record.header else None
-    if record.format == "xlsx":
-        return f"pd.read_excel(DATA, header={header}{columns})"
-    delimiter = record.delimiter or ","
-    options = "".join(f", {k}={v!r}" for k, v in csv_engine(delimiter).items())
-    return (f"pd.read_csv(DATA, sep={json.dumps(delimiter)}, "
-            f"encoding={json.dumps(record.encoding or 'utf-8')}, header={header}{options}"
-            f"{columns})")
+    """``pd.read_...`` of the uploaded file ``DATA``, as shokunin read it (the kernel's
+    options: ``kernel_code.read_options``)."""
+    read = "pd.read_excel" if record.format == "xlsx" else "pd.read_csv"
+    return f"{read}(DATA, {read_options(record)}{columns})"
+
+
+def _header_said(record: DatasetRecord) -> str:
+    row = record.profile.header_row
+    if not record.header:
+        return "no header row"
+    return "the first row as the header" if row in (None, 1) else f"row {row} as the header"
 
 
 def notebook_setup(record: DatasetRecord) -> tuple[str, str]:
@@ -158,10 +170,11 @@ def notebook_setup(record: DatasetRecord) -> tuple[str, str]:
     about = (f"Runs outside shokunin, in any Jupyter with pandas and matplotlib: put the "
              f"uploaded file `{inert(name)}` beside this notebook (its kernel starts in the "
              f"notebook's folder). It is read as shokunin read it: {how}, "
-             f"{'the first row as the header' if record.header else 'no header row'}.")
-    code = (f"{CELL_HELPERS}{_FONTS}\n"
+             f"{_header_said(record)}.")
+    numbers, convert = numbers_code(record)
+    code = (f"{CELL_HELPERS}{_FONTS}{numbers}\n"
             f"DATA = {json.dumps(name, ensure_ascii=False)}  # beside this notebook\n"
-            f"df = {_reader(record)}\n\n\n"
+            f"df = {_reader(record)}\n{convert}\n\n"
             "def _read_table(columns=None):  # how a cell of a large table reads its columns\n"
             f"    return {_reader(record, ', usecols=columns')}\n\n\n"
             "TABLE_MARKDOWN = []\nJSON_OUT = []\n")
@@ -264,7 +277,8 @@ def session_markdown(title: str, answers: Sequence[Answer], lang: str = "ja") ->
             parts.append(f"*{inert(_no_report(answer, lang))}*")
         else:
             parts += [inert(answer.report), *_md_figures(answer.images)]
-    return "\n\n".join(parts) + "\n"
+        parts.append(details.markdown(answer.events, lang))
+    return "\n\n".join(part for part in parts if part) + "\n"
 
 
 def session_page(title: str, answers: Sequence[Answer], lang: str = "ja") -> str:
@@ -275,7 +289,8 @@ def session_page(title: str, answers: Sequence[Answer], lang: str = "ja") -> str
         heading = f"<h2>{html.escape(_heading(number, answer.question))}</h2>"
         body = (f'<p><em>{html.escape(_no_report(answer, lang))}</em></p>'
                 if answer.report is None else _html_body(answer.report, answer.images))
-        sections.append(f"<section>{heading}{body}</section>")
+        sections.append(f"<section>{heading}{body}{details.page(answer.events, lang)}"
+                        "</section>")
     return _page(title, "".join(sections), lang if lang in LANGUAGES else "ja")
 
 

@@ -71,6 +71,17 @@ def _file_name(original_name: str, format: Format) -> str:
     return "data" + (suffix if _SUFFIX.match(suffix) else f".{format}")
 
 
+def record_source(record: DatasetRecord) -> TableSource:
+    """How the dataset's file is read, as its profile was: encoding, dialect, the header's
+    row, its codes and its numbers written as text."""
+    encoding = (EncodingGuess(encoding=record.encoding, method="override")
+                if record.encoding else None)
+    profile = record.profile
+    return TableSource(format=record.format, encoding=encoding, delimiter=record.delimiter,
+                       header=record.header, skip_rows=profile.skip_rows,
+                       codes=tuple(profile.codes), numbers=tuple(profile.text_numbers))
+
+
 def _record(row: dict[str, Any]) -> DatasetRecord:
     parquet = f"{FOLDER}/{row['id']}/{PARQUET_FILE}" if row["engine"] == "duckdb" else None
     created = row["created_at"]
@@ -181,12 +192,8 @@ class DatasetStorage:
         if record.parquet_path is not None:
             with _opened(tree, record.parquet_path) as fd:
                 return isolated.head_parquet(fd, rows, self.limits, cancel)
-        encoding = (EncodingGuess(encoding=record.encoding, method="override")
-                    if record.encoding else None)
-        source = TableSource(format=record.format, encoding=encoding,
-                             delimiter=record.delimiter, header=record.header)
         with _opened(tree, record.path) as fd:
-            return isolated.head(fd, source, rows, self.limits, cancel)
+            return isolated.head(fd, record_source(record), rows, self.limits, cancel)
 
     async def delete(self, record: DatasetRecord) -> bool:
         """Delete the record and its files; False if it was already gone."""

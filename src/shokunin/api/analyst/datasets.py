@@ -1,7 +1,11 @@
 """The Analyst's datasets (seed 004 upload): upload a CSV, TSV or .xlsx into a thread, read
-its record and profile, preview its first rows, delete it. Errors are ``{"error", "code"}``
-(api/errors.py): 400 ``not_a_table``/``bad_table`` for a file that is not a readable table,
-413 ``too_large`` past ``SHOKUNIN_ANALYST_MAX_UPLOAD_MB``.
+its record and profile, preview its first rows, delete it. Read options are detected unless
+the form gives them: ``encoding``, ``delimiter``, ``header`` and ``header_row`` (the row of
+the column names under title lines, from 1 as in Excel; the profile's ``header_row`` says
+which was taken). Errors are ``{"error", "code"}`` (api/errors.py): 400 ``bad_request`` for
+a bad option, ``not_a_table``/``bad_table`` for a file that is not a readable table (or a
+``header_row`` that names no row of it), 413 ``too_large`` past
+``SHOKUNIN_ANALYST_MAX_UPLOAD_MB``.
 """
 
 from __future__ import annotations
@@ -14,7 +18,13 @@ from fastapi import APIRouter, Request, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from shokunin.agents.analyst import DatasetRecord, Datasets, ReadOptions, text_encoding
+from shokunin.agents.analyst import (
+    MAX_HEADER_ROW,
+    DatasetRecord,
+    Datasets,
+    ReadOptions,
+    text_encoding,
+)
 from shokunin.api.errors import ApiError
 from shokunin.api.perimeter import unless_client_leaves
 from shokunin.api.perimeter.content_type import check as check_content_type
@@ -34,7 +44,11 @@ _UPLOAD_BODY = {"requestBody": {"required": True, "content": {MULTIPART: {"schem
         "encoding": {"type": "string", "description": "e.g. cp932; detected when absent"},
         "delimiter": {"type": "string", "description": ", tab ; | (or a name: comma, tab, "
                       "semicolon, pipe); detected when absent"},
-        "header": {"type": "boolean", "description": "detected when absent"}}}}}}}
+        "header": {"type": "boolean", "description": "detected when absent"},
+        "header_row": {"type": "integer", "minimum": 1, "maximum": MAX_HEADER_ROW,
+                       "description": "the row that holds the column names, counted from 1 "
+                       "as in Excel (rows above it, such as a title, are skipped); found "
+                       "under title lines when absent"}}}}}}}
 
 
 def datasets_of(request: Request) -> Datasets:
@@ -85,8 +99,23 @@ def _options(form: Any) -> ReadOptions:
     header = _field(form, "header").strip().lower() or None
     if header not in (None, "true", "false", "1", "0"):
         raise ApiError(400, "header must be true or false", "bad_request")
+    header_row = _header_row(_field(form, "header_row").strip())
+    if header_row is not None and header in ("false", "0"):
+        raise ApiError(400, "header_row names the row of the column names, but header is "
+                       "false: leave one of them out", "bad_request")
     return ReadOptions(encoding=encoding, delimiter=delimiter,
-                       header=None if header is None else header in ("true", "1"))
+                       header=None if header is None else header in ("true", "1"),
+                       header_row=header_row)
+
+
+def _header_row(value: str) -> int | None:
+    if not value:
+        return None
+    if not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_HEADER_ROW):
+        raise ApiError(400, f"header_row must be a whole number from 1 to {MAX_HEADER_ROW}: "
+                       "the row that holds the column names, counted from 1 as in Excel",
+                       "bad_request")
+    return int(value)
 
 
 @router.post("/datasets", status_code=201, openapi_extra=_UPLOAD_BODY)

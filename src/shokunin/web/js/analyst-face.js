@@ -227,16 +227,27 @@ class AnalystFace {
         turn.show(event, runId);
       }
     });
-    if (status !== "running") return null;
+    if (status !== "running") {
+      turn.settle(); // it ended (or waits): nothing is being worked on
+      return null;
+    }
     return { runId, after: Math.max(0, ...events.map((e) => e.seq ?? 0)), turn };
   }
 
-  /** Show the log's end, again once its plots have decoded (they grow it then). */
+  /** Show the log's end, or the latest answer from its start; again once its plots have
+   *  decoded (they grow the log then). */
   scrollToEnd() {
-    this.log.scrollTop = this.log.scrollHeight;
+    // once the latest question is answered, its answer's first line is what to read: at the top
+    const last = this.log.lastElementChild;
+    const report = last?.classList.contains("analyst-turn") ? last.querySelector(".analyst-report") : null;
+    const place = () => {
+      if (!report) this.log.scrollTop = this.log.scrollHeight;
+      else this.log.scrollTop += report.getBoundingClientRect().top - this.log.getBoundingClientRect().top - 8;
+    };
+    place();
     for (const img of this.log.querySelectorAll("img.analyst-plot:not([data-decoded])")) {
       img.dataset.decoded = "";
-      img.decode().then(() => { this.log.scrollTop = this.log.scrollHeight; }, () => {});
+      img.decode().then(place, () => {});
     }
   }
 
@@ -275,8 +286,10 @@ class AnalystFace {
     const info = this.root.querySelector(".analyst-dataset");
     const { profile } = dataset;
     info.className = "analyst-dataset muted";
+    // a header found (or named) under title lines is said: the rows above it were skipped
+    const headerRow = profile.header_row > 1 ? " — " + t("analyst.headerRow", { row: profile.header_row }) : "";
     info.textContent = `${dataset.original_name}: ` + t("analyst.shape", {
-      rows: profile.rows, columns: profile.column_count, encoding: dataset.encoding ?? "xlsx" });
+      rows: profile.rows, columns: profile.column_count, encoding: dataset.encoding ?? "xlsx" }) + headerRow;
     let preview;
     try {
       preview = await api(`/api/analyst/datasets/${encodeURIComponent(dataset.id)}/preview?rows=10`);
@@ -347,6 +360,7 @@ class AnalystFace {
     } catch (error) {
       if (error.name !== "AbortError") turn.box.append(el("p", "error-text", error.message));
     } finally {
+      turn.settle();
       if (this.running === running) { // not left for another session meanwhile
         this.running = null;
         this.cancelButton.hidden = true;

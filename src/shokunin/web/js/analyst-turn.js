@@ -1,7 +1,8 @@
-// One answer of the Analyst in its log: the run's steps (reason, run code, report) as a row
-// of chips, then its code, output, tables, plots and report with its downloads, or the
-// clarification it waits for, answered inline. Live events and a reloaded session's stored
-// ones are shown by this one code.
+// One answer of the Analyst in its log, answer first: while it runs, a line says what it is
+// doing; then the report (its sentence and one table), its charts and its downloads. How it
+// was computed (each decision in words, the code and what the code printed) is kept behind
+// one disclosure, closed. A clarification it waits for is answered inline. Live events and a
+// reloaded session's stored ones are shown by this one code.
 
 import { api } from "./http.js";
 import { currentLang, t } from "./i18n.js";
@@ -9,38 +10,60 @@ import { renderMarkdown } from "./markdown.js";
 import { el } from "./dom.js";
 
 export const FORMATS = ["md", "html", "ipynb"];
+const NUMBER = /^(—|[-+−]?[$¥£€]?[\d,]+(\.\d+)?\s*(%|円|件)?)$/; // a dash: no value
 
 export class Turn {
   /** log: where the turn goes; onReport(): a report was shown; onAnswered(runId, seq): a
    *  clarification was answered, the run goes on after seq. */
   constructor(log, { onReport, onAnswered }) {
     this.box = el("div", "analyst-turn");
-    this.steps = el("ol", "analyst-steps");
-    this.box.append(this.steps);
+    this.working = el("p", "analyst-working muted", t("analyst.working.reason"));
+    this.figures = el("div", "analyst-figures");
+    this.details = el("details", "analyst-details");
+    this.details.append(el("summary", "", t("analyst.details")));
+    this.box.append(this.working, this.figures, this.details);
     log.append(this.box);
+    this.cells = 0;
     this.onReport = onReport;
     this.onAnswered = onAnswered;
   }
 
-  step(node, detail = "") {
-    for (const item of this.steps.children) item.classList.remove("current");
-    const item = el("li", "current", t(`analyst.step.${node}`) + (detail ? ` · ${detail}` : ""));
+  /** A step of the run in the disclosure, in words, in order with the code and its output;
+   *  the working line says it too. */
+  step(node, said = "") {
+    for (const item of this.details.querySelectorAll(".analyst-steps li")) item.classList.remove("current");
+    let steps = this.details.lastElementChild;
+    if (!steps?.classList.contains("analyst-steps")) {
+      steps = el("ol", "analyst-steps");
+      this.details.append(steps);
+    }
+    const item = el("li", "current");
+    item.append(el("span", "analyst-step-name", t(`analyst.step.${node}`)));
+    if (said) item.append(el("span", "analyst-step-said", said));
     item.dataset.node = node;
-    this.steps.append(item);
+    steps.append(item);
+    this.working.textContent = t(`analyst.working.${node}`);
+  }
+
+  /** The run has ended or waits: no more "working" line. */
+  settle() {
+    this.working.remove();
   }
 
   /** One event of the run (its SSE form). */
   show(event, runId) {
-    const turn = this.box;
     switch (event.kind) {
-      case "debug":
-        if (event.content?.node) this.step("reason", event.content.decision.action);
+      case "debug": {
+        const decision = event.content?.decision;
+        if (event.content?.node && decision) this.step("reason", this.decision(decision));
         break;
+      }
       case "code": {
-        this.step("run_code", event.step ?? "");
+        this.cells += 1;
+        this.step("run_code", t("analyst.cell", { n: this.cells }));
         const pre = el("pre", "analyst-code");
         pre.append(el("code", "", event.code));
-        turn.append(pre);
+        this.details.append(pre);
         break;
       }
       case "code_result": {
@@ -49,49 +72,73 @@ export class Turn {
         if (text) {
           const out = el("pre", `analyst-output${event.ok ? "" : " failed"}`, text);
           out.dataset.label = t(event.ok ? "analyst.output" : "analyst.failed");
-          turn.append(out);
+          this.details.append(out);
         }
         break;
       }
-      case "table":
-        turn.append(Object.assign(el("div", "analyst-table-md markdown"),
-          { innerHTML: renderMarkdown(event.markdown) }));
+      case "table": // the report shows the answer's table; the cell printed it in its output
         break;
       case "image": {
         const img = el("img", "analyst-plot");
-        img.alt = event.path ?? "plot";
+        img.alt = t("analyst.chart");
         img.src = `data:image/${event.format === "svg" ? "svg+xml" : event.format};base64,${event.data_base64}`;
-        turn.append(img);
+        this.figures.append(img);
         break;
       }
       case "text":
-        this.step("report");
-        turn.append(this.report(event.text, runId));
+        this.step("report", t("analyst.reported"));
+        this.settle();
+        this.box.insertBefore(this.report(event.text, runId), this.figures);
+        this.box.insertBefore(this.downloads(runId), this.details);
         this.onReport();
         break;
       case "run_interrupted":
-        turn.append(this.clarification(event.payload?.value?.question ?? "", runId, event.seq));
+        this.settle();
+        this.box.insertBefore(this.clarification(event.payload?.value?.question ?? "", runId, event.seq),
+          this.details);
         break;
       case "run_failed":
+        this.settle();
         // a failure the user can act on (a model's) says what to change, in their language
-        turn.append(el("p", "error-text", event.said?.[currentLang()] ?? event.error));
+        this.box.insertBefore(el("p", "error-text", event.said?.[currentLang()] ?? event.error),
+          this.details);
         break;
       case "run_cancelled":
-        turn.append(el("p", "muted", t("analyst.cancelled")));
+        this.settle();
+        this.box.insertBefore(el("p", "muted", t("analyst.cancelled")), this.details);
+        break;
+      case "run_completed":
+        this.settle();
         break;
       default:
     }
   }
 
-  /** A clarification answered before (a reloaded session does not know the answer). */
-  asked(event) {
-    const question = event.payload?.value?.question ?? "";
-    this.box.append(el("p", "analyst-asked muted", t("analyst.asked", { question })));
+  /** A decision of the reason step, in words (never its action's name). */
+  decision({ action, analysis_instruction: instruction, clarification_question: question }) {
+    if (action === "run_code") return t("analyst.decision.run_code", { instruction: instruction ?? "" });
+    if (action === "ask_clarification") return t("analyst.decision.ask", { question: question ?? "" });
+    return t("analyst.decision.report");
   }
 
-  report(text, runId) {
+  /** A clarification answered before (a reloaded session does not know the answer). */
+  asked(event) {
+    this.settle();
+    const question = event.payload?.value?.question ?? "";
+    this.box.insertBefore(el("p", "analyst-asked muted", t("analyst.asked", { question })), this.details);
+  }
+
+  report(text) {
     const box = el("div", "analyst-report");
-    box.append(Object.assign(el("div", "markdown"), { innerHTML: renderMarkdown(text) }));
+    const said = Object.assign(el("div", "markdown"), { innerHTML: renderMarkdown(text) });
+    for (const cell of said.querySelectorAll("td")) {
+      if (NUMBER.test(cell.textContent.trim())) cell.classList.add("num");
+    }
+    box.append(said);
+    return box;
+  }
+
+  downloads(runId) {
     const links = el("p", "analyst-downloads");
     links.append(el("span", "muted", `${t("analyst.download")}: `));
     for (const fmt of FORMATS) {
@@ -100,8 +147,7 @@ export class Turn {
       a.dataset.format = fmt;
       links.append(a, " ");
     }
-    box.append(links);
-    return box;
+    return links;
   }
 
   clarification(question, runId, seq) {

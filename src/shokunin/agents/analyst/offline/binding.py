@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shokunin.agents.analyst.offline import vocabulary as vocab
+from shokunin.agents.analyst.offline.lexicon import BILINGUAL
 from shokunin.agents.analyst.profile import ColumnProfile, DatasetProfile
 
 NUMERIC = {"integer", "float"}
 _QUOTED = re.compile(r"[\"“「『'‘]([^\"”」』'’]{1,80})[\"”」』'’]")
 _YEAR_MONTH = re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})(?:\s*月)?(?![\d])")
-_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?:\s*年(?!代)|(?![\d.%年]))")
+_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?:\s*年(?!代)|(?![\d.%年]|'?s(?![a-z])))")
 _MONTH = re.compile(r"(?<![\d.])(\d{1,2})\s*月(?!\s*(?:比|間))")
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
                 "september", "october", "november", "december")
@@ -34,6 +35,62 @@ _LIMIT = re.compile(r"(?:top|bottom|first|上位|下位|トップ|ベスト|ワ�
                     r"best|lowest|smallest|worst|most|least|top)))")
 _WINDOW = re.compile(r"(\d{1,3})\s*(?:-|\s)?(?:日|か月|ヶ月|カ月|ヵ月|週|期間|days?|weeks?|months?"
                      r"|periods?|points?)?\s*(?:-|\s)?(?=移動平均|moving|rolling)")
+_NUM = r"[-−]?[¥$]?\d[\d,]*(?:\.\d+)?"
+# a condition on a number: "more than 2", "at least 2.24", "before 2006", 「30歳以上」,
+# "1.80 meters tall or more" (the words between the number and "or more" name its column)
+_OPS_BEFORE = {"more than": ">", "greater than": ">", "higher than": ">", "larger than": ">",
+               "bigger than": ">", "longer than": ">", "over": ">", "above": ">",
+               "exceeding": ">", "exceeds": ">", "exceed": ">", "at least": ">=",
+               "no less than": ">=", "less than": "<", "fewer than": "<", "lower than": "<",
+               "smaller than": "<", "shorter than": "<", "under": "<", "below": "<",
+               "at most": "<=", "no more than": "<=", "before": "<", "prior to": "<",
+               "after": ">", "since": ">="}
+_OPS_AFTER = {"or more": ">=", "or higher": ">=", "or above": ">=", "and above": ">=",
+              "and over": ">=", "or greater": ">=", "or longer": ">=", "or less": "<=",
+              "or fewer": "<=", "or lower": "<=", "or below": "<=", "and below": "<=",
+              "and under": "<=", "or shorter": "<=", "or older": ">=", "and older": ">=",
+              "or younger": "<=", "and younger": "<=", "or later": ">=", "or earlier": "<=",
+              "以上": ">=", "以下": "<=",
+              "未満": "<", "超": ">", "を超える": ">", "を超えた": ">", "を上回る": ">",
+              "を下回る": "<", "より多い": ">", "より大きい": ">", "より高い": ">",
+              "より長い": ">", "より少ない": "<", "より小さい": "<", "より低い": "<",
+              "より短い": "<", "より前": "<", "以前": "<=", "より後": ">", "以降": ">="}
+_JA_UNIT = r"(?:[\u30a0-\u30ff\u3400-\u9fff]{1,2}|%|％)?"
+_COND_BEFORE = re.compile(r"(?<![a-z])(" + "|".join(sorted(_OPS_BEFORE, key=len, reverse=True))
+                          + rf")\s+({_NUM})(?![\d])")
+_COND_AFTER = re.compile(rf"(?<![\d.,])({_NUM})((?:\s*[a-z.]+){{0,2}}|\s*{_JA_UNIT})\s*("
+                         + "|".join(sorted(_OPS_AFTER, key=len, reverse=True)) + r")")
+_COND_BETWEEN = re.compile(rf"between\s+({_NUM})\s+and\s+({_NUM})(?![\d])|({_NUM})\s*"
+                           rf"(?:から|〜|~|-)\s*({_NUM})\s*{_JA_UNIT}\s*(?:の間|まで)")
+
+
+def number(text: str) -> float:
+    """A number as a question writes it: "1,234", "¥1,200", "−5"."""
+    return float(text.replace(",", "").replace("−", "-").lstrip("¥$").replace("-¥", "-")
+                 .replace("-$", "-"))
+
+
+def _conditions(low: str) -> list[Match]:
+    """Conditions on a number; a condition's value is ``(op, number, words)``, where
+    ``words`` are those that sit between the number and its operator ("meters tall")."""
+    found = []
+    for hit in _COND_BEFORE.finditer(low):
+        found.append(Match(hit.start(), hit.end(), "cond",
+                           (_OPS_BEFORE[hit.group(1)], number(hit.group(2)), ""), hit.group()))
+    for hit in _COND_AFTER.finditer(low):
+        words = hit.group(2).strip()
+        if words.startswith("or") or words.startswith("and"):
+            continue  # "2 or 3": two values, no condition
+        found.append(Match(hit.start(), hit.end(), "cond",
+                           (_OPS_AFTER[hit.group(3)], number(hit.group(1)), words),
+                           hit.group()))
+    for hit in _COND_BETWEEN.finditer(low):
+        low_end, high_end = (g for g in hit.groups() if g)
+        found.append(Match(hit.start(), hit.end(), "cond",
+                           ("between", (number(low_end), number(high_end)), ""), hit.group()))
+    return found
+
+
 _EN_WORD = re.compile(r"[a-z][a-z0-9_'’-]*")
 _JA_RUN = re.compile(r"[\u30a1-\u30fa\u30fc\u3400-\u9fff々]+")
 
@@ -76,7 +133,7 @@ def _boundary(surface: str) -> str:
     return head + body + tail
 
 
-def _column_surfaces(columns: list[ColumnProfile]) -> dict[str, str]:
+def column_surfaces(columns: list[ColumnProfile]) -> dict[str, str]:
     """Every way the question may name a column: its name (with _ as a space, or none), and
     the synonyms of a concept its name is or holds (売上高 holds 売上: sales finds it)."""
     surfaces: dict[str, str] = {}
@@ -95,6 +152,17 @@ def _column_surfaces(columns: list[ColumnProfile]) -> dict[str, str]:
     for group in vocab.SYNONYMS:
         exact = [c.name for c in columns if normalize(c.name).replace("_", " ") in group]
         holding = [c.name for c in columns if any(_holds(normalize(c.name), w) for w in group)]
+        owners = exact if len(exact) == 1 else holding if len(set(holding)) == 1 else []
+        for word in group:
+            if owners and word not in surfaces:
+                surfaces[word] = owners[0]
+    # the lexicon names a header that is one of its words ("Gold": 金メダル), or an English
+    # header that holds one as a word ("Height (m)"); never a Japanese name's inside (社員ID)
+    for group in BILINGUAL:
+        exact = [c.name for c in columns if normalize(c.name).strip().replace("_", " ")
+                 in group]
+        holding = [c.name for c in columns if c.name.isascii() and any(
+            _holds(normalize(c.name), w) for w in group if w.isascii())]
         owners = exact if len(exact) == 1 else holding if len(set(holding)) == 1 else []
         for word in group:
             if owners and word not in surfaces:
@@ -123,7 +191,7 @@ def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
             if exact is None or cased[hit.start():hit.start() + len(exact)] == exact:
                 found.append(Match(hit.start(), hit.end(), kind, value, hit.group()))
 
-    for surface, name in _column_surfaces(profile.columns).items():
+    for surface, name in column_surfaces(profile.columns).items():
         add(surface, "column", name)
     for column in profile.columns:  # "wind speed" names WINDSPEED, "size rank" SizeRank
         compact = re.sub(r"[\s_-]+", "", normalize(column.name))
@@ -143,6 +211,8 @@ def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
                 exact = unicodedata.normalize("NFKC", str(value)).strip()
                 add(text, "value", (column.name, value),
                     exact if text in name_words and len(cased) == len(low) else None)
+    for token, owner in _value_words(profile, words, name_words).items():
+        add(token, "part", owner)  # "amanda": a word of the value "Amanda Holden"
     for surface, (kind, value) in words.items():
         add(surface, kind, value)
     for pattern, kind in ((_LIMIT, "limit"), (_WINDOW, "window")):
@@ -157,12 +227,33 @@ def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
                 continue
             found.append(Match(hit.start(), hit.end(), "date", (grain, parts), hit.group()))
     for hit in _MONTH_WORD.finditer(low):
-        number = [m[:3] for m in _MONTH_NAMES].index(hit.group(1)[:3]) + 1
-        found.append(Match(hit.start(), hit.end(), "date", ("month", [number]), hit.group()))
-    return found
+        month = [m[:3] for m in _MONTH_NAMES].index(hit.group(1)[:3]) + 1
+        found.append(Match(hit.start(), hit.end(), "date", ("month", [month]), hit.group()))
+    return found + _conditions(low)
 
 
-_PRIORITY = {"quoted": 0, "date": 1, "column": 2, "value": 3, "limit": 4, "window": 4}
+def _value_words(profile: DatasetProfile, words: dict[str, Any],
+                 name_words: set[str]) -> dict[str, tuple[str, str]]:
+    """The words of text values ("amanda" of "Amanda Holden") that belong to one column
+    only and are no analysis word, each with its column and the word."""
+    owners: dict[str, set[str]] = {}
+    spread: dict[str, int] = {}  # how many values hold the word
+    for column in profile.columns:
+        if column.dtype != "string":
+            continue
+        for value in _values(column):
+            for token in set(re.split(r"[^a-z0-9\u3040-\u9fff'-]+", normalize(str(value)))):
+                if len(token) >= 4 and not token.isdigit() and token not in words \
+                        and token not in vocab.FILLER_EN and token not in name_words:
+                    owners.setdefault(token, set()).add(column.name)
+                    spread[token] = spread.get(token, 0) + 1
+    # a word of many values ("episode" of "Eliminated in Episode 3") is a common word, not
+    # the name of a thing
+    return {t: (next(iter(c)), t) for t, c in owners.items() if len(c) == 1 and spread[t] <= 2}
+
+
+_PRIORITY = {"quoted": 0, "date": 1, "column": 2, "value": 3, "limit": 4, "window": 4,
+             "part": 6}
 
 
 def bind(question: str, profile: DatasetProfile, table_name: str = "") -> Bound:
@@ -178,8 +269,13 @@ def bind(question: str, profile: DatasetProfile, table_name: str = "") -> Bound:
         column = names.get(inner)
         value = next(((c.name, v) for c in profile.columns if c.dtype == "string"
                       for v in _values(c) if normalize(str(v)) == inner), None)
+        named_column = re.match(r"\s*(?:column|列)", low[hit.end():]) is not None
         if column is not None:
             bound.matches.append(Match(*hit.span(), "column", column, hit.group()))
+        elif named_column:  # "the "JAMES LOGAN" column": no such column, whatever its values
+            bound.unknown_quoted.append(inner)
+            taken.append(hit.span())
+            continue
         elif value is not None:
             bound.matches.append(Match(*hit.span(), "value", value, hit.group()))
         else:
@@ -193,13 +289,28 @@ def bind(question: str, profile: DatasetProfile, table_name: str = "") -> Bound:
             taken.append((match.start, match.end))
             bound.matches.append(match)
     bound.matches.sort(key=lambda m: m.start)
+    _aggregating(bound, low)
     _described(bound, low, taken)
     named = set(re.split(r"[^a-z0-9\u3040-\u9fff]+", normalize(table_name)))
+    if enumerated := re.match(r"\s*\d{1,2}[.)]\s", low):  # "2. Is there ...": a list's number
+        taken.append(enumerated.span())
     bound.unused = [w for w in _unused(low, taken) if w not in named]
     for hit in _QUOTED.finditer(low):
         if not any(s <= hit.start(1) < e for s, e in taken):
             bound.unknown_quoted.append(hit.group(1).strip())
     return bound
+
+
+def _aggregating(bound: Bound, low: str) -> None:
+    """"the total number of bronze medals" on a table with a Total column: a column named
+    like an aggregation, right before another column or "number of", is the aggregation."""
+    words = vocab.terms()
+    for i, m in enumerate(bound.matches):
+        term = words.get(m.text)
+        after = bound.matches[i + 1] if i + 1 < len(bound.matches) else None
+        if m.kind == "column" and term is not None and term[0] == "agg" and after is not None \
+                and after.kind in ("column", "agg") and not low[m.end:after.start].strip():
+            bound.matches[i] = Match(m.start, m.end, term[0], term[1], m.text)
 
 
 def _described(bound: Bound, low: str, taken: list[tuple[int, int]]) -> None:
@@ -249,7 +360,13 @@ def _unused(low: str, taken: list[tuple[int, int]]) -> list[str]:
     unused = [w for w in words if w and w not in vocab.FILLER_EN
               and w.removesuffix("s") not in vocab.FILLER_EN and len(w) > 1]
     unused += [w for w in _JA_RUN.findall(rest) if w not in vocab.FILLER_JA]
+    # a number or a name with symbols no match took ("the 1990's", "u&i") is a part too
+    unused += [w for w in _ODD_TOKEN.findall(rest) if w not in unused]
     return list(dict.fromkeys(unused))
+
+
+_ODD_TOKEN = re.compile(r"(?<![\w&])(?:[a-z0-9]+[&+][a-z0-9&+]+|\d[\d,.]*(?:'?s)?)(?![\w&])"
+                        r"|(?<!\S)[#@&*]+(?!\S)")
 
 
 def closest_columns(word: str, profile: DatasetProfile, n: int = 3) -> list[str]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import re
 
-from shokunin.agents.analyst.offline.query import Query, Task
+from shokunin.agents.analyst.offline.query import Filter, Query, Task
+from shokunin.agents.analyst.offline.shown import shown
 
 _PERIODS_PER_YEAR = {"D": 365, "W": 52, "M": 12, "Q": 4, "Y": 1}
 _WINDOW = {"D": 7, "W": 4, "M": 3, "Q": 4, "Y": 3}
-_CHART = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(7, 3.5))\n"
 _SHOW_TABLE = "TABLE_MARKDOWN.append(_md(table.round(4)))\nprint(table.round(4).to_string())\n"
 
 
@@ -25,7 +25,10 @@ def task(query: Query, ja: bool) -> Task:
     body = _body(q)
     rows, periods = _filters(q)
     # the cell works on ``data``: a filter never narrows the kernel's df for later cells
+    if q.compare == "share" and path(q) == "count" and q.group is None:
+        rows = "all_rows = len(df)\n" + rows  # the share of the rows the filters keep
     code = "data = df\n" + re.sub(r"\bdf\b", "data", rows + body + periods)
+    code += shown(q, ja, path(q))  # its chart and its answer, in the question's words
     used = [*q.measures, *([q.group] if q.group else []), *([q.time] if q.time else []),
             *(f.column for f in q.filters)]
     columns = None if q.overview or q.rows or (q.missing and not q.measures) or (
@@ -62,11 +65,21 @@ def _filters(q: Query) -> tuple[str, str]:
     lines: list[str] = []
     by_column: dict[str, list[object]] = {}
     for f in q.filters:
-        if f.period is None:
+        if f.period is None and f.op == "==":
             by_column.setdefault(f.column, []).append(f.value)
     for column, values in by_column.items():
         kept = _lit([str(v) for v in values])
         lines.append(f"df = df[df[{_lit(column)}].astype(str).isin({kept})]")
+    held: dict[str, list[str]] = {}  # words of one column's values: any of them (A or B)
+    for f in q.filters:
+        if f.op == "contains":
+            held.setdefault(f.column, []).append(re.escape(str(f.value)))
+    lines += [f"df = df[df[{_lit(column)}].astype(str).str.contains({_lit(_any_word(words))}, "
+              "case=False, na=False)]" for column, words in held.items()]
+    lines += [f"df = df[~df[{_lit(f.column)}].astype(str).isin({_lit(f.value)})]"
+              for f in q.filters if f.op == "not in"]
+    lines += [_condition(f) for f in q.filters
+              if f.period is None and f.op not in ("==", "contains", "not in")]
     periods = [f for f in q.filters if f.period is not None]
     after = ""
     if periods and not _over_time(q):
@@ -77,6 +90,22 @@ def _filters(q: Query) -> tuple[str, str]:
     if lines:
         lines.append("print(f'{len(df)} rows kept')")
     return "".join(line + "\n" for line in lines), after
+
+
+def _any_word(words: list[str]) -> str:
+    """A pattern for any of ``words`` as whole words ("rossi" is not in "Capirossi")."""
+    return r"(?<!\w)(?:" + "|".join(words) + r")(?!\w)"
+
+
+def _condition(f: Filter) -> str:
+    """Code that keeps the rows meeting a condition other than equality."""
+    column = f"df[{_lit(f.column)}]"
+    values = (f"pd.to_datetime({column}.astype(str), errors='coerce').dt.year" if f.year else
+              f"pd.to_numeric({column}, errors='coerce')")
+    if f.op == "between":
+        low, high = f.value  # type: ignore[misc]
+        return f"df = df[{values}.between({low!r}, {high!r})]"
+    return f"df = df[{values} {f.op} {f.value!r}]"
 
 
 def path(q: Query) -> str:
@@ -93,6 +122,8 @@ def path(q: Query) -> str:
         return "series"
     if q.aggs in (["count"], ["nunique"]) and (q.aggs == ["count"] or not q.measures):
         return "count"
+    if q.label and q.group and not (q.measures or q.aggs or q.order):
+        return "lookup"
     return "grouped" if q.group is not None else "overall"
 
 
@@ -108,9 +139,10 @@ _USES = {
     "rows": {"measures", "order", "limit"},
     "series": {"measures", "aggs", "time", "grain", "group", "compare", "window", "order",
                "limit"},
-    "count": {"aggs", "group", "order", "limit", "label"},
+    "count": {"aggs", "group", "order", "limit", "label", "compare"},
     "grouped": {"measures", "aggs", "group", "order", "limit", "label", "compare"},
     "overall": {"measures", "aggs", "order"},
+    "lookup": {"group", "label"},
 }
 _MEASURES = {"series": 1, "rows": 1, "normality": 1, "distribution": 1, "ttest": 1,
              "chi2": 2, "crosstab": 3}  # the columns each computation can take, at most
@@ -122,7 +154,8 @@ def unused_parts(q: Query) -> list[str]:
     """The parts of ``q`` its computation would leave out (e.g. a grouping of a test)."""
     uses = _USES[path(q)]
     left = [part for part in PARTS if getattr(q, part) and part not in uses]
-    if q.compare and path(q) == "grouped" and q.compare != "share":
+    if q.compare and path(q) in ("grouped", "count") and q.compare != "share" or (
+            q.compare == "share" and path(q) == "count" and q.group is not None):
         left.append("compare")
     if q.window and q.compare != "moving":
         left.append("window")
@@ -135,7 +168,8 @@ def _body(q: Query) -> str:
     return {"overview": _overview, "missing": _missing, "correlation": _correlation,
             "normality": _normality, "distribution": _normality, "ttest": _ttest,
             "chi2": _chi2, "crosstab": _crosstab, "rows": _rows, "series": _series,
-            "count": _count, "grouped": _grouped, "overall": _overall}[path(q)](q)
+            "count": _count, "grouped": _grouped, "overall": _overall,
+            "lookup": _lookup}[path(q)](q)
 
 
 def _overview(q: Query) -> str:
@@ -178,22 +212,33 @@ def _overall(q: Query) -> str:
 
 
 def _count(q: Query) -> str:
+    if q.group is None and q.compare == "share":
+        return ("share = len(df) / all_rows * 100 if all_rows else float('nan')\n"
+                "print(f'{len(df)} of {all_rows} rows ({share:.1f}%)')\n"
+                "JSON_OUT.append({'rows': len(df), 'of_rows': all_rows, "
+                "'share_%': round(share, 2)})\n")
     if q.group is None:
         return "print(f'{len(df)} rows')\nJSON_OUT.append({'rows': len(df)})\n"
-    return (f"table = df.groupby({_lit(q.group)}).size().rename('rows')"
-            ".sort_values(ascending=False)\n" + _limit(q) + _SHOW_TABLE + _bars())
+    code = (f"table = df.groupby({_lit(q.group)}).size().rename('rows')"
+            f".sort_values(ascending={q.order == 'asc'})\n" + _limit(q) + _SHOW_TABLE)
+    if q.label:  # the group with the most (fewest) rows; a tie is said, not hidden
+        code += (f"counts = df.groupby({_lit(q.group)}).size()\n"
+                 f"best = counts[counts == counts.{'min' if q.order == 'asc' else 'max'}()]\n"
+                 f"JSON_OUT.append({{{_lit(q.group)}: [str(v) for v in best.index], "
+                 "'rows': int(best.iloc[0])})\n")
+    return code
+
+
+def _lookup(q: Query) -> str:
+    """The values of a column in the rows the filters keep ("from which club?")."""
+    by = _lit(q.group)
+    return (f"found = [str(v) for v in df[{by}].dropna().unique()]\n"
+            f"table = df[{by}].value_counts().rename('rows')\n" + _SHOW_TABLE
+            + f"JSON_OUT.append({{{by}: found}})\n")
 
 
 def _limit(q: Query) -> str:
     return f"table = table.head({q.limit})\n" if q.limit else ""
-
-
-def _bars() -> str:
-    return ("if 1 < len(table) <= 30:\n"
-            "    import matplotlib.pyplot as plt\n"
-            "    fig, ax = plt.subplots(figsize=(7, 3.5))\n"
-            "    (table.iloc[:, 0] if hasattr(table, 'columns') else table).plot.bar(ax=ax)\n"
-            "    plt.show()\n")
 
 
 def _grouped(q: Query) -> str:
@@ -213,7 +258,7 @@ def _grouped(q: Query) -> str:
                  f"round(float(table[{_lit(key)}].iloc[0]), 4), ')')\n"
                  f"JSON_OUT.append({{{_lit(q.group)}: str(best), "
                  f"{_lit(f'{agg}_{measure}')}: float(table[{_lit(key)}].iloc[0])}})\n")
-    return code + _bars()
+    return code
 
 
 def _series(q: Query) -> str:
@@ -253,9 +298,6 @@ def _series(q: Query) -> str:
         code += f"table = table.sort_values(table.columns[0], ascending={q.order == 'asc'})\n"
         code += _limit(q)
     code += "table.index = table.index.astype(str)\n" + _SHOW_TABLE
-    code += (_CHART + "table.plot(ax=ax, marker='o')\n"
-             f"ax.set_ylabel({_lit(f'{agg} of {q.measures[0]}' if q.measures else 'rows')})"
-             "\nplt.show()\n")
     return code
 
 
@@ -267,13 +309,25 @@ def _correlation(q: Query) -> str:
                 f"r, p = stats.pearsonr(pair[{a}], pair[{b}])\n"
                 "table = pd.DataFrame({'r': [r], 'p_value': [p], 'n': [len(pair)]}, "
                 f"index=[{_lit(' ~ '.join(q.measures))}])\n" + _SHOW_TABLE
-                + "kind = ('none (not significant at the 5% level)' if p >= 0.05 else "
-                "('positive' if r > 0 else 'negative') + (', linear' if abs(r) >= 0.5 else "
-                "', nonlinear (|r| < 0.5)'))\n"
-                "strength = 'weak' if abs(r) < 0.3 else 'moderate' if abs(r) < 0.7 else 'strong'\n"
-                "print(f'r = {r:.4f} ({strength}), p = {p:.4g}, relationship: {kind}')\n"
+                # Pearson's r measures a linear relation only: a small |r| is a weak linear
+                # correlation, never evidence of a nonlinear one. Strength by |r|: below
+                # 0.2 very weak, 0.4 weak, 0.7 moderate, else strong; none unless p < 0.05.
+                + "significant = bool(p < 0.05)\n"
+                "level = sum(abs(r) >= limit for limit in (0.2, 0.4, 0.7))\n"
+                "strength = ('very weak', 'weak', 'moderate', 'strong')[level]\n"
+                "direction = ('positive' if r > 0 else 'negative') if significant else None\n"
+                "figures = f'r = {r:.3f}, ' + ('p < 0.001' if p < 0.001 else f'p = {p:.3g}') "
+                "+ f', n = {len(pair)}'\n"
+                "figures_ja = figures.replace(', ', '、')\n"
+                "if significant:\n"
+                "    print(f'{strength} {direction} linear correlation ({figures})')\n"
+                "    print(('ごく弱い', '弱い', '中程度の', '強い')[level] "
+                "+ ('正' if r > 0 else '負') + f'の線形相関（{figures_ja}）')\n"
+                "else:\n"
+                "    print(f'no significant linear correlation ({figures})')\n"
+                "    print(f'有意な線形相関はありません（{figures_ja}）')\n"
                 "JSON_OUT.append({'r': float(r), 'p_value': float(p), 'n': len(pair), "
-                "'significant': bool(p < 0.05)})\n")
+                "'significant': significant, 'strength': strength, 'direction': direction})\n")
     return (f"table = df[{_lit(q.measures)}].corr()\n" + _SHOW_TABLE)
 
 
@@ -307,8 +361,7 @@ def _normality(q: Query) -> str:
             code += (f"lean = df[{col}].skew()\n"
                      "print('skewness', round(lean, 4), '->', 'positive (right-skewed)' "
                      "if lean > 0 else 'negative (left-skewed)' if lean < 0 else 'symmetric')\n")
-    return code + (_CHART + f"df[{col}].plot.hist(ax=ax, bins=30)\n"
-                   f"ax.set_xlabel({col})\nplt.show()\n")
+    return code
 
 
 def _ttest(q: Query) -> str:

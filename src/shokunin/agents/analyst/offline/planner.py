@@ -66,12 +66,15 @@ def explain(question: str, result: NotUnderstood) -> str:
                      else f"{_quoted(result.unused, ja)} matched no column or value.")
     parts.append("オフラインでできること: 列の集計（合計・平均・件数・中央値・最小・最大・"
                  "標準偏差）、"
-                 "列別・月別の集計と順位、前月比・前年比・構成比・累計・移動平均、相関、正規性の検定、"
-                 "2群の t 検定、欠損値、概要。ほかはモデルを設定してください（SHOKUNIN_MODEL）。"
+                 "列別・月別の集計と順位、値や条件（以上・未満・より前など）での絞り込みと件数・割合、"
+                 "最も多い値、前月比・前年比・構成比・累計・移動平均、相関、正規性の検定、"
+                 "2群の t 検定、欠損値、概要。ほかは「モデル」の画面でモデルを設定してください。"
                  if ja else
                  "Offline I can compute aggregates of a column (sum, mean, count, median, min, "
-                 "max, standard deviation), by a column or by period, rankings, the change from "
+                 "max, standard deviation), by a column or by period, rankings, rows kept by a "
+                 "value or a condition (more than, at least, before a year) and their count or "
+                 "share, the most frequent value, the change from "
                  "the previous period or year, shares, cumulative totals, moving averages, "
                  "correlations, a normality test, a two-group t-test, missing values and an "
-                 "overview; for anything else configure a model (SHOKUNIN_MODEL).")
+                 "overview; for anything else set a model on the Models page.")
     return "\n\n".join(parts)

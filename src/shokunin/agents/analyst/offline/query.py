@@ -25,23 +25,46 @@ _COMPARE_EN = {"previous": "change from the previous period (%)",
                "cumulative": "cumulative total", "moving": "moving average"}
 
 
+_OP_JA = {">": "より大きい", ">=": "以上", "<": "未満", "<=": "以下"}
+
+
 @dataclass
 class Filter:
-    """Rows kept: ``column == value``, or a period of the time column."""
+    """Rows kept: ``column == value`` (or ``op``: contains, >, >=, <, <=, between), or a
+    period of the time column."""
 
     column: str
     value: object = None
     period: tuple[str, list[int]] | None = None  # ("M", [2024, 9]), ("Y", [2024]), ("month", [9])
+    op: str = "=="
+    year: bool = False  # the condition is on the year of a date column
 
     def say(self, ja: bool) -> str:
         if self.period is None:
-            return f"{self.column} = {self.value}"
+            return self._say_value(ja)
         grain, parts = self.period
         if grain == "M":
             return f"{parts[0]}年{parts[1]}月" if ja else f"{parts[0]}-{parts[1]:02d}"
         if grain == "Y":
             return f"{parts[0]}年" if ja else str(parts[0])
         return f"{parts[0]}月" if ja else f"month {parts[0]}"
+
+    def _say_value(self, ja: bool) -> str:
+        column = f"{self.column}の年" if ja and self.year else (
+            f"the year of {self.column}" if self.year else self.column)
+        value = self.value
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if self.op == "==":
+            return f"{column} = {value}"
+        if self.op == "not in":  # total rows left out
+            return "合計の行を除く" if ja else "without the total row"
+        if self.op == "contains":
+            return f"{column} に「{value}」を含む" if ja else f"{column} contains “{value}”"
+        if self.op == "between":
+            low, high = (int(v) if float(v).is_integer() else v for v in value)  # type: ignore[union-attr]
+            return f"{column} が {low}〜{high}" if ja else f"{column} between {low} and {high}"
+        return f"{column} が {value} {_OP_JA[self.op]}" if ja else f"{column} {self.op} {value}"
 
 
 @dataclass
@@ -73,7 +96,7 @@ class Query:
 
 
 def _restate_ja(q: Query) -> str:
-    where = "、".join(f.say(True) for f in q.filters)
+    where = "、".join(dict.fromkeys(f.say(True) for f in q.filters))
     scope = f"{where} の" if where else ""
     measures = "・".join(q.measures)
     if q.overview:
@@ -95,11 +118,15 @@ def _restate_ja(q: Query) -> str:
         text = f"{q.measures[0]} × {q.measures[1]} のクロス集計（{what}）"
     elif q.rows:
         text = f"{measures} が{'小さい' if q.order == 'asc' else '大きい'}上位 {q.limit} 行"
+    elif q.label and q.group and not (q.measures or q.aggs or q.order):
+        text = f"その行の {q.group}"
     else:
         aggs = "・".join(_AGG_JA[a] for a in q.aggs)
         if q.per_period:
             aggs = f"合計の{_GRAIN_JA[q.grain or 'D'].removesuffix('別')}平均"
         what = f"{measures} の{aggs}" if measures else ("行数" if q.aggs == ["count"] else aggs)
+        if q.aggs == ["count"] and not measures and q.compare == "share" and not q.group:
+            return f"{where} の行数と、全体に占める割合（%）。"
         by = [_GRAIN_JA[q.grain] if q.grain else (f"{q.time} ごと" if q.time else ""),
               f"{q.group} 別" if q.group else ""]
         by_text = "・".join(b for b in by if b)
@@ -122,7 +149,7 @@ def _restate_ja(q: Query) -> str:
 
 
 def _restate_en(q: Query) -> str:
-    where = ", ".join(f.say(False) for f in q.filters)
+    where = ", ".join(dict.fromkeys(f.say(False) for f in q.filters))
     scope = f" (rows where {where})" if where else ""
     measures = " and ".join(q.measures)
     if q.overview:
@@ -146,10 +173,14 @@ def _restate_en(q: Query) -> str:
     elif q.rows:
         text = f"The {q.limit} rows with the {'smallest' if q.order == 'asc' else 'largest'} " \
                f"{measures}"
+    elif q.label and q.group and not (q.measures or q.aggs or q.order):
+        text = f"The {q.group} of those rows"
     else:
         aggs = " and ".join(_AGG_EN[a] for a in q.aggs)
         if q.per_period:
             aggs = f"mean {_GRAIN_EN[q.grain or 'D']} total"
+        if q.aggs == ["count"] and not measures and q.compare == "share" and not q.group:
+            return f"The number of rows where {where}, and their share of all rows (%)."
         text = (f"The {aggs} of {measures}" if measures else
                 "The number of rows" if q.aggs == ["count"] else f"The {aggs}")
         if q.grain:

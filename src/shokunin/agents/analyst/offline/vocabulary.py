@@ -13,8 +13,10 @@ Term = tuple[str, str]  # (kind, value)
 
 _TERMS: dict[Term, tuple[str, ...]] = {
     # aggregations
-    ("agg", "sum"): ("sum", "total", "totals", "合計", "総額", "総計", "合算", "トータル"),
-    ("agg", "mean"): ("average", "mean", "avg", "平均", "平均値"),
+    ("agg", "sum"): ("sum", "total", "totals", "合計", "総額", "総計", "合算", "トータル",
+                     "合わせると", "合わせて", "combined"),
+    ("agg", "mean"): ("average", "mean", "avg", "平均", "平均値", "average number of",
+                      "mean number of", "average amount of"),
     ("agg", "median"): ("median", "中央値"),
     ("agg", "min"): ("minimum", "min", "最小", "最小値", "最低値"),
     ("agg", "max"): ("maximum", "max", "最大", "最大値", "最高値"),
@@ -35,11 +37,15 @@ _TERMS: dict[Term, tuple[str, ...]] = {
                         "一番高い", "最も大きい", "一番大きい", "多い", "高い", "大きい",
                         "最大の", "最高", "長い", "一番長い", "最も長い", "多く", "most common",
                         "most frequent", "最も多く", "一番多く", "よく売れ", "売れている",
-                        "売れた"),
+                        "売れた", "more", "higher", "larger", "bigger", "longer", "greater",
+                        "tallest", "longest", "oldest", "most often", "一番多", "最も多",
+                        "一番高", "最も高", "一番大き", "最も大き", "一番長", "最も長"),
     ("order", "asc"): ("bottom", "lowest", "smallest", "least", "fewest", "worst", "下位",
                        "ワースト", "最も少ない", "一番少ない", "最も低い", "一番低い",
                        "最も小さい", "少ない", "低い", "小さい", "最低", "短い", "一番短い",
-                       "最も短い"),
+                       "最も短い", "fewer", "less", "lower", "smaller", "shorter",
+                       "shortest", "youngest", "least often", "一番少な", "最も少な", "一番低",
+                       "最も低", "一番小さ", "最も小さ", "一番短", "最も短"),
     ("rank", "rank"): ("rank", "ranking", "sort", "sorted", "order by", "順位", "ランキング",
                        "並べ", "順"),
     ("which", "which"): ("which", "what", "who", "どの", "どれ", "どこ", "何が", "誰"),
@@ -156,6 +162,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("チャネル", "経路", "channel"),
     ("運賃", "料金", "fare"),
     ("湿度", "humidity"),
+    ("身長", "高さ", "height", "tall"),
 )
 
 # Concepts whose values add up: without an aggregation word they are totalled, others averaged.
@@ -188,7 +195,9 @@ measurement measurements transaction transactions respondent respondents user us
 members observation observations sample samples adhere adheres follow follows incurred
 received hit administered sold spent earned perform performed analysis analyze analyse so
 yes provided separately result results question numerical numeric linear nonlinear level
-mm cm km kg usd jpy eur yen dollars out
+mm cm km kg usd jpy eur yen dollars out listed scored score achieved got gained played
+compete competed appear appeared featured include included contain contains according
+chart held hold holds receive receives completed occurred served participated
 """)
 FILLER_JA = _words("""
 調 従 思 使 言 考 書 読 行 入 聞 感 教 見 出 計算 集計 算出 表示 求
@@ -196,7 +205,7 @@ FILLER_JA = _words("""
 名 回 列 項目 一番 最 もっとも 全商品 全部 すべて 全て それぞれ 各月 毎 月々
 社員 従業員 回答者 人たち 教えて 見せて 出して 下さい ください お願い 願 可視化
 グラフ 図 描 作 比較 様子 状況 傾向 今年 全店 全国 全期間 全社 値段 つ 件数
-上 下 中 間 % ％ 何% 何％ 変 どれくらい どのくらい
+上 下 中 間 % ％ 何% 何％ 変 どれくらい どのくらい 載 載って 載ってる 決 務 所属
 """)
 
 
