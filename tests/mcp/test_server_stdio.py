@@ -132,7 +132,7 @@ async def test_ask_analyst_uploads_a_local_csv_and_answers_from_it(client: Clien
     report = result.structured_content["answer"]
     totals = pd.read_csv(SAMPLES / "sales_en.csv").groupby("region")["revenue"].sum()
     for region, total in totals.items():
-        assert f"| {region} | {total} |" in report
+        assert f"| {region} | {total:,.0f} |" in report  # formatted (issue 49)
     assert messages  # the run said what it was doing
     [dataset] = listed.structured_content["datasets"]
     assert dataset["id"] == result.structured_content["dataset_id"]
