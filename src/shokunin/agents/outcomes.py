@@ -67,6 +67,8 @@ def cell_failure(error_type: str | None, error_message: str | None, ja: bool) ->
         return _NO_FRESH_KERNEL[ja]
     if error_type in MEMORY_ERRORS:
         return _MEMORY[ja].format(detail=detail)
+    if error_type == "CannotAnswer":  # the analysis's own refusal, already in words
+        return message
     if error_type in _WORDS:
         return _WORDS[error_type][ja].format(message=message.rstrip("。.") or detail)
     return _CODE_ERROR[ja].format(detail=detail)

@@ -61,10 +61,12 @@ class OfflineBrain:
                     f"まだ決まっていないこと: {task.question}" if ja else
                     f"still open: {task.question}")
             assert isinstance(task, planner.NotUnderstood)  # decide() chose to report
-            return planner.explain(question, task)
+            return planner.explain(question, task, [c.name for c in record.profile.columns])
         cell = cells[-1]
         if not cell.result.ok:
             said = cell_failure(cell.result.error_type, cell.result.error_message, ja)
+            if cell.result.error_type == "CannotAnswer":  # the table cannot answer it: why
+                return said
             return (f"分析は失敗しました（{cell.instruction}）。{said}" if ja else
                     f"The analysis failed ({cell.instruction}). {said}")
         kept = answer.find(cell.result.json)  # what the cell computed, with what was asked

@@ -26,6 +26,18 @@ CELL_HELPERS = r'''import pandas as pd
 _ANSWERS = []  # what this cell found, for the report (_answer); shown after the cell
 
 
+class CannotAnswer(Exception):
+    """The question cannot be answered from this table; its message says why, in words."""
+
+
+def _when(values):
+    """Dates as written in a table, Japanese ones too (2024年1月, 2024年1月5日), as dates."""
+    text = values.astype(str).str.replace(
+        r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*日)?",
+        lambda m: f"{m[1]}-{int(m[2]):02d}-{int(m[3] or 1):02d}", regex=True)
+    return pd.to_datetime(text, errors="coerce")
+
+
 def _plain(v):
     """A value as JSON: nothing for NaN and NaT, numpy's numbers as Python's, else text."""
     if hasattr(v, "item") and not isinstance(v, (str, bytes)):

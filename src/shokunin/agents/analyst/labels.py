@@ -13,7 +13,7 @@ AGG = {"sum": ("合計", "total"), "mean": ("平均", "average"), "median": ("�
        "min": ("最小値", "minimum"), "max": ("最大値", "maximum"), "count": ("件数", "count"),
        "std": ("標準偏差", "standard deviation"), "var": ("分散", "variance"),
        "skew": ("歪度", "skewness"), "kurt": ("尖度", "excess kurtosis"),
-       "nunique": ("種類数", "distinct values"), "size": ("件数", "count")}
+       "nunique": ("種類数", "number of distinct values"), "size": ("件数", "count")}
 # describe()'s rows, and the per-period summary's
 DESCRIBE = {"count": ("件数", "Count"), "mean": ("平均", "Average"),
             "std": ("標準偏差", "Std. deviation"), "min": ("最小", "Minimum"),

@@ -56,8 +56,12 @@ _OPS_AFTER = {"or more": ">=", "or higher": ">=", "or above": ">=", "and above":
               "より長い": ">", "より少ない": "<", "より小さい": "<", "より低い": "<",
               "より短い": "<", "より前": "<", "以前": "<=", "より後": ">", "以降": ">="}
 _JA_UNIT = r"(?:[\u30a0-\u30ff\u3400-\u9fff]{1,2}|%|％)?"
+# a number's scale word: 「10万円」, "1.5 million", "20k"
+_SCALES = {"万": 10_000, "千": 1_000, "億": 100_000_000, "k": 1_000, "thousand": 1_000,
+           "million": 1_000_000, "billion": 1_000_000_000}
 _COND_BEFORE = re.compile(r"(?<![a-z])(" + "|".join(sorted(_OPS_BEFORE, key=len, reverse=True))
-                          + rf")\s+({_NUM})(?![\d])")
+                          + rf")\s+({_NUM})(?:\s*(k|thousand|million|billion)(?![a-z]))?"
+                          r"(?![\d])")
 _COND_AFTER = re.compile(rf"(?<![\d.,])({_NUM})((?:\s*[a-z.]+){{0,2}}|\s*{_JA_UNIT})\s*("
                          + "|".join(sorted(_OPS_AFTER, key=len, reverse=True)) + r")")
 _COND_BETWEEN = re.compile(rf"between\s+({_NUM})\s+and\s+({_NUM})(?![\d])|({_NUM})\s*"
@@ -75,15 +79,19 @@ def _conditions(low: str) -> list[Match]:
     ``words`` are those that sit between the number and its operator ("meters tall")."""
     found = []
     for hit in _COND_BEFORE.finditer(low):
+        scale = _SCALES.get(hit.group(3) or "", 1)
         found.append(Match(hit.start(), hit.end(), "cond",
-                           (_OPS_BEFORE[hit.group(1)], number(hit.group(2)), ""), hit.group()))
+                           (_OPS_BEFORE[hit.group(1)], number(hit.group(2)) * scale, ""),
+                           hit.group()))
     for hit in _COND_AFTER.finditer(low):
         words = hit.group(2).strip()
         if words.startswith("or") or words.startswith("and"):
             continue  # "2 or 3": two values, no condition
+        scale = next((v for unit, v in _SCALES.items() if words.startswith(unit)), 1)
         found.append(Match(hit.start(), hit.end(), "cond",
-                           (_OPS_AFTER[hit.group(3)], number(hit.group(1)), words),
-                           hit.group()))
+                           (_OPS_AFTER[hit.group(3)], number(hit.group(1)) * scale,
+                            words.removeprefix(next((u for u in _SCALES if words.startswith(u)),
+                                                    "")).strip()), hit.group()))
     for hit in _COND_BETWEEN.finditer(low):
         low_end, high_end = (g for g in hit.groups() if g)
         found.append(Match(hit.start(), hit.end(), "cond",
@@ -149,6 +157,11 @@ def column_surfaces(columns: list[ColumnProfile]) -> dict[str, str]:
         if thing:
             for form in (f"number of {thing}", f"count of {thing}", f"{thing} count"):
                 surfaces.setdefault(form, col.name)
+    for col in columns:  # sensor_id: "by sensor" names it ("passenger" of PassengerId names
+        # what a row is, as 注文 of 注文ID does: those stay words)
+        stem = re.match(r"([a-z][a-z _-]+?)[\s_-]?(?:id|no|code)$", normalize(col.name).strip())
+        if stem and len(stem.group(1)) > 1 and stem.group(1) not in vocab.FILLER_EN:
+            surfaces.setdefault(stem.group(1).replace("_", " "), col.name)
     for group in vocab.SYNONYMS:
         exact = [c.name for c in columns if normalize(c.name).replace("_", " ") in group]
         holding = [c.name for c in columns if any(_holds(normalize(c.name), w) for w in group)]
@@ -193,6 +206,14 @@ def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
 
     for surface, name in column_surfaces(profile.columns).items():
         add(surface, "column", name)
+    for column in profile.columns:  # 仕入先 written 仕入れ先, 売上高 売り上げ高 (okurigana)
+        kanji = normalize(column.name).strip()
+        if len(kanji) >= 2 and all("\u3400" <= ch <= "\u9fff" for ch in kanji):
+            written = "[ぁ-ん]{0,2}".join(re.escape(ch) for ch in kanji)
+            for hit in re.finditer(written, low):
+                if hit.group() != kanji:
+                    found.append(Match(hit.start(), hit.end(), "column", column.name,
+                                       hit.group()))
     for column in profile.columns:  # "wind speed" names WINDSPEED, "size rank" SizeRank
         compact = re.sub(r"[\s_-]+", "", normalize(column.name))
         if len(compact) >= 6 and compact.isascii() and compact.isalnum():

@@ -22,7 +22,7 @@ def _lit(value: object) -> str:
 def task(query: Query, ja: bool) -> Task:
     """The code for ``query`` and the sentence that states what it computes."""
     q = query
-    body = _body(q)
+    body = _body(q, ja)
     rows, periods = _filters(q)
     # the cell works on ``data``: a filter never narrows the kernel's df for later cells
     if q.compare == "share" and path(q) == "count" and q.group is None:
@@ -43,9 +43,8 @@ def _period_mask(q: Query, frame: str, on_index: bool) -> str:
         if f.period is None:
             continue
         grain, parts = f.period
-        when = (f"pd.to_datetime(pd.Index({frame}.index.astype(str)), errors='coerce')"
-                if on_index else
-                f"pd.to_datetime({frame}[{_lit(f.column)}].astype(str), errors='coerce').dt")
+        when = (f"pd.DatetimeIndex(_when(pd.Series({frame}.index.astype(str))))"
+                if on_index else f"_when({frame}[{_lit(f.column)}]).dt")
         if grain == "M":
             masks.append(f"(({when}.year == {parts[0]}) & ({when}.month == {parts[1]}))")
         elif grain == "Y":
@@ -100,7 +99,7 @@ def _any_word(words: list[str]) -> str:
 def _condition(f: Filter) -> str:
     """Code that keeps the rows meeting a condition other than equality."""
     column = f"df[{_lit(f.column)}]"
-    values = (f"pd.to_datetime({column}.astype(str), errors='coerce').dt.year" if f.year else
+    values = (f"_when({column}).dt.year" if f.year else
               f"pd.to_numeric({column}, errors='coerce')")
     if f.op == "between":
         low, high = f.value  # type: ignore[misc]
@@ -164,10 +163,12 @@ def unused_parts(q: Query) -> list[str]:
     return list(dict.fromkeys(left))
 
 
-def _body(q: Query) -> str:
+def _body(q: Query, ja: bool) -> str:
+    if path(q) in ("ttest", "series"):  # their refusals are said in the question's language
+        return (_ttest if path(q) == "ttest" else _series)(q, ja)
     return {"overview": _overview, "missing": _missing, "correlation": _correlation,
-            "normality": _normality, "distribution": _normality, "ttest": _ttest,
-            "chi2": _chi2, "crosstab": _crosstab, "rows": _rows, "series": _series,
+            "normality": _normality, "distribution": _normality,
+            "chi2": _chi2, "crosstab": _crosstab, "rows": _rows,
             "count": _count, "grouped": _grouped, "overall": _overall,
             "lookup": _lookup}[path(q)](q)
 
@@ -261,10 +262,15 @@ def _grouped(q: Query) -> str:
     return code
 
 
-def _series(q: Query) -> str:
+_NO_YEAR_BEFORE = ("There is no year before to compare with: the data runs from {first} to "
+                   "{last}.",
+                   "前年のデータがないため前年比は出せません（データは {first} 〜 {last}）。")
+
+
+def _series(q: Query, ja: bool) -> str:
     time, agg = _lit(q.time), q.aggs[0]
     measure = _lit(q.measures[0]) if q.measures else None
-    key = (f"pd.to_datetime(df[{time}].astype(str), errors='coerce').dt.to_period("
+    key = (f"_when(df[{time}]).dt.to_period("
            f"{_lit(q.grain)})" if q.grain else f"df[{time}]")
     keys = f"[{key}, df[{_lit(q.group)}]]" if q.group else key
     code = (f"series = df.groupby({keys})[{measure}].agg({_lit(agg)})\n" if measure else
@@ -282,7 +288,10 @@ def _series(q: Query) -> str:
     elif q.compare == "yoy":
         lag = _PERIODS_PER_YEAR.get(q.grain or "", 1)
         code += (f"table = pd.concat({{'value': series, 'yoy_%': series.pct_change({lag}, "
-                 "fill_method=None) * 100}, axis=1)\n")
+                 "fill_method=None) * 100}, axis=1)\n"
+                 "if table['yoy_%'].notna().sum() == 0:\n"
+                 f"    raise CannotAnswer({_lit(_NO_YEAR_BEFORE[ja])}.format("
+                 "first=series.index.min(), last=series.index.max()))\n")
     elif q.compare == "cumulative":
         code += "table = pd.concat({'value': series, 'cumulative': series.cumsum()}, axis=1)\n"
     elif q.compare == "moving":
@@ -364,13 +373,19 @@ def _normality(q: Query) -> str:
     return code
 
 
-def _ttest(q: Query) -> str:
+def _two_groups(q: Query, ja: bool) -> str:
+    return (f"{q.group} の値は {{n}} 種類（{{names}}）あり、2群ではありません。比べる2つの値を"
+            "質問に書いてください（例: 「男性と女性で…」）。" if ja else
+            f"{q.group} has {{n}} values ({{names}}), not two: name the two to compare.")
+
+
+def _ttest(q: Query, ja: bool) -> str:
     col, by = _lit(q.measures[0]), _lit(q.group)
     return ("from scipy import stats\n"
             f"names = df[{by}].dropna().unique()\n"
             "if len(names) != 2:\n"
-            f"    raise ValueError({_lit(f'{q.group} has ')} + str(len(names)) + "
-            "' values, not two: ' + ', '.join(map(str, names[:10])))\n"
+            f"    raise CannotAnswer({_lit(_two_groups(q, ja))}.format(n=len(names), "
+            "names='、'.join(map(str, names[:10]))))\n"
             f"a, b = (df.loc[df[{by}] == n, {col}].dropna() for n in names)\n"
             "t, p = stats.ttest_ind(a, b, equal_var=False)\n"
             "table = pd.DataFrame({'mean': [a.mean(), b.mean()], 'n': [len(a), len(b)]}, "

@@ -3,6 +3,8 @@ not do offline, said plainly (``explain``)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from shokunin.agents.analyst.offline.binding import closest_columns, is_ja
 from shokunin.agents.analyst.offline.code import task, unused_parts
 from shokunin.agents.analyst.offline.query import Clarify, NotUnderstood, Query, Task
@@ -34,26 +36,38 @@ def plan(question: str, profile: DatasetProfile,
     ``table_name``), what to ask back, or what it understood and cannot do."""
     ja = is_ja(question)
     query = read(question, profile, table_name)
+    if isinstance(query, NotUnderstood) and (typo := _typo(query.unused, profile, ja)):
+        return typo  # "revenu by stor": a near spelling of a real column, asked back
     if not isinstance(query, Query):
         return query
     if left := unused_parts(query):  # e.g. "for each station" on a test of one column
         return NotUnderstood(_understood_parts(query, ja),
                              [_PART_NAMES[p][ja] for p in left], query.unused)
     planned = task(query, ja)
-    names = {c.name for c in profile.columns}
-    near = {w: closest_columns(w, profile) for w in query.unused if w not in names}
-    if typo := next((w for w, columns in near.items() if columns), None):  # "by regoin"
-        return Clarify(f"「{typo}」という列はありません。{'、'.join(near[typo])} のことですか？"
-                       if ja else f"There is no column “{typo}”. Did you mean "
-                       f"{' or '.join(f'“{c}”' for c in near[typo])}?")
+    if typo := _typo(query.unused, profile, ja):  # "by regoin"
+        return typo
     if query.unused:  # a part of the question went unused: what it can do, not an answer
         return NotUnderstood(_understood_parts(query, ja), [], query.unused)
     return planned
 
 
-def explain(question: str, result: NotUnderstood) -> str:
+def _typo(unused: list[str], profile: DatasetProfile, ja: bool) -> Clarify | None:
+    """A question back when a word left over is a near spelling of real columns."""
+    names = {c.name for c in profile.columns}
+    near = {w: closest_columns(w, profile) for w in unused if w not in names}
+    typos = [w for w, columns in near.items() if columns]
+    if not typos:
+        return None
+    asked = [f"「{w}」という列はありません。{'、'.join(near[w])} のことですか？" if ja else
+             f"There is no column “{w}”. Did you mean {' or '.join(f'“{c}”' for c in near[w])}?"
+             for w in typos]
+    return Clarify(("" if ja else " ").join(asked))
+
+
+def explain(question: str, result: NotUnderstood, columns: Collection[str] = ()) -> str:
     """The answer to a question the offline brain cannot answer: what it understood, the
-    parts it cannot do or use, and what it can do."""
+    parts it cannot do or use (a real column among them, of ``columns``, is said to be one),
+    and what it can do."""
     ja = is_ja(question)
     parts = [f"「{question}」にはオフラインでは答えられません。" if ja else
              f"I cannot answer “{question}” offline.",
@@ -61,9 +75,16 @@ def explain(question: str, result: NotUnderstood) -> str:
     if result.cannot:
         parts.append(f"{_quoted(result.cannot, ja)} はオフラインではできません。" if ja else
                      f"I cannot do {_quoted(result.cannot, ja)} offline.")
-    if result.unused:
-        parts.append(f"{_quoted(result.unused, ja)} は表の列や値に結びつきませんでした。" if ja
-                     else f"{_quoted(result.unused, ja)} matched no column or value.")
+    named = [w for w in result.unused if w in columns]  # a column named, but for nothing
+    words = [w for w in result.unused if w not in columns]
+    if named:
+        parts.append(f"列 {_quoted(named, ja)} を何に使うのか読み取れませんでした"
+                     "（「〜別」「〜ごと」でグループ分けなど）。" if ja else
+                     f"I could not tell what to do with the column {_quoted(named, ja)} "
+                     "(group by it with “by …”, for example).")
+    if words:
+        parts.append(f"{_quoted(words, ja)} は表の列や値に結びつきませんでした。" if ja
+                     else f"{_quoted(words, ja)} matched no column or value.")
     parts.append("オフラインでできること: 列の集計（合計・平均・件数・中央値・最小・最大・"
                  "標準偏差）、"
                  "列別・月別の集計と順位、値や条件（以上・未満・より前など）での絞り込みと件数・割合、"

@@ -55,6 +55,8 @@ class Filter:
         value = self.value
         if isinstance(value, float) and value.is_integer():
             value = int(value)
+        if isinstance(value, int | float) and abs(value) >= 10_000:  # 100,000; a year stays 2006
+            value = f"{value:,}"
         if self.op == "==":
             return f"{column} = {value}"
         if self.op == "not in":  # total rows left out

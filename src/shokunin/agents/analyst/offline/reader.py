@@ -92,7 +92,7 @@ def read(question: str, profile: DatasetProfile,
     kinds = {m.kind for m in bound.matches}
     first = {k: next((m.value for m in bound.matches if m.kind == k), None) for k in kinds}
     # 「注文件数」 on a table of 注文日, 注文ID: 注文 is what a row is, not a missing column
-    entity = [w for w in bound.unused if any(
+    entity = [w for w in bound.unused if not w.isascii() and any(  # "stor" is a typo
         normalize(c.name).startswith(w) and normalize(c.name) != w for c in profile.columns)]
     q = Query(unused=[w for w in [*bound.unused, *bound.unknown_quoted] if w not in entity])
     timecol = time_column(profile)
@@ -153,6 +153,18 @@ def read(question: str, profile: DatasetProfile,
         dims = [m for m in dims if m.value != q.group]
     if q.group is not None and superlative and not q.limit:
         q.label = True  # 「一番売上が大きい商品」: the answer is the product
+    superlative = superlative or (bool(re.search(r"一番|最も|もっとも", low)) and bool(q.order))
+    time_named = timecol is not None and any(m.value == timecol.name for m in bound.of("column"))
+    period_word = next((w for w in q.unused if any(
+        re.fullmatch(words, w) for _, words in _GRAIN_WORDS)), None)  # "which month" on dates
+    if period_word is not None and timecol is not None and superlative and q.group is None:
+        q.unused.remove(period_word)
+        q.grain = next(g for g, words in _GRAIN_WORDS if re.fullmatch(words, period_word))
+        time_named = True
+    if q.group is None and timecol is not None and (q.label and q.time or superlative and (
+            time_named or q.time)):
+        # 「一番売上が多い月は？」, "which month had the highest revenue": a period is the answer
+        _period_asked(q, timecol, low)
     if q.test in ("chi2", "crosstab"):  # two text columns: their association, or a table
         pair = list(dict.fromkeys([*([q.group] if q.group else []), *(m.value for m in ranked)]))
         q.measures, q.group = [*pair[:2], *q.measures], None
@@ -175,7 +187,8 @@ def read(question: str, profile: DatasetProfile,
         by_value.setdefault(m.value[0], []).append(m.value[1])
     for column, values in by_value.items():
         if q.test == "ttest" and len(values) == 2 and q.group in (None, column):
-            q.group = column
+            q.group = column  # 「男性と女性で」: those two groups, whatever else the column holds
+            q.filters += [Filter(column, value) for value in values]
             continue
         q.filters += [Filter(column, value) for value in dict.fromkeys(values)]
     q.filters += _parts(bound, low)
@@ -303,6 +316,31 @@ def _row_label(profile: DatasetProfile) -> str | None:
     named = [c for c in labels if any(w in normalize(c.name) for w in _NAME_LIKE)]
     best = named or labels
     return best[0].name if best else None
+
+
+_GRAIN_WORDS = (("M", r"月|months?"), ("Y", r"年|years?"), ("W", r"週|weeks?"),
+                ("D", r"日|days?|dates?"), ("Q", r"四半期|quarters?"))
+
+
+def _written_grain(column: ColumnProfile) -> str | None:
+    """The period a column of periods is written in: 2024-01 is a month, 2024 a year."""
+    sample = [str(t.value) for t in column.top_values]
+    for grain, pattern in (("M", r"\d{4}[-/.]\d{1,2}|\d{4}年\d{1,2}月"), ("Y", r"\d{4}年?"),
+                           ("D", r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}.*")):
+        if sample and all(re.fullmatch(pattern, v.strip()) for v in sample):
+            return grain
+    return None
+
+
+def _period_asked(q: Query, timecol: ColumnProfile, low: str) -> None:
+    """The period with the most (least): a column of periods (2024-01, 2024) is grouped as it
+    is; dates are grouped by the period the question names (month when it names none)."""
+    q.order = q.order or "desc"
+    if timecol.dtype != "datetime":
+        q.group, q.time, q.label = timecol.name, None, True
+        return
+    q.time, q.label, q.limit = timecol.name, False, q.limit or 1
+    q.grain = q.grain or next((g for g, words in _GRAIN_WORDS if re.search(words, low)), "M")
 
 
 _YEARLY_OPS = ("before", "after", "since", "prior to", "より前", "以前", "より後", "以降")
@@ -451,6 +489,8 @@ def _complete(q: Query, ja: bool, nums: list[str], names: list[str],
         q.time = timecol.name
         if q.grain is None and timecol.dtype == "datetime" and timecol.distinct_count > 62:
             q.grain = "M"
+        if q.grain is None and q.compare == "yoy":  # a year back: the lag needs the period
+            q.grain = _written_grain(timecol)
     if q.compare == "share" and q.group is None and q.time is None and not q.measures and any(
             f.op not in ("not in",) for f in q.filters):
         q.aggs = ["count"]  # 「満足度が4以上の社員の割合」: the share of the rows kept

@@ -101,7 +101,7 @@ _TERMS: dict[Term, tuple[str, ...]] = {
     # group markers (English before the column, Japanese after it)
     ("by", "by"): ("by", "per", "for each", "each", "across", "among", "grouped by",
                    "group by", "broken down by", "in each"),
-    ("bypost", "bypost"): ("別", "ごと", "毎", "単位", "ごとの", "別の"),
+    ("bypost", "bypost"): ("別", "ごと", "毎", "単位", "ごとの", "別の", "べつ", "べつに", "別に"),
     # what a question asks that the offline planner cannot do: named, never answered
     ("cannot", "outliers"): ("outlier", "outliers", "z-score", "zscore", "iqr", "外れ値",
                              "異常値"),
