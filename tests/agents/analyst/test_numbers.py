@@ -39,7 +39,7 @@ def test_one_column_keeps_one_number_of_decimals() -> None:
     ("給与", None, False, "¥1,001,300"),
     ("金額（円）", None, True, "1,001,300 円"),
     ("price_usd", None, True, "$1,001,300"),
-    ("sales", _column("sales"), True, "1,001,300 円"),  # whole numbers asked in Japanese
+    ("sales", _column("sales"), True, "1,001,300"),  # an English header: no currency guessed
     ("revenue", _column("revenue", "float"), True, "1,001,300"),  # pence or cents: no guess
     ("revenue", _column("revenue"), False, "1,001,300"),
     ("数量", None, True, "1,001,300"),  # not money

@@ -73,9 +73,8 @@ def unit_of(name: str, column: Any = None, ja: bool = False) -> Unit:
             return PERCENT
     if _JA_MONEY.search(name):
         return Unit("money", "円")
-    if _EN_MONEY.search(name):
-        whole = getattr(column, "dtype", None) == "integer"
-        return Unit("money", "円") if ja and whole else Unit("money")
+    if _EN_MONEY.search(name):  # money in a currency the table does not say: none is guessed
+        return Unit("money")
     return PLAIN
 
 
