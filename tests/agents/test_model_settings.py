@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from shokunin.agents.model_settings import FILE_NAME, ModelSettings, apply_saved
+from shokunin.agents.model_settings import FILE_NAME, ModelSettings, apply_saved, environment
 from shokunin.config import Settings
 from shokunin.models import ModelUnreachable
 from shokunin.tools import MASK, SettingsInvalid
@@ -103,6 +103,47 @@ def test_the_environment_decides_while_it_names_the_model(tmp_path: Path,
     assert apply_saved(settings).model == "offline"
     view = ModelSettings(settings).view()
     assert view["environment"] == ["SHOKUNIN_MODEL"] and view["restart_needed"] is False
+
+
+def test_saved_settings_applied_at_open_are_not_taken_for_the_environment(
+        settings: Settings) -> None:
+    """Review, point 3: the settings apply_saved makes mark the model fields as set
+    (model_copy), which is not the environment setting them."""
+    ModelSettings(settings).save(LOCAL)
+    opened = apply_saved(settings)  # the server restarted with only SHOKUNIN_DATA_DIR set
+    view = ModelSettings(opened).view()
+    assert view["environment"] == [] and view["restart_needed"] is False
+    assert view["in_use"]["model"] == "openai:qwen2.5"
+    back = ModelSettings(opened).save({"provider": "offline", "model": ""})
+    assert back["environment"] == [] and back["restart_needed"] is True  # after a restart
+    assert apply_saved(settings).model == "offline"
+
+
+def test_the_environment_is_the_process_environment_or_the_env_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert environment({}, tmp_path / "none.env") == []
+    assert environment({"SHOKUNIN_MODEL_API_KEY": "k", "HOME": "/"}, tmp_path / "none.env") == [
+        "SHOKUNIN_MODEL_API_KEY"]
+    (tmp_path / ".env").write_text("SHOKUNIN_DATA_DIR=/x\nshokunin_model_base_url=http://h/v1\n")
+    assert environment({}, tmp_path / ".env") == ["SHOKUNIN_MODEL_BASE_URL"]
+    monkeypatch.chdir(tmp_path)  # Settings' own .env, read from the working folder
+    assert environment() == ["SHOKUNIN_MODEL_BASE_URL"]
+    assert apply_saved(Settings(data_dir=tmp_path / "data")).model == "offline"
+
+
+def test_a_key_stays_when_only_the_port_changes(settings: Settings) -> None:
+    """Review, point 4: the key field left blank (the mask) keeps the key on the same host."""
+    ModelSettings(settings).save(LOCAL)
+    moved = ModelSettings(settings).save({**LOCAL, "base_url": "http://127.0.0.1:8081/v1",
+                                          "api_key": MASK})
+    assert moved["key_cleared"] is None and moved["schema"]["api_key"]["is_set"] is True
+    assert _stored(settings) == {**LOCAL, "base_url": "http://127.0.0.1:8081/v1"}
+    elsewhere = ModelSettings(settings).save({**LOCAL, "base_url": "http://10.0.0.9:8081/v1",
+                                              "api_key": MASK})
+    assert elsewhere["key_cleared"] == "host" and "api_key" not in _stored(settings)
+    ModelSettings(settings).save({"api_key": KEY})
+    ollama = ModelSettings(settings).save({"provider": "ollama", "model": "qwen2.5"})
+    assert ollama["key_cleared"] == "provider" and "api_key" not in _stored(settings)
 
 
 def test_saved_settings_that_no_longer_make_a_model_are_left_out(settings: Settings) -> None:

@@ -30,7 +30,7 @@ async def test_answers_follow_the_users_language(make_runner: MakeRunner) -> Non
     en = await ask(runner, "what can you do?")
     assert kinds(en) == ["run_started", "debug", "text", "run_completed"]
     assert "Offline, I understand" in en[2].text  # type: ignore[attr-defined]
-    assert "SHOKUNIN_MODEL" in en[2].text  # type: ignore[attr-defined]
+    assert "“Models” page" in en[2].text  # type: ignore[attr-defined]
     assert "オフラインでは" in (await ask(runner, "何ができますか"))[2].text  # type: ignore
 
 
@@ -53,7 +53,7 @@ async def test_a_partial_request_says_what_was_not_done(make_runner: MakeRunner)
     done, cannot, *_hint = reply.split("\n")
     assert done == "Archiveをハイライトしました。"
     assert cannot == "「ピザを注文して」は理解できませんでした。"
-    assert "SHOKUNIN_MODEL" in reply
+    assert "「モデル」の画面でモデルを設定すると答えられます" in reply
 
 
 async def test_an_unknown_floor_is_said_not_counted_as_the_building(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
@@ -147,7 +148,7 @@ async def test_held_out_questions_get_the_quantity_asked_or_a_plain_refusal(
     refused = not queried(events) and any(r in reply for r in REFUSALS)
     if kind is None or refused:
         assert refused, reply
-        assert kind is None or "SHOKUNIN_MODEL" in reply  # and says how to get more
+        assert kind is None or "“Models” page" in reply or "「モデル」の画面" in reply
         return
     assert sql is not None
     rows = gold(sql)
@@ -267,3 +268,58 @@ async def test_a_message_in_no_language_is_answered_in_the_uis_language(
     assert (await reply("busiest room at 12:00", "ja")).startswith("The room with the most")
     assert (await reply("14時に一番人が多い部屋は？", "en")).startswith("14時に")
     assert await reply("SELECT COUNT(*) AS rooms FROM rooms", "en") == f"The answer is {rooms}."
+
+
+# -- people per capacity (review: 「14時の各部屋の定員に対する利用率は？」 was answered with
+# the capacities) and measure words no query computes --------------------------------------
+def _percent(people: int, capacity: int) -> str:
+    """people ÷ capacity as a person writes it, computed apart from the SQL's ROUND."""
+    share = (Decimal(people * 100) / Decimal(capacity)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return f"{share}".removesuffix(".0") + "%"
+
+
+@pytest.mark.parametrize(("text", "floor", "room", "hour"), [
+    ("14時の各部屋の定員に対する利用率は？", None, None, 14),
+    ("What is the occupancy rate of each room at 14:00?", None, None, 14),
+    ("2Fの15時の稼働率", "2F", None, 15),
+    ("how full is the lounge at 3pm?", None, "Lounge", 15),
+])
+async def test_people_per_capacity_is_computed_room_by_room_at_the_hour(
+        make_runner: MakeRunner, text: str, floor: str | None, room: str | None,
+        hour: int) -> None:
+    rows = gold("SELECT r.name, o.people, r.capacity FROM rooms r JOIN occupancy o ON "
+                f"o.room = r.name WHERE o.hour = {hour}"
+                + (f" AND r.floor_id = '{floor}'" if floor else "")
+                + (f" AND r.name = '{room}'" if room else ""))
+    events = await ask(await make_runner(), text)
+    reply = reply_of(events)
+    assert queried(events), reply
+    shares = {name: _percent(people, capacity) for name, people, capacity in rows if capacity}
+    if room:
+        assert f"{shares[room]}" in reply and str(rows[0][1]) in reply, reply
+        return
+    lines = {line.split("|")[1].strip(): line for line in reply.splitlines()
+             if line.startswith("| ") and "%" in line}
+    assert {name: line.split("|")[-2].strip() for name, line in lines.items()} == shares
+    no_capacity = {name for name, _p, capacity in rows if not capacity}
+    assert no_capacity and not any(name in reply for name in no_capacity)  # no share: left out
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("各部屋の室温は？", "室温"),
+    ("14時の各部屋の回転率は？", "回転率"),
+    ("2Fの部屋の定員に対する人数の割合は？", "割合"),
+    ("what is the rent of the lounge?", "rent"),
+    ("各部屋の利用率は？", "利用率"),  # no hour: the people change by the hour
+    ("14時の利用率をグラフにして", "利用率"),
+])
+async def test_a_measure_word_no_query_computes_is_refused_by_name(
+        make_runner: MakeRunner, text: str, word: str) -> None:
+    events = await ask(await make_runner(), text)
+    reply = reply_of(events)
+    assert not queried(events) and not any(e.kind == "code" for e in events), reply
+    assert f"「{word}」" in reply or f"“{word}”" in reply, reply
+    assert "定員（" not in reply and "部屋の定員について" not in reply
+    assert "about room capacities" not in reply
+    capacities = {str(c) for (c,) in gold("SELECT capacity FROM rooms WHERE capacity > 9")}
+    assert not any(re.search(rf"(?<![0-9]){v}(?![0-9])", reply) for v in capacities)

@@ -83,3 +83,39 @@ def test_the_test_says_the_failure_class_in_the_callers_language(
     assert body["said"] == {"ja": ModelUnreachable(url).said("ja"),
                             "en": ModelUnreachable(url).said("en")}
     assert KEY not in answer.text
+
+
+def test_after_a_restart_the_saved_model_is_in_use_not_the_environments(
+        settings: Settings) -> None:
+    """Review, point 3: saved, the server restarted with only its data folder set: the page
+    says the saved model is in use (no environment variable decides), and switching back to
+    offline says it takes effect after a restart."""
+    values = {"provider": "openai", "model": "qwen2.5",
+              "base_url": "http://127.0.0.1:8080/v1", "api_key": KEY}
+    with TestClient(create_app(settings)) as before:
+        assert before.put("/api/model/settings", headers=ADMIN,
+                          json={"values": values}).json()["restart_needed"] is True
+    with TestClient(create_app(settings)) as restarted:
+        shown = restarted.get("/api/model/settings", headers=ADMIN).json()
+        assert shown["environment"] == [] and shown["restart_needed"] is False
+        assert shown["in_use"] == {"model": "openai:qwen2.5", "base_url": values["base_url"],
+                                   "key_set": True}
+        back = restarted.put("/api/model/settings", headers=ADMIN, json={"values": {
+            "provider": "offline", "model": "", "base_url": "", "api_key": MASK}}).json()
+    assert back["environment"] == [] and back["restart_needed"] is True
+    assert back["in_use"]["model"] == "openai:qwen2.5"  # until the restart
+    assert back["key_cleared"] == "provider"
+
+
+def test_a_port_change_keeps_the_key_and_a_new_host_says_it_dropped_it(
+        client: TestClient) -> None:
+    """Review, point 4: the key field left blank ("change it only to change it")."""
+    values = {"provider": "openai", "model": "qwen2.5",
+              "base_url": "http://127.0.0.1:8080/v1", "api_key": KEY}
+    client.put("/api/model/settings", headers=ADMIN, json={"values": values})
+    port = client.put("/api/model/settings", headers=ADMIN, json={"values": {
+        **values, "base_url": "http://127.0.0.1:9090/v1", "api_key": MASK}}).json()
+    assert port["schema"]["api_key"]["is_set"] is True and port["key_cleared"] is None
+    host = client.put("/api/model/settings", headers=ADMIN, json={"values": {
+        **values, "base_url": "http://192.0.2.7:9090/v1", "api_key": MASK}}).json()
+    assert host["schema"]["api_key"]["is_set"] is False and host["key_cleared"] == "host"

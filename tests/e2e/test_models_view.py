@@ -60,3 +60,39 @@ def test_a_model_is_saved_its_key_kept_and_tested(make_page: Any, server: LiveSe
     # the page fits the width: nothing to scroll sideways
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert ui.errors == []
+
+
+def test_the_key_left_blank_stays_on_another_port_and_a_new_host_says_it_is_removed(
+        make_page: Any, tmp_path: Any) -> None:
+    """Review, point 4: a port changed, the key field left blank (「変更するときだけ入力」):
+    the key stays; the server moved to another host: the key is removed, and the message
+    says so."""
+    live = LiveServer(tmp_path).start()
+    try:
+        page = make_page(live).open("#/models")
+        _field(page, "provider").locator("select").select_option('"openai"')
+        _field(page, "base_url").locator("input").fill("http://127.0.0.1:8080/v1")
+        _field(page, "model").locator("input").fill("gpt-test")
+        _field(page, "api_key").locator("input").fill(KEY)
+        page.click(".models-settings button[type=submit]")
+        expect(page.locator(".models-settings .run-state.ok")).to_contain_text("再起動後に有効")
+        badge = _field(page, "api_key").locator(".secret-badge")
+        expect(badge).to_have_text("設定済み")
+
+        state = page.locator(".models-settings .run-state")
+
+        def save(base_url: str) -> None:
+            state.evaluate("node => { node.textContent = ''; }")  # the last save's message
+            _field(page, "base_url").locator("input").fill(base_url)
+            page.click(".models-settings button[type=submit]")
+            expect(state).to_contain_text("保存しました")
+
+        save("http://127.0.0.1:8081/v1")
+        expect(state).not_to_contain_text("APIキー")
+        expect(badge).to_have_text("設定済み")
+        save("http://localhost:8081/v1")
+        expect(state).to_contain_text("接続先が変わったため、APIキーを消しました。"
+                                      "新しい接続先のキーを入力してください")
+        expect(badge).to_have_text("未設定")
+    finally:
+        live.stop()

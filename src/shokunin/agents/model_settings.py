@@ -4,7 +4,8 @@ Provider, base URL, model name and API key are kept in ``<data_dir>/model_settin
 by the tools' own settings store (``tools.SettingsStore``): written atomically with mode
 0600, the key masked whenever it is read back (never sent anywhere in clear), and cleared
 when the base URL moves to another host or the provider changes without the key being given
-again, so a key never follows the settings to a server it was not meant for.
+again, so a key never follows the settings to a server it was not meant for (another port
+on the same host keeps it); a save says when it dropped the key (``key_cleared``).
 
 Precedence: the environment wins. While ``SHOKUNIN_MODEL``, ``SHOKUNIN_MODEL_BASE_URL`` or
 ``SHOKUNIN_MODEL_API_KEY`` is set (or given in ``.env``) the saved settings are not used at
@@ -19,9 +20,13 @@ save says "after a restart" (``restart_needed``) and never claims more.
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from dotenv import dotenv_values
 from pydantic import SecretStr
 
 from shokunin.config import Settings
@@ -57,9 +62,21 @@ def _with(settings: Settings, values: dict[str, Any]) -> Settings:
         "model_api_key": SecretStr(key) if key else None})
 
 
-def _environment(settings: Settings) -> list[str]:
-    """The model variables the environment (or ``.env``) sets."""
-    return [name for field, name in _ENVIRONMENT.items() if field in settings.model_fields_set]
+def environment(environ: Mapping[str, str] | None = None,
+                env_file: str | Path | None = None) -> list[str]:
+    """The model variables the process environment (``os.environ``) or the ``.env`` file
+    the settings read (``env_file``, by default ``Settings``' own) sets.
+
+    Read from there, not from ``Settings.model_fields_set``: the settings ``apply_saved``
+    makes from the saved ones mark those fields as set too, and saved values are not the
+    environment's."""
+    environ = os.environ if environ is None else environ
+    file = Settings.model_config.get("env_file") if env_file is None else env_file
+    names = {name.upper() for name in environ}
+    if isinstance(file, (str, Path)) and Path(file).is_file():
+        names |= {name.upper() for name, value in dotenv_values(file).items()
+                  if value is not None}
+    return [name for name in _ENVIRONMENT.values() if name in names]
 
 
 def _store(settings: Settings) -> SettingsStore:
@@ -71,7 +88,7 @@ def apply_saved(settings: Settings) -> Settings:
     model settings in place of the defaults, unless the environment sets the model. Saved
     settings that cannot make a model are left out, with the reason logged."""
     store = _store(settings)
-    if _environment(settings) or not store.stored(_KEY):
+    if environment() or not store.stored(_KEY):
         return settings
     saved = _with(settings, store.effective(_KEY, SCHEMA))
     try:
@@ -84,11 +101,13 @@ def apply_saved(settings: Settings) -> Settings:
 
 
 def _host(url: str) -> str | None:
+    """The host a base URL names (its port and path left out: a server moved to another
+    port on the same machine keeps its key); None for none (the provider's default)."""
     try:
         parts = urlsplit(url.strip())
-        return f"{parts.hostname}:{parts.port}" if parts.hostname else None
     except ValueError:
         return url
+    return parts.hostname.lower().rstrip(".") if parts.hostname else None
 
 
 class ModelSettings:
@@ -102,7 +121,7 @@ class ModelSettings:
     def view(self) -> dict[str, Any]:
         """What the page shows: the saved values (key masked), the model in use, the
         environment variables that decide instead, and whether a restart is needed."""
-        env = _environment(self.running)
+        env = environment()
         target = _with(self.running, self.store.effective(_KEY, SCHEMA))
         return {
             "schema": self.store.schema_view(_KEY, SCHEMA),
@@ -116,13 +135,21 @@ class ModelSettings:
 
     def save(self, values: Any) -> dict[str, Any]:
         """Check and store ``values`` (the key sent back as the mask keeps the stored one);
-        raises ``SettingsInvalid`` naming each field that cannot be used. Returns ``view()``."""
+        raises ``SettingsInvalid`` naming each field that cannot be used. Returns ``view()``
+        and ``key_cleared``: why a stored key not given anew was dropped ("host": the base
+        URL moved to another host; "provider"), else None. Another port or path on the same
+        host keeps the key."""
+        stored = self.store.effective(_KEY, SCHEMA)
         merged = self._merged(values)
-        if merged.get("provider") != self.store.effective(_KEY, SCHEMA)["provider"] and \
-                values.get("api_key") in (None, MASK):
-            values = {**values, "api_key": None}  # a key never follows to another provider
+        cleared = None
+        if values.get("api_key", MASK) == MASK:  # the key not given anew: the stored one
+            if stored["api_key"] and not merged["api_key"]:  # _merged dropped it: a move
+                cleared = "provider" if merged["provider"] != stored["provider"] else "host"
+            # Given explicitly as _merged decided: the store counts another port as another
+            # host and would drop the key the same host keeps.
+            values = {**values, "api_key": merged["api_key"] or None}
         self.store.save(_KEY, SCHEMA, values)
-        return self.view()
+        return {**self.view(), "key_cleared": cleared}
 
     async def test(self, values: Any = None) -> ModelCheck:
         """The check ``shokunin models test`` runs, on ``values`` (the page's form, the key

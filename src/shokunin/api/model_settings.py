@@ -3,11 +3,15 @@
 ``GET /api/model/settings``: ``{"schema", "values", "errors", "in_use", "environment",
 "restart_needed"}`` (``agents/model_settings.py``); the API key only ever as ``********``
 and ``schema.api_key.is_set``. ``PUT /api/model/settings`` with ``{"values": {...}}`` (the
-key sent back as the mask keeps the stored one) answers the same, or 422 ``{"errors":
-{field: message}}``. ``POST /api/model/test`` with ``{"values": {...}}`` (the form, unsaved;
-none: what is saved) runs the check ``shokunin models test`` runs and answers ``{"ok",
-"latency_ms", "code", "message", "said"}``: ``message`` in the user's language, ``said``
-in both.
+key sent back as the mask keeps the stored one) answers the same with ``key_cleared``
+("host" or "provider" when the stored key was dropped because the base URL moved to another
+host or the provider changed; else null), or 422 ``{"errors": {field: message}}``.
+``environment`` lists the model variables the process environment or ``.env`` sets (they
+decide instead of the saved settings); ``restart_needed``: the saved settings differ from
+the ones in use and take effect when the server restarts. ``POST /api/model/test`` with
+``{"values": {...}}`` (the form, unsaved; none: what is saved) runs the check ``shokunin
+models test`` runs and answers ``{"ok", "latency_ms", "code", "message", "said"}``:
+``message`` in the user's language, ``said`` in both.
 
 When auth is on, only the admin token may use them: the settings are the server's, and
 hold its key. An API key gets ``403 admin_only``.

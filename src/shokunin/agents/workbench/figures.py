@@ -1,5 +1,5 @@
 """A database answer written for a person: the answer first, in their language, numbers
-formatted (1,300 m², 216.7 m², 25 people / 25人, 13:00) and columns named in words.
+formatted (1,300 m², 216.7 m², 25 people / 25人, 13:00, 62.5%) and columns named in words.
 
 The offline brain's queries name their columns for what they hold (intents/questions.py);
 a column it does not know (a SELECT typed by the user) keeps its name and its values.
@@ -21,6 +21,7 @@ _COLUMNS: dict[str, tuple[str, str, str | None]] = {
     "total_capacity": ("Total capacity", "定員の合計", "people"),
     "mean_capacity": ("Average capacity", "平均定員", "people"),
     "people": ("People", "人数", "people"), "mean_people": ("Average people", "平均人数", "people"),
+    "usage_pct": ("People per capacity", "利用率", "percent"),
 }
 _HEADER_UNITS = {"m2": (" (m²)", "（m²）")}
 
@@ -52,6 +53,8 @@ def _value(column: str, text: str, ja: bool, with_unit: bool) -> str:
     if unit == "hour":
         return f"{int(value)}:00"
     shown = number(float(value))
+    if unit == "percent":  # a share reads as one with its sign, in a table too
+        return f"{shown}%"
     if not with_unit:
         return shown
     if unit == "m2":

@@ -15,13 +15,12 @@ from shokunin.maps import MapPackage
 
 _JA_WAYS = {"left": "左", "right": "右", "up": "上", "down": "下"}
 _JA_BITMAPS = {"person": "人物", "exit": "非常口"}
-MODEL_HINT = ("To have free-form requests understood, configure a model: set SHOKUNIN_MODEL "
-              "(e.g. openai:gpt-4.1-mini or ollama:qwen2.5) and, if it needs one, "
-              "SHOKUNIN_MODEL_API_KEY (README, “Using a real model”).",
-              "自由な文章の依頼にはモデルの設定が必要です: SHOKUNIN_MODEL"
-              "（例: openai:gpt-4.1-mini、ollama:qwen2.5）と、必要なら "
-              "SHOKUNIN_MODEL_API_KEY を設定してください"
-              "（README「Using a real model」）。")
+# Said to the person using the app, so it names the page they can open (nav 「モデル」 /
+# "Models"), not a variable or a file only whoever started the server can change.
+MODEL_HINT = ("To have free-form requests understood, set up a model on the “Models” page "
+              "(e.g. OpenAI or Ollama).",
+              "自由な文章の依頼には、「モデル」の画面でモデルを設定すると答えられます"
+              "（OpenAI や Ollama など）。")
 
 
 def join(names: list[str] | str, ja: bool) -> str:

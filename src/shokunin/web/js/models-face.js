@@ -34,7 +34,10 @@ const STRINGS = {
     "models.test": "接続テスト",
     "models.testing": "テスト中…",
     "models.saved": "保存しました。再起動後に有効になります（shokunin serve を起動し直してください）。",
-    "models.savedSame": "保存しました。使用中の設定と同じです。",
+    "models.savedSame": "保存しました。いま使用中の設定と同じなので、再起動しなくてもこの設定で動いています。",
+    "models.savedEnvironment": "保存しました。ただし環境変数 {names} が設定されているため、この設定は使われません（環境変数が優先されます）。",
+    "models.keyCleared.host": "接続先が変わったため、APIキーを消しました。新しい接続先のキーを入力してください。",
+    "models.keyCleared.provider": "プロバイダーが変わったため、APIキーを消しました（キーが要るプロバイダーなら入力してください）。",
     "models.saveFailed": "保存できませんでした",
     "models.restart": "保存した設定は、サーバーの再起動後に有効になります。",
     "models.environment": "環境変数 {names} が設定されているため、保存した設定は使われません（環境変数が優先されます）。",
@@ -59,7 +62,10 @@ const STRINGS = {
     "models.test": "Test",
     "models.testing": "Testing…",
     "models.saved": "Saved. It takes effect after a restart (start shokunin serve again).",
-    "models.savedSame": "Saved. It is the setting in use.",
+    "models.savedSame": "Saved. It is already the setting in use: no restart needed.",
+    "models.savedEnvironment": "Saved, but the environment sets {names}, so this setting is not used (the environment wins).",
+    "models.keyCleared.host": "The server address changed, so the API key was removed. Enter the key for the new server.",
+    "models.keyCleared.provider": "The provider changed, so the API key was removed (enter one if the new provider needs it).",
     "models.saveFailed": "Could not save",
     "models.restart": "The saved settings take effect when the server restarts.",
     "models.environment": "The environment sets {names}, so the saved settings are not used (the environment wins).",
@@ -109,6 +115,16 @@ function readForm(form) {
   const { values, errors } = form.read();
   for (const key of ["base_url", "model"]) values[key] ??= "";
   return { values, errors };
+}
+
+/** What a save did, plainly: whether it takes effect now, after a restart, or not at all
+ *  (the environment decides), and that the key was removed when the server or provider
+ *  changed without a new one. */
+function savedText(answer) {
+  const effect = answer.environment?.length
+    ? t("models.savedEnvironment", { names: answer.environment.join(", ") })
+    : t(answer.restart_needed ? "models.saved" : "models.savedSame");
+  return answer.key_cleared ? `${effect} ${t(`models.keyCleared.${answer.key_cleared}`)}` : effect;
 }
 
 class ModelsFace {
@@ -183,7 +199,7 @@ class ModelsFace {
         const { ok, answer } = await sendJson("PUT", "/api/model/settings", { values });
         if (ok) {
           this.view = answer;
-          this.render(answer, { text: t(answer.restart_needed ? "models.saved" : "models.savedSame"), ok: true });
+          this.render(answer, { text: savedText(answer), ok: true });
           return;
         }
         // a refused save names its fields ({"errors": {field: message}}); else the error form

@@ -22,6 +22,7 @@ _CAN = ("I can give the average, total, largest or smallest of room areas, capac
         "the people in the rooms at an hour, and count rooms",
         "部屋の面積・定員・ある時刻の人数の平均、合計、最大、最小と部屋の数なら答えられます")
 _MEASURES = {"area_m2": ("room areas", "部屋の面積"), "capacity": ("room capacities", "部屋の定員"),
+             "usage": ("the people per capacity", "定員に対する利用率"),
              "people": ("the people in the rooms", "部屋にいる人数"), None: ("the rooms", "部屋")}
 
 
@@ -60,6 +61,8 @@ def choose(q: Quantity, m: Mentions) -> Choice | None:
                                   f"{word}なら答えられます。"))
     if q.measure == "people":
         return _people(q, m)
+    if q.measure == "usage":
+        return _usage(q, m)
     return _rooms(q, m, q.measure)
 
 
@@ -68,6 +71,12 @@ def chart(q: Quantity, m: Mentions, spec: dict[str, Any]) -> Label | None:
     rooms, an average or count per floor); the refusal when a part cannot be drawn."""
     if q.cannot:
         return _cannot(q, m, *q.cannot[0]).refusal
+    if q.measure == "usage":
+        word = q.typed["measure"]
+        return _refusal(q, m, (f"I cannot chart “{word}” offline; ask for it without a chart "
+                               "(“at 14:00”).",
+                               f"「{word}」はオフラインではグラフにできません。グラフなしで時刻を"
+                               "指定して聞いてください（「14時の利用率」など）。"))
     occupancy, per_floor = spec["metric"] == "occupancy", bool(spec.get("per_floor"))
     if q.combine in ("mean", "count") and per_floor and not occupancy:
         spec["combine"] = q.combine
@@ -220,6 +229,24 @@ def _people(q: Quantity, m: Mentions) -> Choice:
     return Choice(questions.people_hours([], floors, None, top))  # "how many people on 2F"
 
 
+def _usage(q: Quantity, m: Mentions) -> Choice:
+    """People ÷ capacity: room by room, at one hour (people change by the hour)."""
+    word = q.typed["measure"]
+    if q.hour is None:
+        return _refuse(q, m, (f"The people in a room change by the hour: name one for "
+                              f"“{word}” (“at 14:00”).",
+                              f"部屋の人数は時刻によって変わります。「{word}」は時刻"
+                              "（「14時」など）を指定して聞いてください。"))
+    extra = (q.typed.get("combine") or q.typed.get("pick")
+             or (q.typed.get("over") if q.over in ("hour", "floor") or q.per_floor else None))
+    if extra:
+        return _refuse(q, m, (f"I can give “{word}” room by room at one hour, not by "
+                              f"“{extra}” offline.",
+                              f"「{word}」は部屋ごと・時刻ごとなら答えられますが、「{extra}」"
+                              "による計算はオフラインではできません。"))
+    return Choice(questions.usage(m.room_names, m.floor_ids, q.hour))
+
+
 def _not_both(q: Quantity, other: str) -> Label:
     over = q.typed.get("over", "")
     return (f"I cannot answer “{over}” together with “{other}” offline: ask for one.",
@@ -229,6 +256,8 @@ def _not_both(q: Quantity, other: str) -> Label:
 
 def _cannot(q: Quantity, m: Mentions, what: str, typed: str) -> Choice:
     reasons: dict[str, Label] = {
+        "measure": (f"I cannot compute “{typed}” offline: {_CAN[0]}.",
+                    f"「{typed}」はオフラインでは計算できません（{_CAN[1]}）。"),
         "statistic": (f"I cannot compute the “{typed}” offline ({_CAN[0]}).",
                       f"「{typed}」はオフラインでは計算できません（{_CAN[1]}）。"),
         "condition": (f"I cannot pick rooms by a condition (“{typed}”) offline: ask for the "

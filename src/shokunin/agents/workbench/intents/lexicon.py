@@ -130,6 +130,26 @@ UNSUPPORTED_WORDS = (("median", "standard deviation", "std dev", "variance", "ra
                      ("中央値", "標準偏差", "分散", "割合", "比率", "密度", "一人当たり",
                       "1人当たり", "一人あたり", "1人あたり", "平米あたり", "差", "最頻",
                       "推移", "予測", "傾向"))
+# The people in a room as a share of its capacity, at an hour (intents/questions.usage)
+USAGE_WORDS = (("occupancy rate", "occupancy rates", "utilisation rate", "utilization rate",
+                "usage rate", "utilisation", "utilization", "people per capacity",
+                "per capacity", "relative to capacity", "compared to capacity",
+                "against capacity", "how full"),
+               ("利用率", "稼働率", "占有率", "使用率", "在室率", "充足率", "混雑率", "収容率"))
+# What is measured, in words the queries cannot compute: another rate or ratio (回転率,
+# "turnover rate", 割合) and a property the database does not hold (temperature, cost).
+# Read before the measures the queries know, so that 「定員に対する回転率」 is not answered
+# with the capacity it mentions.
+UNKNOWN_MEASURE_WORDS = (("usage", "rate", "load factor", "as a share of capacity", "full",
+                          "ratio",
+                          "percentage", "percent", "proportion", "share of",
+                          "temperature", "humidity", "noise", "energy", "electricity", "power",
+                          "cost", "costs", "price", "rent", "height", "ceiling", "brightness",
+                          "co2", "air quality"),
+                         ("温度", "室温", "湿度", "騒音", "電力", "消費", "料金", "費用", "価格",
+                          "家賃", "賃料", "割合", "高さ", "天井", "明るさ", "照度", "二酸化炭素"))
+# A Japanese measure compound ending in 率 (回転率, 比率): read whole.
+UNKNOWN_MEASURE_JA = r"[一-龥ァ-ヶー々]*率"
 # Times the data does not resolve to one hour of the day (the sample has one day, by hour).
 TIME_SPAN_WORDS = (("morning", "afternoon", "evening", "night", "tonight", "lunchtime",
                     "today", "tomorrow", "yesterday", "week", "month", "year", "weekend",

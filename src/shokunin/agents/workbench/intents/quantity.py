@@ -31,7 +31,10 @@ from shokunin.agents.workbench.intents.lexicon import (
     SIZE_WORDS,
     SMALLEST_WORDS,
     TIME_SPAN_WORDS,
+    UNKNOWN_MEASURE_JA,
+    UNKNOWN_MEASURE_WORDS,
     UNSUPPORTED_WORDS,
+    USAGE_WORDS,
 )
 from shokunin.agents.workbench.intents.mentions import Mentions
 from shokunin.maps import spans
@@ -49,6 +52,7 @@ _COMPARISON = re.compile(
     r"|(?<![a-z])(?:more|less|larger|bigger|smaller|greater|fewer|higher|lower|busier|"
     r"quieter|wider) than(?![a-z])"
     r"|より|以上|以下|未満|を超え|超える|を越え")
+_RATE_JA = re.compile(UNKNOWN_MEASURE_JA)
 # A time the hour patterns did not read as one whole hour ("9:30", "25:00", 「2時半」)
 _CLOCK = re.compile(r"(?<![0-9])\d{1,2}:(?!00(?![0-9]))\d{2}|(?<![0-9])\d{1,2} ?時 ?\d{1,2} ?分"
                     r"|(?<![0-9])\d{1,3}(?::00| ?(?:am|pm|時))(?![0-9])")
@@ -58,7 +62,8 @@ _CLOCK = re.compile(r"(?<![0-9])\d{1,2}:(?!00(?![0-9]))\d{2}|(?<![0-9])\d{1,2} ?
 class Quantity:
     """The parts of what a clause asks to compute; ``typed`` holds each part's words."""
 
-    measure: str | None = None  # "area_m2", "capacity" or "people"
+    measure: str | None = None  # "area_m2", "capacity", "people" or "usage" (people ÷
+    # capacity); None for a measure word no query computes ("temperature"), named in cannot
     combine: str | None = None  # "mean", "sum" or "count": many values made one
     pick: str | None = None  # "max" or "min": the rows with the most (fewest)
     over: str | None = None  # "room", "floor" or "hour": what each answer row is
@@ -89,6 +94,11 @@ def read(text: str, kinds: frozenset[str], m: Mentions) -> Quantity:
 
     q = Quantity()
     _measure(q, kinds, first)
+    if word := first(USAGE_WORDS):  # 「定員に対する利用率」: a measure of its own
+        q.measure, q.typed["measure"] = "usage", word
+    elif word := _unknown_measure(text, m, first):  # not the capacity it mentions either
+        q.measure, q.typed["measure"] = None, word
+        q.cannot.append(("measure", word))
     if word := first(MEAN_WORDS):
         q.combine, q.typed["combine"] = "mean", word
     if word := first(KEYWORDS["total"]):
@@ -119,6 +129,13 @@ def _measure(q: Quantity, kinds: frozenset[str], first: Find) -> None:
         if word:
             q.measure, q.typed["measure"] = measure, word
             return
+
+
+def _unknown_measure(text: str, m: Mentions, first: Find) -> str | None:
+    for hit in _RATE_JA.finditer(text):
+        if all(hit.end() <= s or hit.start() >= e for s, e in m.taken):
+            return hit.group(0)
+    return first(UNKNOWN_MEASURE_WORDS)
 
 
 def _combine(q: Quantity, combine: str, word: str) -> None:
@@ -156,5 +173,5 @@ def _time(q: Quantity, low: str, m: Mentions, first: Find) -> None:
     if clock and (not m.hours or any(":" in c and not c.endswith(":00") or "分" in c
                                      for c in clock)):
         q.cannot.append(("time", clock[0]))
-    if q.measure == "people" and (word := first(TIME_SPAN_WORDS)):
+    if q.measure in ("people", "usage") and (word := first(TIME_SPAN_WORDS)):
         q.cannot.append(("time", word))

@@ -218,6 +218,25 @@ def people_each(over: str, floors: list[str], hour: int) -> Question:
             (f"People in each room{on_en} at {hour}:00", f"{hour}時の{on_ja}部屋ごとの人数"))
 
 
+def usage(rooms: list[str], floors: list[str], hour: int) -> Question:
+    """Each room's people at ``hour`` as a share of its capacity (``usage_pct``, most used
+    first), among the ``rooms`` named or the rooms of ``floors``; a room of no capacity
+    (a corridor, a store) has no share and is left out."""
+    where = _where(_scope(floors, rooms, name="r.name", floor="r.floor_id"),
+                   f"o.hour = {hour}", "r.capacity > 0")
+    share = "ROUND(100.0 * o.people / r.capacity, 1) AS usage_pct"
+    if rooms:  # the share first: a room's answer is one sentence, its values in this order
+        return (f"SELECT r.name, {share}, o.people, r.capacity {_JOIN}{where} ORDER BY "
+                "usage_pct DESC, r.name",
+                (f"People per capacity, people and capacity of {', '.join(rooms)} at "
+                 f"{hour}:00", f"{hour}時の{'、'.join(rooms)}の定員に対する利用率、人数、定員"))
+    on_en, on_ja = _on(floors)
+    return (f"SELECT r.name, r.floor_id, o.people, r.capacity, {share} {_JOIN}{where} ORDER BY "
+            "usage_pct DESC, r.name",
+            (f"People per capacity in each room{on_en} at {hour}:00 (rooms with a capacity)",
+             f"{hour}時の{on_ja}部屋ごとの定員に対する利用率（定員のある部屋）"))
+
+
 def people_rank(over: str, descending: bool, top: int, floors: list[str], rooms: list[str],
                 hour: int | None, per_floor: bool = False) -> Question:
     """The room(s) or floor(s) with the most (fewest) people at ``hour`` (the room(s) of
