@@ -28,6 +28,7 @@ from __future__ import annotations
 import concurrent.futures
 import copy
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +171,29 @@ INTENDED += [
            3, 5),
     _grown("threads", _THREAD_EVENTS, ("events", 2, "data", "result", "results"), _FOUND_49),
 ]
+# Issue 49.5: the Advisor's text names a step by its title, never its id, and a quote by its
+# source without the search's score (both stay in the events' data fields).
+_STEP_IDS_49 = "issue 49.5: steps named by title, quotes without scores: no ids in the text"
+_RESUMED = "SSE GET /api/chat/runs/<id 5>/events Last-Event-ID: 3"
+
+
+def _without_step_ids(face: str, step: str, path: tuple[str | int, ...]) -> Change:
+    before = _before(face, step, path)
+    return Change(_STEP_IDS_49, face, step, path, before,
+                  re.sub(r"STEP_[0-9A-Z_]+: |、スコア [\d.]+", "", before))
+
+
+INTENDED += [_without_step_ids(face, step, path) for face, step, path in (
+    ("advisor", _CHAT_49, ("events", 7, "data", "data")),
+    ("advisor", _CHAT_49, ("events", 9, "data", "content")),
+    ("advisor", _RESUMED, ("events", 1, "data", "data")),
+    ("advisor", _RESUMED, ("events", 3, "data", "content")),
+    ("advisor", "GET /api/session/<id 4>/messages", ("body", "messages", 1, "content")),
+    ("threads", _THREAD_MESSAGES, ("body", "messages", 3, "data", "text")),
+    ("threads", _THREAD_MESSAGES, ("body", "messages", 4, "data", "output", "content")),
+    ("threads", _THREAD_EVENTS, ("events", 3, "data", "text")),
+    ("threads", _THREAD_EVENTS, ("events", 4, "data", "output", "content")),
+)]
 # Issue 49.2/3: a profile says which row held the header and, per column, the unit of numbers
 # written as text and whether a column was read as numbers ("number") or kept as text.
 _PROFILE_49 = "issue 49.2: the profile says the header row, and each column's unit and reading"

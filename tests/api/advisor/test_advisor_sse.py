@@ -263,4 +263,4 @@ def test_an_unclear_first_question_is_asked_back_with_the_playbooks_steps(
     done = _data(blocks)[-1]
     assert done["current_step"] is None
     assert "「価格転嫁の進め方」のどの段階" in done["content"]  # the playbook's own title
-    assert "- STEP_0_CHECK_1: 取引条件・業務内容の確認" in done["content"]
+    assert "- 取引条件・業務内容の確認" in done["content"] and "STEP_" not in done["content"]

@@ -72,7 +72,8 @@ def test_asking_for_the_cost_increase_in_other_words_proposes_the_cost_step_and_
     asked = chat(live_server.url, open_session(live_server.url), request_)
     assert next(m for m in asked if m["type"] == "step_update")["step"] == "STEP_0_CHECK_3"
     done = asked[-1]["content"]
-    assert "STEP_0_CHECK_3「原価計算の実施」" in done and "材料費 400円→480円" in done
+    assert "「原価計算の実施」のステップで" in done and "STEP_" not in done
+    assert "材料費 400円→480円" in done
     assert "calculator" not in [m.get("tool") for m in asked if m["type"] == "tool_use"]
 
 

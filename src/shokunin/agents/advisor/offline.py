@@ -187,7 +187,7 @@ class OfflineBrain:
         if intent.numbers:
             done.append(await self._compute(tools.get("calculator"), intent))
         elif intent.calculation:
-            focus = (f"{step}「{playbook.title_of(step)}」のステップで、" if step else "")
+            focus = (f"「{playbook.title_of(step)}」のステップで、" if step else "")
             done.append(ask_for_numbers(focus))
         bare = bool(done) and (_bare(intent) or (intent.calculation and len(message) <= 30))
         parts: list[str] = []
@@ -195,26 +195,27 @@ class OfflineBrain:
             if not self.classifier.about_subject(message):
                 return self._ask_back(playbook, settled)
             # a question on the whole subject (「価格転嫁の進め方を教えて」): the whole process
-            steps = "\n".join(f"{i}. {s.id}: {s.title}" for i, s in enumerate(playbook.steps, 1))
+            steps = "\n".join(f"{i}. {s.title}" for i, s in enumerate(playbook.steps, 1))
             parts.append(f"「{playbook.title}」は次のステップで進めます。どの段階のご相談かを"
                          f"教えていただければ、そのステップに絞ってお答えします。\n\n{steps}")
+        # a step is named by its title: its id (STEP_0_CHECK_2) is for the event's data only
         if step and not settled.ask:
             # 「**…**」: bold closes before the bracket, or CommonMark leaves it open
-            parts.append(f"{step}「**{playbook.title_of(step)}**」の観点でお答えします。")
+            parts.append(f"「**{playbook.title_of(step)}**」の観点でお答えします。")
         parts += done
         if not bare:
             parts += await self._from_knowledge(ctx, message, intent)
         if settled.proposal:
-            parts.append(f"このご質問は {settled.proposal}「{playbook.title_of(settled.proposal)}」"
+            parts.append(f"このご質問は「{playbook.title_of(settled.proposal)}」のステップ"
                          "の内容に近いようです。このステップに切り替えますか？"
                          "（「はい」で切り替えます）")
         return "\n\n".join(parts)
 
     @staticmethod
     def _ask_back(playbook: Playbook, settled: Settled) -> str:
-        steps = "\n".join(f"- {s.id}: {s.title}" for s in playbook.steps)
+        steps = "\n".join(f"- {s.title}" for s in playbook.steps)
         near = settled.proposal
-        guess = (f"（近いと思われるのは {near}「{playbook.title_of(near)}」です。）\n"
+        guess = (f"（近いと思われるのは「{playbook.title_of(near)}」です。）\n"
                  if near else "")
         return (f"ご質問が「{playbook.title}」のどの段階のお話か、判断できませんでした。"
                 f"{guess}次のどれに近いか、または状況をもう少し教えてください。\n\n{steps}")
@@ -249,8 +250,9 @@ class OfflineBrain:
         parts.append("ナレッジベースの該当箇所です（モデル未設定のオフライン動作のため、要約や"
                      "助言の生成はせず、関連する記述をそのまま引用しています）。")
         for i, hit in enumerate(quoted, start=1):
-            parts.append(f"{i}. **{hit['heading']}**〔出典: {hit['source']}、"
-                         f"スコア {hit['score']:.2f}〕\n\n{quote(hit['text'])}")
+            # the search score stays in the tool's result: it means nothing to a reader
+            parts.append(f"{i}. **{hit['heading']}**〔出典: {hit['source']}〕\n\n"
+                         f"{quote(hit['text'])}")
         return parts
 
     @staticmethod
@@ -352,13 +354,13 @@ class OfflineBrain:
         current = playbook.step(step)
         if current is not None and current.flow:
             title, stages = f"{current.id} {current.title}の進め方", current.flow
-            what = (f"{current.id}「{current.title}」の進め方を図にしました。"
+            what = (f"「{current.title}」の進め方を図にしました。"
                     f"{len(stages)}つの段階を順に進めます: {' → '.join(stages)}。")
         else:
             stages = [f"{s.id} {s.title}" for s in playbook.steps]
             title = playbook.title
             what = (f"「{playbook.title}」の全体の流れを図にしました（{len(stages)}ステップ）。"
-                    + (f"現在は {current.id}「{current.title}」です。" if current else
+                    + (f"現在は「{current.title}」です。" if current else
                        "ご相談の段階が決まると、そのステップの進め方を図にできます。"))
         answer = json.loads(await tool.ainvoke({
             "diagram_type": "flowchart", "title": title, "description": " → ".join(stages)}))

@@ -28,10 +28,12 @@ _BASE_WORDS = (
                           r"(?:小さ[いな]|中小の?|零細の?|小規模の?)(?:会社|企業|工場|町工場)|"
                           r"町工場|中小企業")),
     ("発注者", re.compile(r"取引先|得意先|客先|納入先|発注元")),
-    ("取引価格", re.compile(r"販売価格|販売単価|納入価格|納品価格|売値|売価")),
+    ("取引価格", re.compile(r"販売価格|販売単価|納入価格|納品価格|売値|売価|"
+                           r"(?<![\u3400-\u9fff])単価(?![\u3400-\u9fff])")),
     ("上昇分", re.compile(r"(?:値?上が|増え|上昇し)った分|上がり分")),
     ("上昇", re.compile(r"上が(?=[っらりるれろ])|値上が(?=[っらりるれろ])")),
-    ("求め", re.compile(r"お願い|依頼(?![\u3400-\u9fff])|頼(?=[んみまめ])")),
+    # 値上げ交渉 is asking for a rise (価格転嫁を求める), read after 値上げ became 価格転嫁
+    ("求め", re.compile(r"お願い|依頼(?![\u3400-\u9fff])|頼(?=[んみまめ])|(?<=価格転嫁 )交渉")),
 )
 # what makes a question one of law names its kind, not its case
 _LEGAL_WORDS = re.compile(r"法的|法律上?|違法|合法|適法|独禁法|独占禁止法上?")
@@ -99,6 +101,16 @@ class Focus:
             elif len(word) >= PART:
                 held += weight * sum(p in text for p in _pairs(word)) / (len(word) - 1)
         return held / total
+
+    def names_all(self, text: str) -> bool:
+        """Whether ``text`` names every word of the question: whole, or a long compound by
+        at least half its character pairs (材料費高騰 in 材料費の高騰, not 価格転嫁 in 価格).
+        Weights say which word a passage is about, not which may be left out: 労務費, held
+        by a whole document of the base, weighs less than 上昇分, yet a sentence without it
+        says nothing of 「労務費の上昇分」."""
+        return all(holds(text, word) or (
+            len(word) >= PART and 2 * sum(p in text for p in _pairs(word)) >= len(word) - 1)
+            for word in self.weights)
 
     def spoken_to(self, text: str, enough: float) -> bool:
         """Whether a text speaks to the question: it holds the question's most specific word

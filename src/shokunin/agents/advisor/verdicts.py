@@ -3,7 +3,9 @@ answer that says はい or いいえ:
 
 1. the sentence speaks to the question's case (``relevance``): it holds the question's most
    specific word and most of its words by weight; sharing the subject's words (価格転嫁) is
-   no answer to a question about a case of it (「来期から発注を減らすと言われた」);
+   no answer to a question about a case of it (「来期から発注を減らすと言われた」); and
+   it names every word of the case, the common ones too: a sentence on 原価上昇分 settles
+   nothing of 「労務費の上昇分も価格転嫁できますか」;
 2. it states a verdict of the kind asked (can / may / is it unlawful / must), read as a yes
    or a no; 「口頭だけでなく書面で」 says no to 「口頭だけで大丈夫？」;
 3. no other sentence that speaks to the case states the opposite: then the answer quotes
@@ -118,8 +120,12 @@ def judge(question: YesNo, focus: Focus, hits: list[dict[str, Any]]) -> Judgemen
     spoken = sorted(((focus.share(own), -found.chunk, found)
                      for found, own in sentences if focus.spoken_to(own, STATES)),
                     key=lambda s: s[:2], reverse=True)
+    # a verdict rests only on a sentence that names the whole case: speaking to most of it
+    # by weight is enough to be quoted, not to settle it
+    own_text = {id(found): own for found, own in sentences}
     stated = [(found, said) for *_, found in spoken
-              if (said := stance(question, found.text)) is not None]
+              if focus.names_all(own_text[id(found)])
+              and (said := stance(question, found.text)) is not None]
     sides = {said for _, said in stated}
     if not stated or len(sides) > 1 or (question.negated and question.kind != "legality"):
         return Judgement(None, None, [], [s[-1] for s in spoken], disputed=len(sides) > 1)

@@ -6,6 +6,7 @@
 import { t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 import { el } from "./dom.js";
+import { calculationLine } from "./advisor-expression.js";
 
 /** A text node that follows the language (translate() refills data-i18n elements). */
 const say = (tag, className, key) => {
@@ -92,9 +93,11 @@ export class Turn {
     chip.dataset.tool = name;
     const key = toolKey(name);
     chip.append(key ? say("span", "advisor-chip-name", key) : el("span", "advisor-chip-name", name));
-    const detail = args?.expression ?? args?.query ?? "";
+    // a calculation as a person writes it, never the tool's code: an expression that is not
+    // plain arithmetic shows the tool's name alone
+    const detail = args?.expression !== undefined ? calculationLine(args.expression)
+      : args?.query ?? "";
     if (detail) chip.append(el("span", "advisor-chip-args", String(detail)));
-    chip.title = JSON.stringify(args ?? {});
     this.chips.append(chip);
     this.scroll();
   }
