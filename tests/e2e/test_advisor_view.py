@@ -64,6 +64,7 @@ def test_an_answer_shows_its_step_calculator_chip_sources_and_survives_a_reload(
     page.select_option(".advisor-step-select", "STEP_3")
     expect(step).to_have_attribute("data-step", "STEP_3")
     expect(step).to_contain_text("書面での申し入れ")
+    assert "STEP_" not in step.inner_text()  # the step by its title, its id only in data
     ui.screenshot("advisor-step-changed")
 
     page.reload()
@@ -128,6 +129,7 @@ def test_a_drawn_diagram_is_shown_under_its_answer_once(ui: Any) -> None:
     expect(figure).to_have_count(1)
     expect(figure.locator("img")).to_have_js_property("complete", True)
     assert figure.locator("img").evaluate("img => img.naturalWidth") > 100
+    assert figure.locator("figcaption").inner_text() == "図を別のタブで開く"  # not its file name
     _ask(page, "450*2")  # the same file again: not shown twice
     expect(page.locator(".advisor-msg.assistant")).to_have_count(2)
     expect(page.locator(".advisor-diagram")).to_have_count(1)

@@ -134,9 +134,9 @@ export class Turn {
     const figure = el("figure", "advisor-diagram");
     const img = el("img");
     img.src = url;
-    img.alt = filename;
+    img.alt = t("advisor.diagram.alt"); // its file name is no word for a person
     img.addEventListener("load", () => this.scroll());
-    const link = el("a", "", filename);
+    const link = el("a", "", t("advisor.diagram.open"));
     link.href = url;
     link.target = "_blank";
     link.rel = "noopener";

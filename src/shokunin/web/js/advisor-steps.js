@@ -35,7 +35,7 @@ export class StepIndicator {
     prompt.value = "";
     prompt.dataset.i18n = "advisor.step.choose";
     const options = playbook.steps.map((s) => {
-      const option = el("option", "", `${s.id} ${s.title}`);
+      const option = el("option", "", s.title); // the id stays the value, never the words
       option.value = s.id;
       option.title = s.description;
       return option;
@@ -53,8 +53,7 @@ export class StepIndicator {
     label.dataset.i18n = "advisor.step.label";
     const parts = [label];
     if (id) {
-      parts.push(el("span", "advisor-step-id", id),
-        el("span", "advisor-step-title", state.title || this.titles.get(id) || ""));
+      parts.push(el("span", "advisor-step-title", state.title || this.titles.get(id) || id));
     } else {
       const none = el("span", "advisor-step-title muted",
         this.unknown?.title ?? t("advisor.step.unknown"));
