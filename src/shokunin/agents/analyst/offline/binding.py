@@ -189,7 +189,8 @@ def _holds(name: str, word: str) -> bool:
     return word in name
 
 
-def _values(column: ColumnProfile) -> list[Any]:
+def values_of(column: ColumnProfile) -> list[Any]:
+    """The values a question may name of a text column (all of them, or its most frequent)."""
     return [v for v in (column.values or [t.value for t in column.top_values]) if v is not None]
 
 
@@ -224,7 +225,7 @@ def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
     for column in profile.columns:
         if column.dtype != "string":
             continue
-        for value in _values(column):
+        for value in values_of(column):
             text = normalize(str(value)).strip()
             # a value that is also an everyday word ("no", "other") counts only when quoted
             if len(text) > 1 and not text.isdigit() and text not in words \
@@ -262,7 +263,7 @@ def _value_words(profile: DatasetProfile, words: dict[str, Any],
     for column in profile.columns:
         if column.dtype != "string":
             continue
-        for value in _values(column):
+        for value in values_of(column):
             for token in set(re.split(r"[^a-z0-9\u3040-\u9fff'-]+", normalize(str(value)))):
                 if len(token) >= 4 and not token.isdigit() and token not in words \
                         and token not in vocab.FILLER_EN and token not in name_words:
@@ -289,7 +290,7 @@ def bind(question: str, profile: DatasetProfile, table_name: str = "") -> Bound:
         inner = hit.group(1).strip()
         column = names.get(inner)
         value = next(((c.name, v) for c in profile.columns if c.dtype == "string"
-                      for v in _values(c) if normalize(str(v)) == inner), None)
+                      for v in values_of(c) if normalize(str(v)) == inner), None)
         named_column = re.match(r"\s*(?:column|列)", low[hit.end():]) is not None
         if column is not None:
             bound.matches.append(Match(*hit.span(), "column", column, hit.group()))

@@ -17,6 +17,7 @@ from shokunin.agents.analyst.offline.binding import (
     is_ja,
     normalize,
     numeric,
+    values_of,
 )
 from shokunin.agents.analyst.offline.query import Clarify, Filter, NotUnderstood, Query
 from shokunin.agents.analyst.profile import ColumnProfile, DatasetProfile
@@ -255,13 +256,9 @@ _TOTAL_ROWS = {"total", "totals", "grand total", "sum", "all", "合計", "総計
 def _without_totals(profile: DatasetProfile) -> list[Filter]:
     """A total row in the table ("Total", 「合計」) is no row of data: counted or summed with
     the rest, it doubles the answer."""
-    return [Filter(c.name, [v for v in _values_of(c) if normalize(str(v)).strip() in _TOTAL_ROWS],
+    return [Filter(c.name, [v for v in values_of(c) if normalize(str(v)).strip() in _TOTAL_ROWS],
                    op="not in") for c in profile.columns if c.dtype == "string"
-            and any(normalize(str(v)).strip() in _TOTAL_ROWS for v in _values_of(c))]
-
-
-def _values_of(column: ColumnProfile) -> list[object]:
-    return [v for v in (column.values or [t.value for t in column.top_values]) if v is not None]
+            and any(normalize(str(v)).strip() in _TOTAL_ROWS for v in values_of(c))]
 
 
 def _parts(bound: Bound, low: str) -> list[Filter]:
