@@ -133,7 +133,8 @@ def _dabench_cases(root: Path, split: str) -> list[Case]:
     cases = []
     for line in (root / "da-dev-questions.jsonl").read_text().splitlines():
         q = json.loads(line)
-        path = root / q["file_name"]
+        path = root / q["file_name"]  # the clone keeps them in da-dev-tables/
+        path = path if path.exists() else root / "da-dev-tables" / q["file_name"]
         if (q["id"] % 2 == 1) != (split == "test") or not path.exists():
             continue
         expected: list[Any] = []
