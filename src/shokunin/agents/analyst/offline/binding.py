@@ -8,6 +8,7 @@ name it.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -132,13 +133,14 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def _boundary(surface: str) -> str:
-    """A regex for ``surface`` as a whole word: an ASCII edge never touches a letter or digit
-    (an English plural is allowed), a Japanese edge may touch anything."""
+@functools.lru_cache(maxsize=8192)  # more surfaces than re's own cache of 512 holds
+def _boundary(surface: str) -> re.Pattern[str]:
+    """``surface`` as a whole word: an ASCII edge never touches a letter or digit (an
+    English plural is allowed), a Japanese edge may touch anything."""
     body = re.escape(surface)
     head = r"(?<![a-z0-9_])" if surface[:1].isascii() and surface[:1].isalnum() else ""
     tail = r"(?:s|es)?(?![a-z0-9_])" if surface[-1:].isascii() and surface[-1:].isalnum() else ""
-    return head + body + tail
+    return re.compile(head + body + tail)
 
 
 def column_surfaces(columns: list[ColumnProfile]) -> dict[str, str]:
@@ -201,7 +203,7 @@ def _candidates(low: str, profile: DatasetProfile, cased: str) -> list[Match]:
     name_words = {w for c in profile.columns for w in re.split(r"[\s_]+", normalize(c.name))}
 
     def add(surface: str, kind: str, value: Any, exact: str | None = None) -> None:
-        for hit in re.finditer(_boundary(surface), low):
+        for hit in _boundary(surface).finditer(low):
             if exact is None or cased[hit.start():hit.start() + len(exact)] == exact:
                 found.append(Match(hit.start(), hit.end(), kind, value, hit.group()))
 
