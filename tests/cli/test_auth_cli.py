@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from shokunin.cli import serve as serve_module
 from shokunin.cli.app import app
 
 runner = CliRunner()
@@ -30,10 +29,10 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def uvicorn_calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(serve_module.uvicorn, "run",
+    monkeypatch.setattr("uvicorn.run",
                         lambda app, **kwargs: calls.append(kwargs))
     # The server's collector schedule would become the test process's.
-    monkeypatch.setattr(serve_module, "tune_gc", lambda interval: None)
+    monkeypatch.setattr("shokunin.cli.collector.tune_gc", lambda interval: None)
     return calls
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shokunin.cli import serve as serve_module
 from shokunin.cli.app import app as cli
 from shokunin.cli.collector import BURST_OBJECTS
 from shokunin.config import Settings
@@ -80,8 +79,8 @@ def test_interval_zero_leaves_pythons_own_schedule() -> None:
 def test_serve_hands_the_setting_to_the_schedule(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     intervals: list[float] = []
-    monkeypatch.setattr(serve_module, "tune_gc", intervals.append)
-    monkeypatch.setattr(serve_module.uvicorn, "run", lambda app, **kwargs: None)
+    monkeypatch.setattr("shokunin.cli.collector.tune_gc", intervals.append)
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: None)
     for name in ("SHOKUNIN_AUTH_TOKEN", "SHOKUNIN_HOST", "SHOKUNIN_DATABASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SHOKUNIN_DATA_DIR", str(tmp_path))

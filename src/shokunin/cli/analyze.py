@@ -17,20 +17,15 @@ import asyncio
 import gc
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from shokunin import events as ev
-from shokunin.agents.analyst import NAME, DatasetError, Datasets
-from shokunin.cli.logs import command_logs, debugging
-from shokunin.config import Settings
-from shokunin.errors import locale_language
-from shokunin.runs import InvalidRunInput, Runner, answer_of, follow_to_end
-from shokunin.store import RunStatus
+if TYPE_CHECKING:  # the Analyst and the engine are imported to run, not by --help
+    from shokunin.config import Settings
+    from shokunin.runs import Runner
 
 console = Console(stderr=True)
 FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".ipynb": "ipynb"}
@@ -45,6 +40,13 @@ def analyze(
                              "its charts) or .ipynb (a notebook that reads FILE beside it)."),
 ) -> None:
     """Analyse a table: the Analyst writes and runs pandas code, then reports."""
+    from rich.markdown import Markdown
+
+    from shokunin.agents.analyst import Datasets
+    from shokunin.cli.logs import command_logs, debugging
+    from shokunin.config import Settings
+    from shokunin.store import RunStatus
+
     fmt = None if out is None else FORMATS.get(out.suffix.lower())
     if out is not None and fmt is None:
         raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
@@ -72,7 +74,10 @@ async def _run(settings: Settings, file: Path, question: str, fmt: str | None
                ) -> tuple[str, str, str | None]:
     """The run's end status, its report (or the question it asks), and its report file
     ``fmt`` when it wrote one."""
+    from shokunin.agents.analyst import NAME, DatasetError
     from shokunin.engine import Engine
+    from shokunin.runs import InvalidRunInput
+    from shokunin.store import RunStatus
 
     # Beside a server that may share the database: its unfinished runs are not ours.
     engine = await Engine.open(settings, recover=False, mcp_clients=False, faces={NAME},
@@ -114,6 +119,13 @@ _STEPS = {
 async def _follow(runner: Runner, run_id: str) -> tuple[str, str]:
     """Show the run's steps as they happen; its end status and report (or the question it
     asks). Ctrl-C cancels the run (``follow_to_end``)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from shokunin import events as ev
+    from shokunin.errors import locale_language
+    from shokunin.runs import answer_of, follow_to_end
+    from shokunin.store import RunStatus
+
     words = _STEPS.get(locale_language(), _STEPS["en"])
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:

@@ -1,15 +1,78 @@
-"""Root typer app; command groups register themselves here."""
+"""Root typer app: each command's module is imported only when that command runs.
+
+``shokunin --help`` lists the commands from ``COMMANDS`` and imports none of them, so it
+costs about what ``import typer`` does; ``shokunin analyze`` imports the Analyst, not the
+server, the tools CLI or the MCP SDK. ``tests/cli/test_cli_imports.py`` holds each line here
+to its command's own help.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
+from typing import NamedTuple
 
 import typer
+from typer import _click
+from typer.core import TyperGroup
 
-from shokunin.cli import analyze, auth, kb, mcp, models, serve, tools, worker
 from shokunin.cli.logs import DEBUG_ENV
 
-app = typer.Typer(help="shokunin: a workbench for tool-using LLM agents.", no_args_is_help=True)
+
+class Entry(NamedTuple):
+    module: str
+    attribute: str  # a typer app (a group of commands) or a command function
+    summary: str  # its line in ``shokunin --help``
+
+
+COMMANDS = {
+    "serve": Entry("shokunin.cli.serve", "serve",
+                   "Start the server: Workbench UI at /, API docs at /docs."),
+    "worker": Entry("shokunin.cli.worker", "worker",
+                    "Take runs from the job queue (SHOKUNIN_QUEUE_URL) and run them."),
+    "analyze": Entry("shokunin.cli.analyze", "analyze",
+                     "Analyse a table: the Analyst writes and runs pandas code, then reports."),
+    "tools": Entry("shokunin.cli.tools", "app",
+                   "Tools (seed 003): list, show, run, new, settings."),
+    "auth": Entry("shokunin.cli.auth", "app", "API keys: create, list, revoke."),
+    "kb": Entry("shokunin.cli.kb", "app", "Knowledge base: ingest documents, search them."),
+    "mcp": Entry("shokunin.cli.mcp", "app", "shokunin as an MCP server."),
+    "models": Entry("shokunin.cli.models", "app", "The chat model: test that it answers."),
+}
+
+
+def load(name: str) -> _click.Command:
+    """The click command ``name`` stands for, its module imported now."""
+    entry = COMMANDS[name]
+    target = getattr(importlib.import_module(entry.module), entry.attribute)
+    if isinstance(target, typer.Typer):
+        target.rich_markup_mode = None  # one look: plain, as the root's help is
+        command: _click.Command = typer.main.get_group(target)
+    else:
+        single = typer.Typer(rich_markup_mode=None)
+        single.command(name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """The commands of ``COMMANDS``, each loaded when it is called or shows its help."""
+
+    def list_commands(self, ctx: _click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
+        return load(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.summary) for name, entry in COMMANDS.items()])
+
+
+# Plain help: rich's help panels would import rich for every ``--help`` (twice typer's cost).
+app = typer.Typer(cls=LazyCommands, help="shokunin: a workbench for tool-using LLM agents.",
+                  no_args_is_help=True, rich_markup_mode=None)
 
 
 @app.callback()
@@ -19,16 +82,6 @@ def root(debug: bool = typer.Option(
         "per problem otherwise).")) -> None:
     if debug:  # the commands (and the processes they start) read it from there
         os.environ[DEBUG_ENV] = "1"
-
-
-app.command("serve")(serve.serve)
-app.command("worker")(worker.worker)
-app.command("analyze")(analyze.analyze)
-app.add_typer(tools.app, name="tools")
-app.add_typer(auth.app, name="auth")
-app.add_typer(kb.app, name="kb")
-app.add_typer(mcp.app, name="mcp")
-app.add_typer(models.app, name="models")
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -14,9 +14,9 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from shokunin.auth import AuthError, KeyStore
-from shokunin.config import Settings
-from shokunin.store import create_engine, migrate
+if TYPE_CHECKING:  # imported by the commands that use them, not by --help
+    from shokunin.auth import KeyStore
+    from shokunin.config import Settings
 
 app = typer.Typer(help="API keys: create, list, revoke.", no_args_is_help=True)
 console = Console()
@@ -27,6 +27,9 @@ JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of a table.
 @asynccontextmanager
 async def open_keys(settings: Settings) -> AsyncIterator[KeyStore]:
     """The key store of the database ``settings`` name, migrated to the latest schema."""
+    from shokunin.auth import KeyStore
+    from shokunin.store import create_engine, migrate
+
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = create_engine(settings.resolved_database_url)
     try:
@@ -45,6 +48,9 @@ async def auth_enabled(settings: Settings) -> bool:
 
 
 def _run(action: Callable[[KeyStore], Awaitable[T]]) -> T:
+    from shokunin.auth import AuthError
+    from shokunin.config import Settings
+
     async def go() -> T:
         async with open_keys(Settings()) as keys:
             return await action(keys)

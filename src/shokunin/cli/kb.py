@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from shokunin.config import Settings
-from shokunin.knowledge import EmbedderError, KnowledgeIndex, open_index
+if TYPE_CHECKING:  # the index (and its embedder) is imported when used, not by --help
+    from shokunin.knowledge import KnowledgeIndex
 
 app = typer.Typer(help="Knowledge base: ingest documents, search them.", no_args_is_help=True)
 
 
 def _index(index: Path | None) -> KnowledgeIndex:
+    from shokunin.config import Settings
+    from shokunin.knowledge import EmbedderError, open_index
+
     settings = Settings()
     if index is not None:
         settings = settings.model_copy(update={"knowledge_index": index})
@@ -34,6 +38,8 @@ def ingest(
     index: Path = typer.Option(None, help="Index file (default SHOKUNIN_KNOWLEDGE_INDEX)."),
 ) -> None:
     """Index the folder's documents; again, only what changed is re-read."""
+    from shokunin.config import Settings
+
     folder = folder or Settings().knowledge_dir
     if not folder.is_dir():
         typer.echo(f"shokunin: {folder} is not a folder", err=True)

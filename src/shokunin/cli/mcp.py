@@ -13,11 +13,12 @@ import logging
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
 
-import anyio
 import typer
 
-from shokunin.config import Settings
+if TYPE_CHECKING:  # the MCP SDK and the engine are imported to serve, not by --help
+    from shokunin.config import Settings
 
 app = typer.Typer(help="shokunin as an MCP server.", no_args_is_help=True)
 
@@ -25,6 +26,7 @@ app = typer.Typer(help="shokunin as an MCP server.", no_args_is_help=True)
 @app.command("serve")
 def serve(log_level: str = typer.Option("warning", help="Log level (to stderr).")) -> None:
     """Serve shokunin's tools and faces over MCP on stdin/stdout."""
+    from shokunin.config import Settings
     from shokunin.models import ModelConfigError, model_from_settings
 
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
@@ -41,6 +43,8 @@ def serve(log_level: str = typer.Option("warning", help="Log level (to stderr)."
 async def _until_signal(settings: Settings) -> None:
     """Serve until stdin closes, or until SIGINT/SIGTERM, which end the process once its
     engine is closed (kernels stopped, runs ended)."""
+    import anyio
+
     from shokunin.mcp.server import serve_stdio
 
     closed = anyio.Event()

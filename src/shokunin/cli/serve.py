@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-import uvicorn
 
-from shokunin.cli.auth import auth_enabled
-from shokunin.cli.collector import tune_gc
-from shokunin.cli.http_limits import protocol_class
-from shokunin.config import Settings
-from shokunin.tools import install_log_masking, remember
+if TYPE_CHECKING:
+    from shokunin.config import Settings
 
 REFUSAL = (
     "refusing to listen on {host}: it is reachable from other machines and auth is off, so "
@@ -36,9 +32,15 @@ def serve(
 ) -> None:
     """Start the server: Workbench UI at /, API docs at /docs."""
     # the whole server is imported only to serve: other commands start without it
+    import uvicorn
+
     from shokunin.api import create_app
     from shokunin.api.perimeter import is_loopback_name
+    from shokunin.cli.auth import auth_enabled
+    from shokunin.cli.collector import tune_gc
+    from shokunin.config import Settings
     from shokunin.models import ModelConfigError, model_from_settings
+    from shokunin.tools import install_log_masking, remember
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
@@ -65,6 +67,8 @@ def serve(
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """How ``serve`` runs uvicorn, beyond host, port and log level (the benches' servers
     run the same)."""
+    from shokunin.cli.http_limits import protocol_class
+
     http = protocol_class(settings.header_timeout_sec, settings.max_connections_per_client,
                           settings.body_timeout_sec)
     return {

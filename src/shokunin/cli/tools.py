@@ -16,7 +16,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -27,9 +27,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.syntax import Syntax
 from rich.table import Table
 
-from shokunin.config import Settings
-from shokunin.engine import tool_registry
-from shokunin.tools import SettingsInvalid, ToolError, ToolInfo, ToolRegistry, scaffold
+if TYPE_CHECKING:  # the registry is imported by the commands that use it, not by --help
+    from shokunin.tools import ToolInfo, ToolRegistry
 
 app = typer.Typer(help="Tools (seed 003): list, show, run, new, settings.", no_args_is_help=True)
 console = Console()
@@ -39,6 +38,9 @@ JSON_HELP = "Print one JSON document on stdout (stable keys, secrets masked)."
 
 
 def _registry() -> ToolRegistry:
+    from shokunin.config import Settings
+    from shokunin.engine import tool_registry
+
     return tool_registry(Settings(), log_unavailable=False)
 
 
@@ -56,6 +58,8 @@ def _connected_list(registry: ToolRegistry) -> list[ToolInfo]:
 
 def _find(registry: ToolRegistry, name: str) -> ToolInfo:
     """A folder tool at once; any other name once the MCP servers' sessions are open."""
+    from shokunin.tools import ToolError
+
     try:
         return registry.get(name)
     except ToolError:
@@ -170,6 +174,8 @@ def _plain_list(tools: list[ToolInfo]) -> None:
 @app.command("show")
 def show(name: str, as_json: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
     """Show a tool: its description, status, declaration and settings (secrets masked)."""
+    from shokunin.tools import ToolError
+
     registry = _registry()
     try:
         info = _find(registry, name)
@@ -229,6 +235,8 @@ def run(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP + " Progress goes to stderr."),
 ) -> None:
     """Run a tool with progress; Ctrl-C aborts it. Exits 1 when the call fails."""
+    from shokunin.tools import ToolError
+
     def refuse(message: str) -> typer.Exit:
         if as_json:  # scripts get the one result shape, whatever went wrong
             _echo_json({"success": False, "result": None, "error": message, "files": [],
@@ -279,6 +287,8 @@ def _print_result(name: str, result: dict[str, Any]) -> None:
 
 async def _run(registry: ToolRegistry, name: str, args: dict[str, Any], timeout: float | None,
                progress: Callable[[str], None]) -> dict[str, Any]:
+    from shokunin.tools import ToolError
+
     loop = asyncio.get_running_loop()
     execution_id = uuid.uuid4().hex
 
@@ -305,6 +315,8 @@ async def _run(registry: ToolRegistry, name: str, args: dict[str, Any], timeout:
 @app.command("new")
 def new(name: str) -> None:
     """Create a tool from the seed's template in the first user tools folder."""
+    from shokunin.tools import ToolError, scaffold
+
     registry = _registry()
     if not registry.user_dirs:
         raise _fail("no user tools folder is configured (SHOKUNIN_TOOLS_DIRS)")
@@ -324,6 +336,8 @@ def settings(
     set_: list[str] = typer.Option(None, "--set", help="key=value; repeat for several."),
 ) -> None:
     """Show a tool's settings, or change them with --set key=value."""
+    from shokunin.tools import SettingsInvalid, ToolError
+
     registry = _registry()
     try:
         current = registry.get_settings(name)
@@ -347,6 +361,8 @@ def settings(
 @app.command("setup")
 def setup(name: str) -> None:
     """Build a venv tool's environment now (otherwise it is built on first use)."""
+    from shokunin.tools import ToolError
+
     registry = _registry()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
@@ -362,6 +378,8 @@ def setup(name: str) -> None:
 
 
 def _parse_assignment(item: str, schema: dict[str, dict[str, Any]]) -> tuple[str, Any]:
+    from shokunin.tools import SettingsInvalid
+
     key, sep, text = item.partition("=")
     if not sep:
         raise SettingsInvalid({item: "expected key=value"})

@@ -13,12 +13,12 @@ import asyncio
 import contextlib
 import logging
 import signal
+from typing import TYPE_CHECKING
 
 import typer
 
-from shokunin.cli.collector import tune_gc
-from shokunin.config import Settings
-from shokunin.tools import install_log_masking
+if TYPE_CHECKING:  # the engine's parts are imported to work, not by --help
+    from shokunin.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,10 @@ def worker(
     log_level: str = typer.Option("info", help="Log level."),
 ) -> None:
     """Take runs from the job queue (SHOKUNIN_QUEUE_URL) and run them."""
+    from shokunin.cli.collector import tune_gc
+    from shokunin.config import Settings
     from shokunin.models import ModelConfigError, model_from_settings
+    from shokunin.tools import install_log_masking
 
     overrides = {"worker_concurrency": concurrency} if concurrency is not None else {}
     settings = Settings(**overrides)

@@ -1,0 +1,63 @@
+"""The CLI imports what the command asked for (issue 50, point 1): ``shokunin --help`` costs
+about ``import typer``, and no command's help loads the engine, a face, pandas or the MCP
+SDK. Each case runs in a fresh interpreter, so what is imported is what the command imported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from shokunin.cli.app import COMMANDS, load
+
+_HELP = """
+import json, sys
+from shokunin.cli import app
+try:
+    app(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+# what no help may import: the stack a command pays for only when it runs
+HEAVY = ("pandas", "numpy", "duckdb", "matplotlib", "sqlalchemy", "mcp",
+         "langchain_core", "langgraph", "uvicorn", "starlette", "jupyter_client")
+OURS = ("shokunin.agents", "shokunin.engine", "shokunin.api", "shokunin.store",
+        "shokunin.runs", "shokunin.sandbox", "shokunin.tools", "shokunin.models",
+        "shokunin.mcp", "shokunin.knowledge", "shokunin.config")
+
+
+def imported_by(*argv: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", _HELP, *argv], capture_output=True,
+                          text=True, timeout=60, check=True)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules
+                  if m.split(".")[0] in HEAVY or m.startswith(OURS))
+
+
+def test_the_root_help_imports_no_command_and_no_rich() -> None:
+    modules = imported_by("--help")
+    assert heavy(modules) == []
+    assert not [m for m in modules if m.startswith("shokunin.cli.") and m not in (
+        "shokunin.cli.app", "shokunin.cli.logs")]
+    assert "rich" not in modules  # plain help: rich is imported by the commands that draw
+    assert "pydantic" not in modules  # typer imports it for a command's parameters
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_command_s_help_imports_none_of_the_stack(name: str) -> None:
+    assert heavy(imported_by(name, "--help")) == []
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_the_root_help_says_what_the_command_says_of_itself(name: str) -> None:
+    command = load(name)
+    assert command.help is not None
+    assert COMMANDS[name].summary == command.help.strip().split("\n\n")[0].replace("\n", " ")
