@@ -172,9 +172,9 @@ def test_every_web_and_worker_process_gets_the_same_settings_and_data() -> None:
 
 def _click_app() -> Any:
     """The ``shokunin`` command as click sees it (typer may bring its own copy of click:
-    groups are told by their ``commands``)."""
+    groups are told by their ``list_commands``)."""
     group = typer.main.get_command(cli_app)
-    assert hasattr(group, "commands")
+    assert hasattr(group, "list_commands")
     return group
 
 
@@ -183,13 +183,14 @@ def _check_command(argv: list[str], where: str) -> None:
     command's."""
     command = _click_app()
     words = list(argv)
-    while hasattr(command, "commands"):
+    while hasattr(command, "list_commands"):
         assert words, f"{where}: `shokunin {' '.join(argv)}` names no command"
         name = words.pop(0)
-        sub = command.commands.get(name)
+        context = command.make_context("shokunin", [], resilient_parsing=True)
+        sub = command.get_command(context, name)
         assert sub is not None, (
             f"{where}: `shokunin {' '.join(argv)}`: {name!r} is not a shokunin command "
-            f"(there are: {sorted(command.commands)})")
+            f"(there are: {sorted(command.list_commands(context))})")
         command = sub
     options = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
     for word in words:
@@ -230,7 +231,9 @@ def test_every_command_run_is_a_shokunin_command() -> None:
     for argv, where in commands:
         _check_command(argv, where)
     # the worker's options the docs section names
-    worker = _click_app().commands["worker"]
+    root = _click_app()
+    worker = root.get_command(root.make_context("shokunin", [], resilient_parsing=True),
+                              "worker")
     options = {opt for param in worker.params for opt in param.opts}
     for option in re.findall(r"`(--[a-z][\w-]*)`", docs_section()):
         assert option in options, f"the docs section names {option}, not an option of worker"
