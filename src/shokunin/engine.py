@@ -24,21 +24,22 @@ import contextlib
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from shokunin.agents.analyst import Datasets
 from shokunin.agents.model_settings import ModelSettings, apply_saved
 from shokunin.agents.registry import build_agents
-from shokunin.agents.studio import Studio
-from shokunin.agents.workbench import load_map
 from shokunin.config import Settings
-from shokunin.maps import MapError, MapPackage
+from shokunin.maps import MapError, MapPackage, load_map
 from shokunin.runs import EventBus, MemoryBus, RedisBus, Runner, RunQueue, RunServices
 from shokunin.sandbox import Sandbox
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 from shokunin.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from shokunin.agents.analyst import Datasets
+    from shokunin.agents.studio import Studio
 
 log = logging.getLogger(__name__)
 MCP_STARTUP_WAIT_SEC = 3.0  # how long start-up waits for MCP servers' first answers
@@ -95,9 +96,16 @@ class Engine:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         settings = apply_saved(settings)  # the Models page's, unless the environment decides
         async with contextlib.AsyncExitStack() as undo:  # closes what opened if one fails
+            # Kernels take longest to be ready (a template importing pandas and matplotlib):
+            # they start first, while the rest opens and the faces are imported.
+            sandbox = Sandbox(settings)
+            undo.push_async_callback(sandbox.shutdown)
+            starting = asyncio.create_task(sandbox.start(), name="sandbox-start")
+            undo.push_async_callback(_settled, starting)
             store = await Store.open(settings.resolved_database_url,
                                      settings.run_lease_seconds)
             undo.push_async_callback(store.close)
+            sandbox.homes = store.kernel_homes
             checkpointer = await open_checkpointer(store)
             undo.push_async_callback(close_checkpointer, checkpointer)
             tools = tool_registry(settings, mcp_clients=mcp_clients,
@@ -105,9 +113,7 @@ class Engine:
             undo.push_async_callback(tools.close)
             # The configured MCP servers' tools join the list; a slow server joins later.
             await tools.connect(wait=MCP_STARTUP_WAIT_SEC)
-            sandbox = Sandbox(settings, homes=store.kernel_homes)
-            undo.push_async_callback(sandbox.shutdown)
-            map_package = load_map(settings)
+            map_package = load_map(settings.map_dir)
             services = RunServices(settings=settings, tools=tools, sandbox=sandbox,
                                    checkpointer=checkpointer, map_package=map_package)
             bus: EventBus = MemoryBus()
@@ -128,23 +134,27 @@ class Engine:
                     store.kernel_homes.queue = run_queue.own(store.leases.holder)
             # Several processes hold kernels: each checks its kernel is still the thread's.
             store.kernel_homes.shared = runner.shares_threads
-            built = build_agents(services, store)  # each built in milliseconds
+            # Imported in a thread (LangGraph, a second) while the loop starts the kernels;
+            # each agent is then built in milliseconds.
+            built = await asyncio.to_thread(build_agents, services, store, wanted)
             for agent in built.agents:
-                if wanted is None or agent.name in wanted:
-                    runner.register(agent)
+                runner.register(agent)
             studio = None
-            if built.studio is not None and (wanted is None or "studio" in wanted):
+            if built.studio is not None:
+                from shokunin.agents.studio import Studio
+
                 parts = built.studio
                 studio = Studio(runner, parts.agent.records, parts.pipeline)
+            from shokunin.agents.analyst import Datasets
+
             engine = cls(settings=settings, store=store, checkpointer=checkpointer,
                          bus=runner.bus, runner=runner, tools=tools, sandbox=sandbox,
                          map_package=map_package,
                          datasets=Datasets(runner, settings, sandbox.parser_walls),
                          models=ModelSettings(settings),
                          studio=studio, queue=run_queue,
-                         unavailable={face: why for face, why in built.unavailable.items()
-                                      if wanted is None or face in wanted})
-            await sandbox.start()  # may refuse (SandboxUnavailable): then all is closed
+                         unavailable=built.unavailable)
+            await starting  # may refuse (SandboxUnavailable): then all is closed
             if recover:  # runs a gone process left: failed, or the Studio's go on
                 await runner.recover()
             # Leases on this process's runs; with recover, it takes over others' orphans.
@@ -183,3 +193,9 @@ class Engine:
     def why_unavailable(self, face: str) -> str | None:
         """Why ``face`` ("advisor", "studio") is off in this process, or None if it is on."""
         return self.unavailable.get(face)
+
+
+async def _settled(task: asyncio.Task[None]) -> None:
+    """Wait for ``task`` to end, whatever its end: what it started is then closed after it."""
+    with contextlib.suppress(BaseException):
+        await task

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from shokunin.agents.workbench import load_map, workbench_agent
+from shokunin.agents.workbench import workbench_agent
 from shokunin.config import Settings
 from shokunin.events import BaseEvent
+from shokunin.maps import load_map
 from shokunin.runs import MemoryBus, Runner, RunServices
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 from shokunin.tools import ToolRegistry
@@ -29,7 +30,7 @@ async def make_runner(tmp_path: Path) -> AsyncIterator[MakeRunner]:
         checkpointer = await open_checkpointer(store)
         runner = Runner(store, MemoryBus(), tmp_path / "workspaces",
                         RunServices(settings=settings, tools=tools, checkpointer=checkpointer))
-        runner.register(workbench_agent(settings, load_map(settings), checkpointer))
+        runner.register(workbench_agent(settings, load_map(settings.map_dir), checkpointer))
         made.append((runner, store, checkpointer))
         return runner
 

@@ -8,7 +8,7 @@ status is 0 for a report, 1 when the run failed or needs an answer, 2 for a bad 
 question.
 
 It starts only what the Analyst uses: its agent alone, no tools (``Engine.open(faces=)``),
-and the uploads' parser process at once, while the engine opens (``start_parsers``).
+and the uploads' parser process first, while it imports the rest (``parsers.start``).
 """
 
 from __future__ import annotations
@@ -40,68 +40,69 @@ def analyze(
                              "its charts) or .ipynb (a notebook that reads FILE beside it)."),
 ) -> None:
     """Analyse a table: the Analyst writes and runs pandas code, then reports."""
-    from rich.markdown import Markdown
-
-    from shokunin.agents.analyst import Datasets
-    from shokunin.cli.logs import command_logs, debugging
-    from shokunin.config import Settings
-    from shokunin.store import RunStatus
-
     fmt = None if out is None else FORMATS.get(out.suffix.lower())
     if out is not None and fmt is None:
         raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
                                  param_hint="--out")
+    gc.disable()  # until the imports are frozen below: collections would walk them in vain
+    from shokunin.agents.analyst import parsers
+
+    parsers.start()  # its imports (pandas, DuckDB) overlap ours, on the other core
+    import shokunin.engine  # noqa: F401 - before the freeze; the Analyst, while kernels start
+    from shokunin.cli.logs import command_logs, debugging
+    from shokunin.config import Settings
+    from shokunin.store import RunStatus
+
     command_logs()
     if not debugging():  # the run's failure is printed below, once, in the user's words
         logging.getLogger("shokunin.runs").setLevel(logging.ERROR)
-    Datasets.start_parsers()  # a fresh interpreter importing pandas: overlaps the engine's start
     # What the imports made lives until the process ends: no collection need walk it again,
     # during the run or on the way out (a second, for the interpreter's last collection).
     gc.freeze()
+    gc.enable()
     settings = Settings(**({"model": model} if model else {}))
-    status, report, written = asyncio.run(_run(settings, file, question, fmt))
-    if report:
-        Console().print(Markdown(report))
-    if out is not None and written is not None:
-        out.write_text(written, encoding="utf-8")
-        console.print(f"report written to {out}" + (
-            f" (it reads {file.name} from beside it)" if fmt == "ipynb" else ""))
+    status = asyncio.run(_run(settings, file, question, out, fmt))
     if status != RunStatus.COMPLETED:
         raise typer.Exit(2 if status == "bad_input" else 1)
 
 
-async def _run(settings: Settings, file: Path, question: str, fmt: str | None
-               ) -> tuple[str, str, str | None]:
-    """The run's end status, its report (or the question it asks), and its report file
-    ``fmt`` when it wrote one."""
-    from shokunin.agents.analyst import NAME, DatasetError
+async def _run(settings: Settings, file: Path, question: str, out: Path | None,
+               fmt: str | None) -> str:
+    """Run the question; print its report (or the question it asks) and write ``out`` as
+    soon as the run ends, before the engine closes. Returns the run's end status."""
+    from rich.markdown import Markdown
+
+    from shokunin.agents.analyst.errors import DatasetError
     from shokunin.engine import Engine
     from shokunin.runs import InvalidRunInput
     from shokunin.store import RunStatus
 
     # Beside a server that may share the database: its unfinished runs are not ours.
-    engine = await Engine.open(settings, recover=False, mcp_clients=False, faces={NAME},
-                               queue="none")
+    engine = await Engine.open(settings, recover=False, mcp_clients=False,
+                                faces={"analyst"}, queue="none")
     try:
         try:
             record = await engine.datasets.upload_file(None, file)
         except DatasetError as exc:  # the thread made for it is gone again
             console.print(f"[red]{file.name}: {exc}[/red]")
-            return "bad_input", "", None
+            return "bad_input"
         console.print(f"{file.name}: {record.profile.rows} rows x "
                       f"{record.profile.column_count} columns ({record.encoding or 'xlsx'})")
         try:
             _, run_id = await engine.datasets.ask(None, record.id, question)
         except InvalidRunInput as exc:  # a question no face accepts (empty, too long)
             console.print(f"[red]{exc}[/red]")
-            return "bad_input", "", None
+            return "bad_input"
         status, report = await _follow(engine.runner, run_id)
-        written = None
-        if fmt is not None and status == RunStatus.COMPLETED:
+        if report:
+            Console().print(Markdown(report))
+        if out is not None and fmt is not None and status == RunStatus.COMPLETED:
             # The stored run, as the web face's download builds it: one mechanism.
-            written = await engine.datasets.report(None, run_id, fmt)
-        return status, report, written
-    finally:
+            out.write_text(await engine.datasets.report(None, run_id, fmt), encoding="utf-8")
+            console.print(f"report written to {out}" + (
+                f" (it reads {file.name} from beside it)" if fmt == "ipynb" else ""))
+        return status
+    finally:  # the kernel's shutdown comes after the answer is on screen
         await engine.close()
 
 

@@ -19,11 +19,11 @@ from shokunin.maps.definition import (
 )
 from shokunin.maps.errors import MapCommandError, MapError
 from shokunin.maps.mentions import mentioned_rooms, spans
-from shokunin.maps.package import DEFINITION_FILE, MapPackage
+from shokunin.maps.package import DEFINITION_FILE, MapPackage, load_map
 
 __all__ = [
     "DEFINITION_FILE", "DIRECTIONS", "NAMED_COLORS", "Bitmap", "CoordinateSystem", "Floor",
     "MapCommandError", "MapDefinition", "MapError", "MapPackage", "Point", "Rectangle",
-    "map_command", "mentioned_rooms", "parse_color", "resolve_bitmap", "resolve_direction",
-    "resolve_floor", "resolve_room", "spans",
+    "load_map", "map_command", "mentioned_rooms", "parse_color", "resolve_bitmap",
+    "resolve_direction", "resolve_floor", "resolve_room", "spans",
 ]

@@ -8,6 +8,7 @@ e.g. ``floors[1].rectangles[3].bottomRight.x: field required``.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +19,8 @@ from pydantic import ValidationError
 
 from shokunin.maps.definition import Bitmap, Floor, MapDefinition, Rectangle
 from shokunin.maps.errors import MapError
+
+log = logging.getLogger(__name__)
 
 DEFINITION_FILE = "map.json"
 
@@ -210,3 +213,13 @@ def _wire(definition: MapDefinition, sizes: dict[str, tuple[int, int]]) -> str:
                 if corner["px"] is None:
                     del corner["px"], corner["py"]
     return json.dumps(data, ensure_ascii=False)
+
+
+def load_map(folder: Path) -> MapPackage | MapError:
+    """The map package in ``folder``, or why it cannot be loaded: a broken map does not stop
+    the server; the Workbench and its face report the error."""
+    try:
+        return MapPackage.load(folder)
+    except MapError as exc:
+        log.error("%s", exc)
+        return exc

@@ -5,10 +5,13 @@ Two walls: an AST policy refuses what is visibly dangerous before anything runs
 uid, under resource limits (``launcher.py``). See README "The Python sandbox" for the threat model.
 """
 
-from shokunin.sandbox.contracts import ExecPythonInput, ExecPythonOutput, ExecResult
-from shokunin.sandbox.kernel import KernelDied
-from shokunin.sandbox.policy import PolicyViolation, check_policy
-from shokunin.sandbox.sandbox import Sandbox, SandboxUnavailable
+import lazy_loader
 
-__all__ = ["ExecPythonInput", "ExecPythonOutput", "ExecResult", "KernelDied", "PolicyViolation",
-           "Sandbox", "SandboxUnavailable", "check_policy"]
+# Names are imported on first use: an upload's parse child unpickles its walls
+# (``parser_walls``) without importing jupyter_client and the kernels' machinery.
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "contracts": ["ExecPythonInput", "ExecPythonOutput", "ExecResult"],
+    "kernel": ["KernelDied"],
+    "policy": ["PolicyViolation", "check_policy"],
+    "sandbox": ["Sandbox", "SandboxUnavailable"],
+})

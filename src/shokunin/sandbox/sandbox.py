@@ -117,6 +117,7 @@ class Sandbox:
         self._template_lock = asyncio.Lock()  # one start at a time
         self._pool = KernelPool(int(settings.sandbox_pool_size), self._new_kernel)
         self._reaper: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[KernelTemplate | None] | None = None
         self._quota = KernelQuota(int(settings.sandbox_max_kernels),
                                   int(settings.sandbox_max_kernels_per_owner),
                                   float(settings.sandbox_queue_sec))
@@ -141,9 +142,12 @@ class Sandbox:
         (e.g. a root server whose Python installation other users cannot read): a server
         that would fail at every cell does not start.
         """
-        self._ensure_runtime()
+        # matplotlib's font list is built by a child process (half a second): not on the loop
+        await asyncio.to_thread(self._ensure_runtime)
         _allow_open_files()
         _log_missing_walls()
+        if self._pool.size > 0:  # the template imports pandas and matplotlib while the probe runs
+            self._warming = asyncio.create_task(self._template_for_kernel(), name="template")
         try:
             await self._check_kernels_start()
         except BaseException:
@@ -351,6 +355,10 @@ class Sandbox:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
+        if self._warming is not None:  # a start under way finishes (the lock), then closes
+            with contextlib.suppress(Exception):
+                await self._warming
+            self._warming = None
         await self._pool.close()
         # Their homes stay recorded: a run on another process is told the variables went.
         await asyncio.gather(*(self.close_thread(t, home=False) for t in list(self._kernels)),

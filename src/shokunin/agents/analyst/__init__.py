@@ -1,23 +1,19 @@
 """The Analyst face's dataset layer (seed 004): reading uploaded tables, detecting their
-encoding and dialect, profiling them (pandas, or DuckDB when large) and keeping them."""
+encoding and dialect, profiling them (pandas, or DuckDB when large) and keeping them.
 
-from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS, NAME, UnknownDataset
-from shokunin.agents.analyst.dataset import (
-    MAX_HEADER_ROW,
-    ReadOptions,
-    TableSource,
-    detect_source,
-    profile_file,
-)
-from shokunin.agents.analyst.datasets import Datasets
-from shokunin.agents.analyst.encoding import EncodingGuess, detect_encoding, text_encoding
-from shokunin.agents.analyst.errors import DatasetError, NotATable, UnreadableTable
-from shokunin.agents.analyst.profile import ColumnProfile, DatasetProfile, ValueCount
-from shokunin.agents.analyst.sniff import Dialect, sniff
-from shokunin.agents.analyst.storage import DatasetRecord, DatasetStorage, Preview, load_record
+Names are imported on first use (``lazy_loader``): the uploads' parser process imports the
+readers (``isolated``) and not the agent's graph.
+"""
 
-__all__ = ["ColumnProfile", "DatasetError", "DatasetProfile", "DatasetRecord", "DatasetStorage",
-    "Datasets", "Dialect", "EncodingGuess", "MAX_HEADER_ROW", "MAX_QUESTION_CHARS", "NAME",
-    "NotATable", "Preview",
-    "ReadOptions", "TableSource", "UnknownDataset", "UnreadableTable", "ValueCount",
-    "detect_encoding", "detect_source", "load_record", "profile_file", "sniff", "text_encoding"]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "agent": ["MAX_QUESTION_CHARS", "NAME", "UnknownDataset"],
+    "dataset": ["MAX_HEADER_ROW", "ReadOptions", "TableSource", "detect_source", "profile_file"],
+    "datasets": ["Datasets"],
+    "encoding": ["EncodingGuess", "detect_encoding", "text_encoding"],
+    "errors": ["DatasetError", "NotATable", "UnreadableTable"],
+    "profile": ["ColumnProfile", "DatasetProfile", "ValueCount"],
+    "sniff": ["Dialect", "sniff"],
+    "storage": ["DatasetRecord", "DatasetStorage", "Preview", "load_record"],
+})

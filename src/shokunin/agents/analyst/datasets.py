@@ -10,14 +10,11 @@ leaves nothing behind: a thread the upload made for it is deleted again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from shokunin import events as ev
-from shokunin import untrusted
 from shokunin.agents.analyst import report_files
 from shokunin.agents.analyst.agent import MAX_QUESTION_CHARS, NAME, UnknownDataset
 from shokunin.agents.analyst.dataset import ReadOptions
@@ -39,18 +36,6 @@ class Datasets:
         self.max_upload_bytes = int(settings.analyst_max_upload_mb * 1024 * 1024)
         self.storage = DatasetStorage(runner, int(settings.analyst_pandas_max_mb * 1024 * 1024),
                                       ParseLimits.from_settings(settings, walls))
-
-    @staticmethod
-    def start_parsers() -> None:
-        """Start the process the uploads' parsers fork from now, in the background, rather
-        than at the first upload: it imports pandas and DuckDB first (two seconds and more),
-        which a process that uploads once at start (``shokunin analyze``) overlaps with
-        opening its engine. Never raises: the upload that follows says why if it cannot."""
-        def start() -> None:
-            with contextlib.suppress(Exception):
-                untrusted.run(int)  # the smallest child: it waits for those imports
-
-        threading.Thread(target=start, name="start-parsers", daemon=True).start()
 
     async def upload(self, who: str | None, thread_id: str | None, name: str,
                      upload: BinaryIO, options: ReadOptions | None = None) -> DatasetRecord:

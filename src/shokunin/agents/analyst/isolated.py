@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from shokunin import untrusted
-from shokunin.agents.analyst import large, zip_bounds
+from shokunin.agents.analyst import (
+    large,
+    parsers,  # noqa: F401 - what the parse children's process imports
+    zip_bounds,
+)
 from shokunin.agents.analyst.dataset import (
     SAMPLE_BYTES,
     Progress,
@@ -34,11 +38,6 @@ from shokunin.agents.analyst.profile import DatasetProfile, Scalar, clip, scalar
 from shokunin.untrusted import Bounds, Descriptor
 
 T = TypeVar("T")
-
-# The forkserver imports the parsers once; each child then starts in milliseconds. Arrow
-# (pandas' strings) would otherwise reserve 1 GiB of address space in mimalloc at first use.
-untrusted.preload("shokunin.agents.analyst.isolated", "pandas", "python_calamine", "duckdb",
-                  env={"ARROW_DEFAULT_MEMORY_POOL": "system"})
 
 
 Walls = Callable[[list[int]], None]  # walls a parse child in, given its descriptors

@@ -2,9 +2,9 @@
 
 from shokunin.agents.workbench.agent import WorkbenchAgent
 from shokunin.agents.workbench.brain import Brain, LLMBrain
-from shokunin.agents.workbench.factory import load_map, workbench_agent
+from shokunin.agents.workbench.factory import workbench_agent
 from shokunin.agents.workbench.graph import build_graph
 from shokunin.agents.workbench.offline_brain import OfflineBrain
 
 __all__ = ["Brain", "LLMBrain", "OfflineBrain", "WorkbenchAgent", "build_graph",
-           "load_map", "workbench_agent"]
+           "workbench_agent"]

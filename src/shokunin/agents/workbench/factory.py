@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shokunin.agents.workbench.agent import WorkbenchAgent
@@ -13,17 +11,6 @@ from shokunin.agents.workbench.prompt import system_prompt
 from shokunin.config import Settings
 from shokunin.maps import MapError, MapPackage
 from shokunin.models import is_offline, model_from_settings
-
-log = logging.getLogger(__name__)
-
-
-def load_map(settings: Settings) -> MapPackage | MapError:
-    """A broken map does not stop the server: the agent and the face report its error."""
-    try:
-        return MapPackage.load(settings.map_dir)
-    except MapError as exc:
-        log.error("%s", exc)
-        return exc
 
 
 def workbench_agent(
