@@ -1,10 +1,12 @@
 """``shokunin analyze`` from a cold start: the time to its first line (the file read and
-profiled: the engine is open) and to its end, for a small question on the shipped sales CSV,
-beside plain pandas doing the same sum in a fresh interpreter (``python -c``).
+profiled: the engine is open), to its answer on stdout and to its end, for a small question
+on the shipped sales CSV, beside plain pandas doing the same sum in a fresh interpreter
+(``python -c``); ``shokunin --help`` beside ``python -c "import typer"``.
 
 Each command runs ``--repeat`` times as a subprocess, the CLI on a fresh data folder each
-time (no database, no kernel left from a run before); the table shows the median and the
-fastest. ``shokunin --help`` is the cost of the interpreter and the CLI's imports alone.
+time (no database, no kernel left from a run before), the rows interleaved round by round so
+a change of the machine's load falls on all of them; the table shows the median and the
+fastest, and each command's median as a multiple of its peer's.
 
     python bench/cli_startup.py [--repeat 3] [--question "revenue trend by month"]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import selectors
 import statistics
 import subprocess
 import sys
@@ -30,33 +33,39 @@ PEER = ("import sys, pandas as pd; "
         "print(pd.read_csv(sys.argv[1]).groupby('month')['revenue'].sum().to_string())")
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Seconds to the command's first line (stdout or stderr) and to its exit."""
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Seconds to the command's first line (stdout or stderr), to its first line on stdout
+    (the answer) and to its exit."""
     start = time.perf_counter()
-    first = None
-    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    first: dict[str, float] = {}
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as process:
-        assert process.stdout is not None
-        for line in process.stdout:
-            if first is None and line.strip():
-                first = time.perf_counter() - start
+        assert process.stdout is not None and process.stderr is not None
+        streams = {process.stdout: "out", process.stderr: "err"}
+        with selectors.DefaultSelector() as selector:
+            for stream, name in streams.items():
+                selector.register(stream, selectors.EVENT_READ, name)
+            while selector.get_map():
+                for key, _ in selector.select():
+                    line = key.fileobj.readline()  # type: ignore[union-attr]
+                    if not line:
+                        selector.unregister(key.fileobj)
+                    elif line.strip():
+                        first.setdefault(key.data, time.perf_counter() - start)
         code = process.wait()
     total = time.perf_counter() - start
     if code != 0:
         raise SystemExit(f"{command[:3]} exited {code}")
-    return (total if first is None else first), total
+    return min(first.values(), default=total), first.get("out", total), total
 
 
-def measure(command: list[str], repeat: int, fresh_data: bool) -> list[tuple[float, float]]:
-    runs = []
-    for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as data:
-            env = {**os.environ, "COLUMNS": "100"}
-            env.pop("SHOKUNIN_MODEL", None)  # offline: no model call in the figures
-            if fresh_data:
-                env["SHOKUNIN_DATA_DIR"] = data
-            runs.append(timed(command, env))
-    return runs
+def measure(command: list[str], fresh_data: bool) -> tuple[float, float, float]:
+    with tempfile.TemporaryDirectory() as data:
+        env = {**os.environ, "COLUMNS": "100"}
+        env.pop("SHOKUNIN_MODEL", None)  # offline: no model call in the figures
+        if fresh_data:
+            env["SHOKUNIN_DATA_DIR"] = data
+        return timed(command, env)
 
 
 def main() -> None:
@@ -64,21 +73,33 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--question", default="revenue trend by month")
     args = parser.parse_args()
+    # label, command, fresh data folder, the row it is measured against
     rows = [
-        ("shokunin analyze (offline)", [SHOKUNIN, "analyze", str(CSV), args.question], True),
-        ("shokunin --help (imports only)", [SHOKUNIN, "--help"], False),
-        ("peer: python -c pandas read_csv + groupby", [sys.executable, "-c", PEER, str(CSV)],
-         False),
+        ("shokunin analyze (offline)", [SHOKUNIN, "analyze", str(CSV), args.question], True,
+         "peer: pandas read_csv + groupby"),
+        ("peer: pandas read_csv + groupby", [sys.executable, "-c", PEER, str(CSV)], False,
+         None),
+        ("shokunin --help", [SHOKUNIN, "--help"], False, "peer: python -c 'import typer'"),
+        ("peer: python -c 'import typer'", [sys.executable, "-c", "import typer"], False,
+         None),
     ]
+    runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in rows}
+    for _ in range(args.repeat):
+        for label, command, fresh, _peer in rows:
+            runs[label].append(measure(command, fresh))
     table = Table(title=f"CLI start-up on {os.cpu_count()} cores, {CSV.name}, "
-                  f"median (fastest) of {args.repeat} runs")
-    for column in ("command", "first line (s)", "total (s)"):
+                  f"median (fastest) of {args.repeat} rounds, load {os.getloadavg()[0]:.1f}")
+    for column in ("command", "first line (s)", "answer (s)", "total (s)", "x peer"):
         table.add_column(column, justify="left" if column == "command" else "right")
-    for label, command, fresh in rows:
-        runs = measure(command, args.repeat, fresh)
-        firsts, totals = [r[0] for r in runs], [r[1] for r in runs]
-        table.add_row(label, f"{statistics.median(firsts):.2f} ({min(firsts):.2f})",
-                      f"{statistics.median(totals):.2f} ({min(totals):.2f})")
+
+    def cell(values: list[float]) -> str:
+        return f"{statistics.median(values):.2f} ({min(values):.2f})"
+
+    for label, _command, _fresh, peer in rows:
+        firsts, answers, totals = (list(column) for column in zip(*runs[label], strict=True))
+        ratio = "" if peer is None else (
+            f"{statistics.median(totals) / statistics.median(r[2] for r in runs[peer]):.1f}x")
+        table.add_row(label, cell(firsts), cell(answers), cell(totals), ratio)
     Console().print(table)
 
 

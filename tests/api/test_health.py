@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,19 @@ def _settings(tmp_path: Path) -> Settings:
                     tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0)
 
 
+def test_health_serves_while_the_warm_kernels_start_and_says_so(tmp_path: Path) -> None:
+    settings = _settings(tmp_path).model_copy(update={"sandbox_pool_size": 1})
+    with TestClient(create_app(settings)) as client:
+        health = client.get("/health").json()
+        assert health["status"] == "ok" and "warm kernels" in health["starting"], health
+        deadline = time.monotonic() + 120
+        while health["starting"] and time.monotonic() < deadline:
+            time.sleep(0.05)  # a poll, bounded by the deadline: the pool fills meanwhile
+            health = client.get("/health").json()
+        assert health["starting"] == []
+        assert client.get("/api/kernels").json()["pooled"] == 1
+
+
 def test_health_and_openapi(tmp_path: Path) -> None:
     with TestClient(create_app(_settings(tmp_path))) as client:
         health = client.get("/health").json()
@@ -22,6 +36,7 @@ def test_health_and_openapi(tmp_path: Path) -> None:
         sandbox = health["sandbox"]
         assert sandbox["python"] == "on" and sandbox["walls"]["filesystem_view"], sandbox
         assert sandbox["walls"]["seccomp"] and sandbox["walls"]["no_network"], sandbox
+        assert health["starting"] == []  # no warm pool here: nothing starts in the background
         spec = client.get("/openapi.json").json()
         assert "/health" in spec["paths"]
         assert client.get("/docs").status_code == 200

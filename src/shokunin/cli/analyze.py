@@ -44,7 +44,7 @@ def analyze(
     if out is not None and fmt is None:
         raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
                                  param_hint="--out")
-    gc.disable()  # until the imports are frozen below: collections would walk them in vain
+    gc.disable()  # during the imports: collections would walk what they build in vain
     from shokunin.agents.analyst import parsers
 
     parsers.start()  # its imports (pandas, DuckDB) overlap ours, on the other core
@@ -53,13 +53,13 @@ def analyze(
     from shokunin.config import Settings
     from shokunin.store import RunStatus
 
+    gc.enable()
     command_logs()
     if not debugging():  # the run's failure is printed below, once, in the user's words
         logging.getLogger("shokunin.runs").setLevel(logging.ERROR)
     # What the imports made lives until the process ends: no collection need walk it again,
     # during the run or on the way out (a second, for the interpreter's last collection).
     gc.freeze()
-    gc.enable()
     settings = Settings(**({"model": model} if model else {}))
     status = asyncio.run(_run(settings, file, question, out, fmt))
     if status != RunStatus.COMPLETED:

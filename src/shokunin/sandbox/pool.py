@@ -41,6 +41,11 @@ class KernelPool:
         return kernel if kernel is not None else await self._factory()
 
     @property
+    def filling(self) -> bool:
+        """Whether kernels are being started for the pool now."""
+        return self._refill is not None and not self._refill.done()
+
+    @property
     def ready(self) -> int:
         return len(self._ready)
 

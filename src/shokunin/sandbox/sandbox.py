@@ -243,6 +243,17 @@ class Sandbox:
         return self._parser_walls
 
     @property
+    def starting(self) -> list[str]:
+        """The parts still starting in the background (``/health`` says them): the template
+        process kernels fork from, the warm kernels. Cells run meanwhile; the first waits."""
+        parts = []
+        if self._warming is not None and not self._warming.done():
+            parts.append("kernel template")
+        if self._pool.filling:
+            parts.append("warm kernels")
+        return parts
+
+    @property
     def template(self) -> KernelTemplate | None:
         """The template process kernels are forked from; None before the first kernel,
         and when they start cold."""
