@@ -1,13 +1,84 @@
-"""Shared fixtures. Each test folder adds its own conftest for what only it needs."""
+"""Shared fixtures, and the suite's tiers. Each test folder adds its own conftest for what
+only it needs.
+
+The markers say what a test starts; ``slow`` is any of them, and ``pytest -m "not slow"`` is
+the edit loop's tier (scripts/test.sh). Tests are marked by the fixtures they use, and a test
+that starts a kernel, a server process or PostgreSQL without its marker fails: the fast tier
+stays fast because nothing can slip into it unmarked.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests import backends
 from tests.live_server import LiveServer
+
+MARKS = {
+    "kernel": "starts a Jupyter kernel of the sandbox (in this process or its own)",
+    "subprocess": "starts a shokunin server, worker or CLI process",
+    "browser": "drives a real headless Chromium",
+    "postgres": "uses the PostgreSQL server",
+    "slow": "any of the above: left out of the fast tier (-m 'not slow')",
+}
+# fixtures that start what a marker names: their tests carry it
+BY_FIXTURE = {
+    "kernel": {"sandbox", "bare"},
+    "subprocess": {"live_server", "fresh_server", "tools_server", "http"},
+    "browser": {"browser", "ui", "make_page"},
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, meaning in MARKS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for mark, fixtures in BY_FIXTURE.items():
+            if used & fixtures:
+                item.add_marker(mark)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgres" in params.values():
+            item.add_marker("postgres")
+        if any(item.get_closest_marker(mark) for mark in MARKS if mark != "slow"):
+            item.add_marker("slow")
+
+
+@pytest.fixture(autouse=True)
+def _marked_for_what_it_starts(request: pytest.FixtureRequest,
+                               monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail a test that started a kernel, a server process or PostgreSQL unmarked."""
+    from shokunin.sandbox.kernel import Kernel
+
+    started: set[str] = set()
+
+    def watch(owner: Any, method: str, mark: str) -> None:
+        original = getattr(owner, method)
+        if request.node.get_closest_marker(mark) is not None:
+            return
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started.add(mark)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, method, wrapper)
+
+    watch(Kernel, "start", "kernel")
+    watch(LiveServer, "start", "subprocess")
+    before = backends.POSTGRES_DATABASES
+    yield
+    if before != backends.POSTGRES_DATABASES and not request.node.get_closest_marker("postgres"):
+        started.add("postgres")
+    assert not started, (
+        f"this test started what {sorted(started)} marks: mark it (pytestmark = "
+        f"pytest.mark.{sorted(started)[0]} in its module), so that the fast tier leaves it out")
 
 TEST_HOST = "testserver"  # the Host of Starlette's TestClient and of httpx's ASGI clients
 

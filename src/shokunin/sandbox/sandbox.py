@@ -15,7 +15,6 @@ import os
 import random
 import resource
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -25,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 from shokunin import events
 from shokunin.config import default_max_kernels
 from shokunin.errors import ErrorCode, ShokuninError
-from shokunin.sandbox import landlock_rules, saved_images, syscall_filter, walls_report
+from shokunin.sandbox import (
+    font_list,
+    landlock_rules,
+    saved_images,
+    syscall_filter,
+    walls_report,
+)
 from shokunin.sandbox.contracts import ExecPythonInput, ExecResult
 from shokunin.sandbox.exposure import (
     HERE,
@@ -266,10 +271,7 @@ class Sandbox:
         self._runtime = Runtime.claim(Path(self.settings.data_dir))
         self._root = self._runtime.root
         mpl = self._root / "mpl-cache"
-        # Build matplotlib's font list once; each kernel starts from a copy of it.
-        subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"],
-                       env={"MPLCONFIGDIR": str(mpl), "PATH": os.environ.get("PATH", "")},
-                       check=False, capture_output=True, timeout=120)
+        font_list.copy_into(mpl)  # matplotlib's: each kernel starts from a copy of it
         for base, _, files in os.walk(mpl):  # kernels copy it as their own uid
             os.chmod(base, 0o755)
             for name in files:
