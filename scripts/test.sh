@@ -3,15 +3,17 @@
 # System packages (Debian): chromium for the browser tests, a CJK font for screenshots,
 # nginx for the reverse-proxy configuration in deploy/.
 #
-# Arguments go to pytest. The markers say what a test starts (tests/conftest.py marks them
-# by their fixtures, and fails a test that starts one of these unmarked):
+# Arguments go to pytest. The markers say what a test starts (tests/conftest.py marks tests
+# by their fixtures, and fails a test of the fast tier that starts one of these unmarked):
 #   kernel      a Jupyter kernel of the sandbox
 #   subprocess  a shokunin server, worker or CLI process
 #   browser     a real headless Chromium
 #   postgres    the PostgreSQL server on 127.0.0.1:5432
 #   slow        any of the above
 # so `bash scripts/test.sh -m "not slow"` is the edit loop's tier, and `-m browser` the UI's.
-# The 30 slowest tests are printed at the end, so that the next growth is seen.
+# The 30 slowest tests are printed at the end, so that the next growth is seen. Two workers
+# (pytest-xdist), each module on one of them so its servers and kernels start once: much of
+# the suite waits on processes it started (pass -n 0 for one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,4 +42,4 @@ if command -v npm >/dev/null; then
 fi
 .venv/bin/python -m ruff check src tests bench
 .venv/bin/lint-imports  # the layers and independence contracts in pyproject.toml
-exec .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 "$@"
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=30 "$@"

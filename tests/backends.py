@@ -13,9 +13,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-POSTGRES_DATABASES = 0  # how many were made: a test that made one must be marked postgres
 PG_ADMIN_URL = os.environ.get(
     "SHOKUNIN_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
 
@@ -38,15 +37,18 @@ async def database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     if backend == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
         return
-    global POSTGRES_DATABASES
-    POSTGRES_DATABASES += 1
     name = f"shokunin_test_{uuid.uuid4().hex[:12]}"
     admin = create_async_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    async with admin.connect() as conn:
-        await conn.execute(text(f'CREATE DATABASE "{name}"'))
+    await create_database(admin, name)
     try:
         yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
     finally:
         async with admin.connect() as conn:
             await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         await admin.dispose()
+
+
+async def create_database(admin: AsyncEngine, name: str) -> None:
+    """``CREATE DATABASE name`` (tests/conftest.py sees who makes one)."""
+    async with admin.connect() as conn:
+        await conn.execute(text(f'CREATE DATABASE "{name}"'))

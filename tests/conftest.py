@@ -36,6 +36,7 @@ BY_FIXTURE = {
 def pytest_configure(config: pytest.Config) -> None:
     for name, meaning in MARKS.items():
         config.addinivalue_line("markers", f"{name}: {meaning}")
+    _watch_everything()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -51,34 +52,46 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker("slow")
 
 
-@pytest.fixture(autouse=True)
-def _marked_for_what_it_starts(request: pytest.FixtureRequest,
-                               monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Fail a test that started a kernel, a server process or PostgreSQL unmarked."""
+_running: list[pytest.Item] = []  # the test being set up, run or torn down
+_started: dict[str, set[str]] = {}  # test id -> what it started unmarked
+
+
+def _watch(owner: Any, method: str, mark: str) -> None:
+    """Record ``owner.method`` called for a test of the fast tier (no slow marker), from
+    whichever fixture calls it, module- and session-scoped ones included."""
+    original = getattr(owner, method)
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        if _running and _running[0].get_closest_marker("slow") is None:
+            _started.setdefault(_running[0].nodeid, set()).add(mark)
+        return original(*args, **kwargs)
+
+    setattr(owner, method, watched)
+
+
+def _watch_everything() -> None:
     from shokunin.sandbox.kernel import Kernel
 
-    started: set[str] = set()
+    _watch(Kernel, "start", "kernel")
+    _watch(LiveServer, "start", "subprocess")
+    _watch(backends, "create_database", "postgres")
 
-    def watch(owner: Any, method: str, mark: str) -> None:
-        original = getattr(owner, method)
-        if request.node.get_closest_marker(mark) is not None:
-            return
 
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            started.add(mark)
-            return original(*args, **kwargs)
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running[:] = [item]  # before its fixtures are set up
 
-        monkeypatch.setattr(owner, method, wrapper)
 
-    watch(Kernel, "start", "kernel")
-    watch(LiveServer, "start", "subprocess")
-    before = backends.POSTGRES_DATABASES
+@pytest.fixture(autouse=True)
+def _marked_for_what_it_starts(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test of the fast tier that started a kernel, a server process or a PostgreSQL
+    database: it must carry the marker, so that ``-m "not slow"`` leaves it out."""
     yield
-    if before != backends.POSTGRES_DATABASES and not request.node.get_closest_marker("postgres"):
-        started.add("postgres")
+    started = _started.pop(request.node.nodeid, set())
     assert not started, (
         f"this test started what {sorted(started)} marks: mark it (pytestmark = "
         f"pytest.mark.{sorted(started)[0]} in its module), so that the fast tier leaves it out")
+
 
 TEST_HOST = "testserver"  # the Host of Starlette's TestClient and of httpx's ASGI clients
 
@@ -90,6 +103,9 @@ def _test_client_host() -> Iterator[None]:
     Session-wide, so module-scoped apps built before any test's own fixtures see it too."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SHOKUNIN_ALLOWED_HOSTS", f'["{TEST_HOST}"]')
+        # No warm kernel in the background of every in-process app, as live servers have
+        # none: a kernel starts when a test runs code (a test of the pool asks for one).
+        mp.setenv("SHOKUNIN_SANDBOX_POOL_SIZE", "0")
         yield
 
 

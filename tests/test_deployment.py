@@ -43,6 +43,8 @@ from tests.live_server import LiveServer, free_port
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 
+pytestmark = pytest.mark.subprocess
+
 try:  # FastAPI >= 0.16x keeps included routers lazily (as tests/api/perimeter/test_auth.py)
     from fastapi.routing import iter_route_contexts
 except ImportError:  # pragma: no cover - older FastAPI lists the routes flat

@@ -15,6 +15,8 @@ from tests.agents.provider_ws import ask, connect, of_type
 from tests.fake_openai import API_KEY, Call, FakeOpenAI, Hang, Reply
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 MODEL = "fake-claude"
 MODEL_TIMEOUT_SEC = 3
 

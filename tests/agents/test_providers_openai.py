@@ -20,6 +20,8 @@ from tests.agents.provider_ws import ask, connect, of_type
 from tests.fake_openai import API_KEY, Call, Cut, FakeOpenAI, Hang, Reply, Status
 from tests.live_server import LiveServer, free_port
 
+pytestmark = pytest.mark.subprocess
+
 MODEL = "fake-gpt"
 MODEL_TIMEOUT_SEC = 3
 WORDY_TOOL = f"""

@@ -4,6 +4,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from shokunin.api import create_app
@@ -15,6 +16,7 @@ def _settings(tmp_path: Path) -> Settings:
                     tool_settings_file=tmp_path / "userdata" / "s.json", sandbox_pool_size=0)
 
 
+@pytest.mark.kernel
 def test_health_serves_while_the_warm_kernels_start_and_says_so(tmp_path: Path) -> None:
     settings = _settings(tmp_path).model_copy(update={"sandbox_pool_size": 1})
     with TestClient(create_app(settings)) as client:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.sandbox import ExecPythonInput
 from tests.api.perimeter.test_auth import create_key
+
+pytestmark = pytest.mark.kernel
 
 TOKEN = "a-token-for-the-kernels-test"
 

@@ -30,6 +30,8 @@ from tests.api.studio.watcher import Watcher, new_project
 from tests.live_server import LiveServer, free_port
 from tests.mcp.server_helpers import texts
 
+pytestmark = pytest.mark.subprocess
+
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
 PIPELINE = """
 phases: [{number: 1, name: planning}]

@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy.engine import make_url
 
 from shokunin.config import Settings
+
+pytestmark = pytest.mark.subprocess
 
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
 

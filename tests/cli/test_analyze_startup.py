@@ -10,6 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
 
 _CLI = """

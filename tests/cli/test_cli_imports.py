@@ -13,6 +13,8 @@ import pytest
 
 from shokunin.cli.app import COMMANDS, load
 
+pytestmark = pytest.mark.subprocess
+
 _HELP = """
 import json, sys
 from shokunin.cli import app

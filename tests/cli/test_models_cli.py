@@ -10,11 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from shokunin.agents.model_settings import ModelSettings
 from shokunin.config import Settings
 from shokunin.models import ModelUnreachable
 from tests.fake_openai import API_KEY, FakeOpenAI
 from tests.live_server import free_port
+
+pytestmark = pytest.mark.subprocess
 
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
 

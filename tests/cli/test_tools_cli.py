@@ -18,6 +18,8 @@ from shokunin.cli.app import app
 from shokunin.tools import MASK
 from tests.tools.conftest import DATA, PROBE, SEED_TEMPLATE, make_tool
 
+pytestmark = pytest.mark.subprocess
+
 runner = CliRunner()
 LONG_NAME = "unit_converter_for_metric_and_imperial_x"  # 40 characters
 LONG_TOOL = PROBE.replace('"probe"', '"convert"').replace("プローブ", "単位変換")

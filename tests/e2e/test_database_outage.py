@@ -20,8 +20,9 @@ from tests.live_server import LiveServer
 from tests.tcp_proxy import TcpProxy
 from tests.tools.conftest import make_tool
 
-pytestmark = pytest.mark.skipif(not postgres_available(),
-                                reason="PostgreSQL not reachable on 127.0.0.1:5432")
+pytestmark = [pytest.mark.skipif(not postgres_available(),
+                                 reason="PostgreSQL not reachable on 127.0.0.1:5432"),
+              pytest.mark.postgres, pytest.mark.subprocess]
 
 
 @pytest.fixture

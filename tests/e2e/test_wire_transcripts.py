@@ -39,6 +39,8 @@ import pytest
 from tests.e2e.wire_recorder import record
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 BEFORE = Path(__file__).with_name("wire_transcripts") / "before.json"
 ABSENT = "<absent>"  # a key the answer did not have
 FACES = ["workbench", "advisor", "tools", "threads", "analyst", "health", "mcp"]

@@ -42,6 +42,8 @@ from tests.live_server import LiveServer, LiveWorker
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 
+pytestmark = pytest.mark.subprocess
+
 LEASE = "2"
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
 

@@ -24,6 +24,8 @@ from tests.agents.conftest import MakeRunner
 from tests.live_server import LiveServer, free_port
 from tests.mcp.test_client_tools import DEMO, demo_stdio
 
+pytestmark = pytest.mark.subprocess
+
 TOKEN = "demo-http-token-0123456789"
 
 

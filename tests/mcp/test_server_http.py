@@ -28,6 +28,8 @@ from tests.mcp.server_helpers import (
     write_probes,
 )
 
+pytestmark = pytest.mark.subprocess
+
 TOKEN = "mcp-test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 

@@ -28,6 +28,8 @@ from tests.mcp.server_helpers import (
     write_probes,
 )
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture
 def client(tmp_path: Path) -> Client:

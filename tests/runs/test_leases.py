@@ -26,6 +26,8 @@ from tests.backends import database_url, postgres_available
 from tests.runs.conftest import BACKENDS, Asker, Counter, Thinker
 from tests.tcp_proxy import TcpProxy
 
+pytestmark = pytest.mark.subprocess
+
 LEASE = 1.0  # seconds: a heartbeat every 0.2 s
 
 

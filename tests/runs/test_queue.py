@@ -202,6 +202,7 @@ async def _status_is(runner: Runner, run_id: str, status: RunStatus) -> bool:
 
 
 @pytest.mark.skipif(not postgres_available(), reason="PostgreSQL not reachable on 127.0.0.1:5432")
+@pytest.mark.postgres
 async def test_a_worker_whose_database_and_queue_were_briefly_away_takes_runs_again(
         tmp_path: Path) -> None:
     """PostgreSQL (the store and SAQ's queue) cut for a few seconds under a worker: it

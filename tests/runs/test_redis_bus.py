@@ -21,6 +21,8 @@ from shokunin.runs import RedisBus, RunContext, follow
 from shokunin.runs import redis_bus as redis_bus_module
 from tests.runs.redis_server import REDIS_URL, open_redis_bus
 
+pytestmark = pytest.mark.subprocess
+
 TIMEOUT = 30.0  # generous: a loaded 2-core machine
 
 

@@ -36,6 +36,8 @@ from tests.sandbox.conftest import SECRET, sandbox_settings
 from tests.sandbox.corpus import ARBITRARY, DATABASE, SERVER_LOG
 from tests.sandbox.test_parser_walls import TABLE, check_parse_child, inspect_parse_child
 
+pytestmark = pytest.mark.kernel
+
 in_loop = pytest.mark.asyncio(loop_scope="module")
 REPO = Path(__file__).resolve().parents[2]
 TMP_MB = 64

@@ -16,7 +16,7 @@ from shokunin.sandbox import ExecPythonInput, ExecResult, Sandbox
 from tests.sandbox.corpus import CONTAINED, HOOK_INTERCEPTS, HOOKED, hook_refused
 from tests.sandbox.escape_survey import native_entry_points
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
 
 async def past_policy(sandbox: Sandbox, thread: str, code: str, timeout: int = 20

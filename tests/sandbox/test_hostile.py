@@ -16,7 +16,7 @@ import pytest
 from shokunin.sandbox import ExecPythonInput, Sandbox
 from tests.sandbox.corpus import BLOCKED, CONTAINED, STOPPED_BY_TIMEOUT
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
 
 @pytest.mark.parametrize("code", BLOCKED.values(), ids=BLOCKED.keys())

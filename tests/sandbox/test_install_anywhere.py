@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.kernel
+
 REPO = Path(__file__).resolve().parents[2]
 SERVER = """
 import asyncio, json, sys

@@ -22,7 +22,7 @@ from shokunin.sandbox.kernel import KernelState
 from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb
 from tests.sandbox.conftest import sandbox_settings
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
 BLOCK = "import time\ntime.sleep(3600)"
 

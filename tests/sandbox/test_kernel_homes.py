@@ -17,7 +17,7 @@ from shokunin.sandbox import ExecPythonInput, Sandbox
 from shokunin.store import Store
 from tests.sandbox.conftest import sandbox_settings
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
 
 def cell(code: str) -> ExecPythonInput:

@@ -9,6 +9,8 @@ from shokunin.sandbox import PolicyViolation, check_policy
 from tests.sandbox.corpus import BLOCKED
 from tests.sandbox.escape_survey import Finding, python_entry_points
 
+pytestmark = pytest.mark.slow
+
 ALLOWED = Settings(data_dir="/nonexistent").sandbox_allowed_imports
 
 FINE = [

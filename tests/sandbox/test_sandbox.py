@@ -17,7 +17,7 @@ from shokunin.runs import MemoryBus, RunContext
 from shokunin.sandbox import ExecPythonInput, Sandbox
 from shokunin.store import Store
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
 
 def run(code: str, **kw: object) -> ExecPythonInput:

@@ -19,6 +19,8 @@ import pytest
 from shokunin.config import Settings
 from shokunin.sandbox import Sandbox
 
+pytestmark = pytest.mark.kernel
+
 REPO = Path(__file__).resolve().parents[2]
 # A server with a warm pool kernel and a thread kernel whose cell forked a child (past the
 # policy, as if it had a hole); it reports what it started, then waits to be killed.

@@ -12,7 +12,7 @@ import pytest
 from shokunin.sandbox import ExecPythonInput, Sandbox
 from shokunin.sandbox.artifacts import truncation_marker
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
 SPAM = "while True:\n    print('spam' * 1000)"
 FORKS = ("import os, time\nfor _ in range(20):\n    if os.fork() == 0:\n"

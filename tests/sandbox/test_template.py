@@ -31,6 +31,8 @@ from shokunin.sandbox.kernel import HERE, Kernel, Walls, common_env
 from shokunin.sandbox.template import ForkedProcess, KernelTemplate, TemplateUnavailable
 from tests.sandbox.conftest import SECRET, sandbox_settings
 
+pytestmark = pytest.mark.kernel
+
 in_loop = pytest.mark.asyncio(loop_scope="module")
 PLOT = ("import pandas as pd\nimport matplotlib.pyplot as plt\n"
         "pd.DataFrame({'a': [1, 2, 3]}).plot()\nplt.show()\nprint('plotted')")

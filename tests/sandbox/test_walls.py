@@ -24,6 +24,8 @@ from shokunin.sandbox import (
 from shokunin.sandbox.sandbox import _log_missing_walls
 from tests.sandbox.conftest import sandbox_settings
 
+pytestmark = pytest.mark.kernel
+
 # Stands in for pyseccomp on a system without libseccomp: it fails as pyseccomp does there.
 NO_LIBSECCOMP = "raise OSError('libseccomp.so.2: cannot open shared object file')\n"
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.agents.analyst.test_graph_llm import (  # the fixture and helpers of its graph tests
     BY_REGION,
     REPORT,
@@ -15,6 +17,8 @@ from tests.agents.analyst.test_graph_llm import (  # the fixture and helpers of 
     analyst,  # noqa: F401 F811 - a fixture
     run_code,
 )
+
+pytestmark = pytest.mark.kernel
 
 ANSWER = "South has the most revenue."
 

@@ -24,6 +24,8 @@ from shokunin.agents.analyst import offline as planner
 from shokunin.agents.analyst.errors import DatasetError
 from tests.agents.analyst import offline_cells
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 HELDOUT = ROOT / "bench" / "heldout"
 

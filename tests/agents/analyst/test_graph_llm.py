@@ -19,6 +19,8 @@ from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.models import register_script, unregister_script
 
+pytestmark = pytest.mark.kernel
+
 SAMPLES = Path(__file__).resolve().parents[3] / "src/shokunin/data/analyst"
 SCRIPT = "analyst-llm"
 BY_REGION = ("result = df.groupby('region')['revenue'].sum()\n"

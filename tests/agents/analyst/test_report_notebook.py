@@ -20,6 +20,8 @@ import pytest
 from shokunin import events as ev
 from shokunin.agents.analyst import report_files
 
+pytestmark = pytest.mark.subprocess
+
 SAMPLES = Path(__file__).resolve().parents[3] / "src/shokunin/data/analyst"
 CSV = "sales_ja_cp932.csv"
 

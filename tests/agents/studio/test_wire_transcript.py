@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.api.studio.watcher import Watcher
 from tests.live_server import LiveServer
+
+pytestmark = pytest.mark.subprocess
 
 TRANSCRIPT = Path(__file__).with_name("wire_transcript.json")
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}

@@ -17,6 +17,8 @@ import pytest
 from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 COST_QUESTION = "材料費と労務費が上がったので、製品の原価を計算し直したい。450+300+150"
 
 

@@ -16,6 +16,8 @@ from tests.api.advisor.origin_client import CHAT_HEADERS, chat_body, data_lines,
 from tests.fake_openai import FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 DETECTED = '{"step": "STEP_0_CHECK_3", "confidence": "high", "reasoning": "原価計算です"}'
 WORDS = 600  # 10 ms a word from the fake: six seconds of answer
 LONG_ANSWER = " ".join(f"原価{i}。" for i in range(WORDS))

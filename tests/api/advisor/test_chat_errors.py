@@ -17,6 +17,8 @@ from tests.api.advisor.origin_client import CHAT_HEADERS, chat, data_lines, open
 from tests.fake_openai import FakeOpenAI, Hang, Status, model_server
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 KANA = re.compile(r"[\u3040-\u30ff]")
 JARGON = re.compile(r"POST|GET|/api|session_id|JSON|\{|'|thread|run_|[A-Za-z]{4,}")
 

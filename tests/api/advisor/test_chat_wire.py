@@ -15,6 +15,8 @@ from tests.api.advisor.origin_client import chat, open_session, screen
 from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 COST_QUESTION = "材料費と労務費が上がったので、製品の原価を計算し直したい。450+300+150"
 DETECTED = json.dumps({"step": "STEP_0_CHECK_3", "confidence": "high",
                        "reasoning": "原価計算の質問です"}, ensure_ascii=False)

@@ -11,8 +11,11 @@ from typing import Any
 
 import httpx
 import pandas as pd
+import pytest
 
 from tests.live_server import LiveServer
+
+pytestmark = pytest.mark.subprocess
 
 SAMPLES = Path(__file__).resolve().parents[3] / "src/shokunin/data/analyst"
 

@@ -16,6 +16,8 @@ from shokunin.config import Settings
 from tests.api.perimeter.test_auth import create_key, revoke_key
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture
 def keyed_server(tmp_path: Path) -> Iterator[tuple[LiveServer, str]]:

@@ -31,6 +31,8 @@ from shokunin.store import Store
 from tests.api.perimeter.test_auth import create_key, make_settings
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 ADMIN = "admin-token-0123456789abcdef"
 
 

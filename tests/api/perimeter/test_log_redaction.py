@@ -16,6 +16,8 @@ from shokunin.redaction import redact_credentials
 from shokunin.tools import leak_guard
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 ADMIN = "admin-token-0123456789abcdef"
 URL_SECRET = "URLSECRET0123456789"
 

@@ -19,6 +19,8 @@ from shokunin.api.perimeter.login_limit import PER_CLIENT, LoginLimiter
 from tests.api.perimeter.test_auth import ADMIN_TOKEN, make_settings
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 WINDOW_SEC = 2
 

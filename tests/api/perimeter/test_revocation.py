@@ -25,6 +25,8 @@ from shokunin.config import Settings
 from tests.api.perimeter.test_auth import create_key, revoke_key
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 ADMIN = "admin-token-0123456789abcdef"
 
 

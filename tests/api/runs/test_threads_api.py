@@ -243,6 +243,7 @@ def test_unknown_runs_and_runs_that_are_not_running(api: Api) -> None:
         api.client.post(f"/api/runs/{done}/cancel"), 409, "not_running")
 
 
+@pytest.mark.kernel
 def test_delete_thread_shuts_its_sandbox_kernel_down(api: Api) -> None:
     sandbox = api.client.app.state.engine.sandbox  # type: ignore[attr-defined]
     api.run("t1", message="state lives in the kernel")

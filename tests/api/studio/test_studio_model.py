@@ -7,11 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.api.studio.test_studio_socket import ended
 from tests.api.studio.watcher import Watcher
 from tests.fake_openai import API_KEY, FakeOpenAI, Hang, Status
 from tests.live_server import LiveServer
+
+pytestmark = pytest.mark.subprocess
 
 PIPELINE = """
 phases: [{number: 1, name: planning}]

@@ -14,6 +14,8 @@ import pytest
 
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp",
            "genre": "アクション", "targetAudience": "中高生"}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")

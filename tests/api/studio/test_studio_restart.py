@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.fake_openai import API_KEY, FakeOpenAI, Hang, Reply
 from tests.live_server import LiveServer
+
+pytestmark = pytest.mark.subprocess
 
 UNIVERSAL = json.dumps({  # fits every output schema (pydantic ignores the other keys)
     "summary": "雨の街", "sections": [{"heading": "h", "body": "b"}],

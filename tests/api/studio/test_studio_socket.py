@@ -16,6 +16,8 @@ import socketio
 from tests.api.studio.watcher import Watcher, new_project
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.subprocess
+
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 
 

@@ -13,6 +13,8 @@ import pytest
 from tests.live_server import LiveServer
 from tests.tools.conftest import make_tool
 
+pytestmark = pytest.mark.subprocess
+
 FRESH = '''
 from words import TITLE
 

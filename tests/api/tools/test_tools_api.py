@@ -17,6 +17,8 @@ from shokunin.tools import MASK
 from tests.live_server import LiveServer
 from tests.tools.conftest import PROBE, make_tool
 
+pytestmark = pytest.mark.subprocess
+
 UI_TOOL = PROBE.replace('"probe"', '"ui_probe"') + '''
 def get_ui_info():
     return {"has_ui": True, "html_file": "index.html"}

@@ -19,6 +19,8 @@ from tests.api.workbench.test_workbench_ws import ask, connect, types
 from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.kernel
+
 SAVE_FILES = """import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
