@@ -196,6 +196,8 @@ class Engine:
 
 
 async def _settled(task: asyncio.Task[None]) -> None:
-    """Wait for ``task`` to end, whatever its end: what it started is then closed after it."""
-    with contextlib.suppress(BaseException):
-        await task
+    """Wait for ``task`` to end, so that what it started is closed after it. Its failure is
+    not raised here: ``open`` unwinds for a failure of its own."""
+    await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # retrieved: the failure that unwound ``open`` is the one to report

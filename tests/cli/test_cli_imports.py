@@ -63,3 +63,16 @@ def test_the_root_help_says_what_the_command_says_of_itself(name: str) -> None:
     command = load(name)
     assert command.help is not None
     assert COMMANDS[name].summary == command.help.strip().split("\n\n")[0].replace("\n", " ")
+
+
+@pytest.mark.parametrize(("argv", "code", "said"), [
+    (["--help"], 0, "Commands:"), (["nosuch"], 2, "No such command"),
+    (["analyze", "--out", "x.txt", "a.csv", "q"], 2, "Invalid value")])
+def test_the_command_ends_at_once_with_its_status_and_all_it_printed(
+        argv: list[str], code: int, said: str) -> None:
+    """``main`` leaves without the interpreter's teardown: the status and the output must
+    be the command's all the same."""
+    done = subprocess.run([sys.executable, "-m", "shokunin", *argv], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == code, done.stderr
+    assert said in done.stdout + done.stderr

@@ -8,9 +8,12 @@ to its command's own help.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
 import os
-from typing import NamedTuple
+import sys
+from typing import NamedTuple, NoReturn
 
 import typer
 from typer import _click
@@ -84,5 +87,22 @@ def root(debug: bool = typer.Option(
         os.environ[DEBUG_ENV] = "1"
 
 
-def main() -> None:
-    app()
+def main() -> NoReturn:
+    """The ``shokunin`` command. When the command is done the process ends at once: the
+    interpreter's own teardown of the thousands of modules a command imported (half a
+    second after ``analyze``) serves no one. Output is flushed and the exit handlers run
+    first (they remove the parsers' temporary folder)."""
+    try:
+        app()
+        code = 0
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            code = done.code or 0
+        else:  # a message: Python prints it and exits 1
+            print(done.code, file=sys.stderr)
+            code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError):  # a reader that left (| head): nothing to say
+            stream.flush()
+    atexit._run_exitfuncs()  # noqa: SLF001 - what a normal exit runs, without the teardown
+    os._exit(code)
