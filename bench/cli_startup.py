@@ -6,9 +6,11 @@ on the shipped sales CSV, beside plain pandas doing the same sum in a fresh inte
 Each command runs ``--repeat`` times as a subprocess, the CLI on a fresh data folder each
 time (no database, no kernel left from a run before), the rows interleaved round by round so
 a change of the machine's load falls on all of them; the table shows the median and the
-fastest, and each command's median as a multiple of its peer's.
+fastest, and each command's median as a multiple of its peer's. ``--before PATH`` adds the
+rows of another installation's ``shokunin`` (an earlier commit's venv) to the same rounds.
 
     python bench/cli_startup.py [--repeat 3] [--question "revenue trend by month"]
+                                [--before OTHER_VENV/bin/shokunin]
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--question", default="revenue trend by month")
+    parser.add_argument("--before", help="another installation's shokunin command")
     args = parser.parse_args()
     # label, command, fresh data folder, the row it is measured against
     rows = [
@@ -83,6 +86,11 @@ def main() -> None:
         ("peer: python -c 'import typer'", [sys.executable, "-c", "import typer"], False,
          None),
     ]
+    if args.before:
+        rows += [("before: shokunin analyze", [args.before, "analyze", str(CSV), args.question],
+                  True, "peer: pandas read_csv + groupby"),
+                 ("before: shokunin --help", [args.before, "--help"], False,
+                  "peer: python -c 'import typer'")]
     runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in rows}
     for _ in range(args.repeat):
         for label, command, fresh, _peer in rows:

@@ -22,7 +22,7 @@ from tests.tools.conftest import make_tool
 
 pytestmark = [pytest.mark.skipif(not postgres_available(),
                                  reason="PostgreSQL not reachable on 127.0.0.1:5432"),
-              pytest.mark.postgres, pytest.mark.subprocess]
+              pytest.mark.postgres, pytest.mark.subprocess, pytest.mark.serial]
 
 
 @pytest.fixture

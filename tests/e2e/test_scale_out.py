@@ -33,7 +33,7 @@ from tests.live_server import LiveServer
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 
-pytestmark = pytest.mark.subprocess
+pytestmark = [pytest.mark.subprocess, pytest.mark.serial]
 
 LEASE = "2"  # seconds a process vouches for its runs: a dead one's are taken within it
 

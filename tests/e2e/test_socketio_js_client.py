@@ -37,6 +37,7 @@ pytestmark = [
     pytest.mark.skipif(not (JS / "node_modules" / "socket.io-client").is_dir(),
                        reason="tests/js/node_modules is absent: run "
                        "`npm ci --prefix tests/js` (scripts/test.sh does)"),
+    pytest.mark.subprocess,
 ]
 
 CONCEPT = {"description": "雨の街を走るアクションゲーム", "platform": "web", "scope": "mvp"}

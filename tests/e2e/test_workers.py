@@ -42,7 +42,7 @@ from tests.live_server import LiveServer, LiveWorker
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 
-pytestmark = pytest.mark.subprocess
+pytestmark = [pytest.mark.subprocess, pytest.mark.serial]
 
 LEASE = "2"
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"

@@ -15,7 +15,7 @@ async def health(request: Request) -> dict:
     walls = services.sandbox.walls
     return {"status": "ok", "version": __version__, "model": services.settings.model,
             "agents": sorted(services.runner.agents),
-            # what still starts in the background: it serves meanwhile, the first cell waits
-            "starting": services.sandbox.starting,
             # which walls hold around Python here, and whether it runs at all
-            "sandbox": walls.as_dict() if walls is not None else {"python": "starting"}}
+            "sandbox": walls.as_dict() if walls is not None else {"python": "starting"},
+            # what still starts in the background: it serves meanwhile, the first cell waits
+            "starting": services.sandbox.starting}
