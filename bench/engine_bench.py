@@ -39,8 +39,9 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from rich.console import Console
 from rich.table import Table
 
-from shokunin.agents.workbench.factory import load_map, workbench_agent
+from shokunin.agents.workbench.factory import workbench_agent
 from shokunin.config import Settings
+from shokunin.maps import load_map
 from shokunin.runs import MemoryBus, Runner
 from shokunin.store import Store, close_checkpointer, open_checkpointer
 
@@ -81,7 +82,7 @@ async def through_runner(folder: Path, n_threads: int, rounds: int, text: str,
     try:
         runner = Runner(store, MemoryBus(), folder / "workspaces")
         chosen = (PeerGraphAgent(one_node_graph(checkpointer)) if agent == "runner"
-                  else workbench_agent(settings, load_map(settings), checkpointer))
+                  else workbench_agent(settings, load_map(settings.map_dir), checkpointer))
         runner.register(chosen)
 
         async def one(thread: str) -> None:

@@ -51,5 +51,6 @@ if [ $# -gt 0 ]; then
 fi
 status=0
 "${pytest[@]}" -n 2 --dist loadfile -m "not serial" || status=$?
+[ "$status" = 2 ] && exit 2  # interrupted (Ctrl-C): not the serial tests too
 "${pytest[@]}" -m serial || status=$?
 exit $status

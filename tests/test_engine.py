@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from shokunin import events as ev
 from shokunin.config import Settings
 from shokunin.engine import Engine
@@ -88,3 +90,8 @@ def test_nothing_but_engine_py_assembles_the_engine() -> None:
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if parts.search(line) and not line.lstrip().startswith(("def ", "async def "))]
     assert found == []
+
+
+async def test_a_face_that_does_not_exist_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no such face: analyser"):
+        await Engine.open(settings(tmp_path), recover=False, faces={"analyser"})

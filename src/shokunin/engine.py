@@ -134,8 +134,8 @@ class Engine:
                     store.kernel_homes.queue = run_queue.own(store.leases.holder)
             # Several processes hold kernels: each checks its kernel is still the thread's.
             store.kernel_homes.shared = runner.shares_threads
-            # Imported in a thread (LangGraph, a second) while the loop starts the kernels;
-            # each agent is then built in milliseconds.
+            # Imported (LangGraph, a second) and built in a thread while the loop starts the
+            # kernels: the Advisor reads its knowledge folder as it is built.
             built = await asyncio.to_thread(build_agents, services, store, wanted)
             for agent in built.agents:
                 runner.register(agent)
@@ -164,7 +164,7 @@ class Engine:
         return engine
 
     async def close(self) -> None:
-        """Stop every run and close every part, in the reverse order of ``open``."""
+        """Stop every run and close every part, the runs first, the store last."""
         if self.studio is not None:
             await self.studio.close()
         await self.runner.shutdown()
@@ -196,8 +196,9 @@ class Engine:
 
 
 async def _settled(task: asyncio.Task[None]) -> None:
-    """Wait for ``task`` to end, so that what it started is closed after it. Its failure is
-    not raised here: ``open`` unwinds for a failure of its own."""
+    """Wait for ``task`` to end (not cancelled: it may be claiming the runtime folder in a
+    thread), so that what it started is closed after it. Its failure is not raised here:
+    ``open`` unwinds for a failure of its own."""
     await asyncio.wait({task})
     if not task.cancelled():
         task.exception()  # retrieved: the failure that unwound ``open`` is the one to report

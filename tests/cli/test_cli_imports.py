@@ -67,6 +67,7 @@ def test_the_root_help_says_what_the_command_says_of_itself(name: str) -> None:
 
 @pytest.mark.parametrize(("argv", "code", "said"), [
     (["--help"], 0, "Commands:"), (["nosuch"], 2, "No such command"),
+    (["analyse"], 2, "Did you mean 'analyze'?"),
     (["analyze", "--out", "x.txt", "a.csv", "q"], 2, "Invalid value")])
 def test_the_command_ends_at_once_with_its_status_and_all_it_printed(
         argv: list[str], code: int, said: str) -> None:

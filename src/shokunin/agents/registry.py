@@ -39,6 +39,8 @@ def build_agents(services: RunServices, store: Store,
     settings, checkpointer = services.settings, services.checkpointer
     assert settings is not None and services.tools is not None
     wanted = set(FACES if faces is None else faces)
+    if unknown := wanted - set(FACES):
+        raise ValueError(f"no such face: {', '.join(sorted(unknown))} (there are {FACES})")
     built = Agents([])
     if "workbench" in wanted:
         from shokunin.agents.workbench import workbench_agent

@@ -44,16 +44,19 @@ def analyze(
     if out is not None and fmt is None:
         raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
                                  param_hint="--out")
-    gc.disable()  # during the imports: collections would walk what they build in vain
-    from shokunin.agents.analyst import parsers
+    from shokunin.cli.collector import paused
 
-    parsers.start()  # its imports (pandas, DuckDB) overlap ours, on the other core
-    import shokunin.engine  # noqa: F401 - before the freeze; the Analyst, while kernels start
-    from shokunin.cli.logs import command_logs, debugging
-    from shokunin.config import Settings
-    from shokunin.store import RunStatus
+    with paused():
+        from shokunin.agents.analyst import parsers
 
-    gc.enable()
+        parsers.start()  # its imports (pandas, DuckDB) overlap ours, on the other core
+        # The engine now, frozen below with the rest; the Analyst is imported by Engine.open,
+        # while the kernel starts.
+        import shokunin.engine  # noqa: F401
+        from shokunin.cli.logs import command_logs, debugging
+        from shokunin.config import Settings
+        from shokunin.store import RunStatus
+
     command_logs()
     if not debugging():  # the run's failure is printed below, once, in the user's words
         logging.getLogger("shokunin.runs").setLevel(logging.ERROR)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import difflib
 import importlib
 import os
 import sys
@@ -52,7 +53,7 @@ def load(name: str) -> _click.Command:
         target.rich_markup_mode = None  # one look: plain, as the root's help is
         command: _click.Command = typer.main.get_group(target)
     else:
-        single = typer.Typer(rich_markup_mode=None)
+        single = typer.Typer(rich_markup_mode=None, add_completion=False)
         single.command(name)(target)
         command = typer.main.get_command(single)
     command.name = name
@@ -67,6 +68,17 @@ class LazyCommands(TyperGroup):
 
     def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
         return load(cmd_name) if cmd_name in COMMANDS else None
+
+    def resolve_command(self, ctx: _click.Context, args: list[str]) -> tuple[
+            str | None, _click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except _click.exceptions.UsageError as exc:  # typer suggests from the commands it
+            # holds, none here: the same words, from the table
+            near = difflib.get_close_matches(args[0], list(COMMANDS)) if args else []
+            if near:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {near[0]!r}?"
+            raise
 
     def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         with formatter.section("Commands"):

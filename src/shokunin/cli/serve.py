@@ -7,7 +7,6 @@ it is refused unless ``--insecure`` says the user means it.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -32,20 +31,18 @@ def serve(
         False, "--insecure", help="Allow a non-loopback --host without auth."),
 ) -> None:
     """Start the server: Workbench UI at /, API docs at /docs."""
-    # the whole server is imported only to serve: other commands start without it. No
-    # collection walks what the imports build (a tenth of their time): tune_gc freezes it.
-    gc.disable()
-    import uvicorn
+    from shokunin.cli.collector import paused, tune_gc
 
-    from shokunin.api import create_app
-    from shokunin.api.perimeter import is_loopback_name
-    from shokunin.cli.auth import auth_enabled
-    from shokunin.cli.collector import tune_gc
-    from shokunin.config import Settings
-    from shokunin.models import ModelConfigError, model_from_settings
-    from shokunin.tools import install_log_masking, remember
+    with paused():  # the whole server, imported only to serve; tune_gc freezes it below
+        import uvicorn
 
-    gc.enable()
+        from shokunin.api import create_app
+        from shokunin.api.perimeter import is_loopback_name
+        from shokunin.cli.auth import auth_enabled
+        from shokunin.config import Settings
+        from shokunin.models import ModelConfigError, model_from_settings
+        from shokunin.tools import install_log_masking, remember
+
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
     if not is_loopback_name(settings.host.lower()) and not asyncio.run(auth_enabled(settings)):

@@ -50,23 +50,35 @@ def build(into: Path) -> None:
 
 def copy_into(target: Path) -> None:
     """Put the font list into ``target``: a copy of the cached one, built first (and kept
-    for the next start) when none fits. Where the cache folder cannot be written it is built
-    in ``target`` alone, as every start once did."""
+    for the next start) when none fits. Where the cache cannot be used (no home, a folder
+    that cannot be written) it is built in ``target`` alone, as every start once did. Only
+    the list is copied: nothing else of the cache folder reaches a kernel."""
+    try:
+        listed = _kept()
+    except (OSError, RuntimeError):  # RuntimeError: no home folder to find the cache in
+        listed = []
+    if not listed:
+        build(target)
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    for path in listed:
+        shutil.copyfile(path, target / path.name)
+
+
+def _kept() -> list[Path]:
+    """The cached font list that fits this machine's fonts, built first if there is none;
+    empty when matplotlib could not build one."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shokunin"
     kept = cache / f"mpl-fonts-{fingerprint()}"
     if not kept.is_dir():
-        try:
-            cache.mkdir(parents=True, exist_ok=True)
-            building = Path(tempfile.mkdtemp(prefix="mpl-fonts-", dir=cache))
-        except OSError:
-            build(target)
-            return
+        cache.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix="mpl-fonts-", dir=cache))
         build(building)
         if not any(building.glob("fontlist-*.json")):  # matplotlib failed: keep nothing
             shutil.rmtree(building, ignore_errors=True)
-            return
+            return []
         try:
             building.rename(kept)  # whole or not at all; another process may have won
         except OSError:
             shutil.rmtree(building, ignore_errors=True)
-    shutil.copytree(kept, target, dirs_exist_ok=True)
+    return sorted(kept.glob("fontlist-*.json"))

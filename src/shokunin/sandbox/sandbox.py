@@ -158,7 +158,9 @@ class Sandbox:
         except BaseException:
             await self.shutdown()
             raise
-        if not self.refused:
+        if self.refused:  # no kernel will run here: the template started alongside goes
+            await self._close_template()
+        else:
             self._pool.fill()
         self._reaper = asyncio.create_task(self._reap_idle())
 
@@ -368,17 +370,11 @@ class Sandbox:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
-        if self._warming is not None:  # a start under way finishes (the lock), then closes
-            with contextlib.suppress(Exception):
-                await self._warming
-            self._warming = None
         await self._pool.close()
         # Their homes stay recorded: a run on another process is told the variables went.
         await asyncio.gather(*(self.close_thread(t, home=False) for t in list(self._kernels)),
                              return_exceptions=True)
-        if self._template is not None:
-            await self._template.close()
-            self._template = None
+        await self._close_template()
         if self._runtime is not None:
             self._runtime.release()
             self._runtime = self._root = None
@@ -386,6 +382,16 @@ class Sandbox:
         for claim in self._uids.values():  # the parsers' uid
             claim.close()
         self._uids.clear()
+
+    async def _close_template(self) -> None:
+        """Close the template (its kernels die with it), once a start under way has ended."""
+        if self._warming is not None:
+            with contextlib.suppress(Exception):
+                await self._warming
+            self._warming = None
+        if self._template is not None:
+            await self._template.close()
+            self._template = None
 
     async def _reap_idle(self) -> None:
         while True:
