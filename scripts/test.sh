@@ -16,7 +16,8 @@
 # (pytest-xdist), each module on one of them so its servers and kernels start once: much of
 # the suite waits on processes it started (pass -n 0 for one process). Without arguments the
 # serial tests run afterwards, alone: their leases and timeouts assume a machine they share
-# with nothing else of the suite.
+# with nothing else of the suite (with arguments everything runs on the two workers: add
+# -n 0 when the selection holds serial tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
