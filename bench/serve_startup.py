@@ -4,9 +4,10 @@ hand-rolled FastAPI app with one ``/health`` route under uvicorn.
 
 Each server runs ``--repeat`` times on a fresh data folder and a free port, the rows
 interleaved round by round; the table shows the median and the fastest. ``--shokunin``
-measures another installation's command (an earlier commit's venv) in the same sitting.
+measures another installation's command in place of this venv's; ``--before`` adds others
+(earlier commits' venvs) to the same rounds.
 
-    python bench/serve_startup.py [--repeat 3] [--shokunin PATH]
+    python bench/serve_startup.py [--repeat 3] [--shokunin PATH] [--before PATH ...]
 """
 
 from __future__ import annotations
@@ -77,18 +78,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--shokunin", default=str(Path(sys.executable).with_name("shokunin")))
+    parser.add_argument("--before", nargs="*", default=[],
+                        help="other installations' shokunin, in the same rounds")
     args = parser.parse_args()
-    rows = {"shokunin serve": [], "peer: FastAPI + uvicorn, /health only": []}
+    commands = {"shokunin serve": [args.shokunin, "serve"]}
+    for before in args.before:
+        commands[f"shokunin serve, {before}"] = [before, "serve"]
+    commands["peer: FastAPI + uvicorn, /health only"] = [sys.executable, "-c", PEER]
+    rows: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
     for _ in range(args.repeat):
-        for label in rows:
+        for label, command in commands.items():
             port = free_port()
             with tempfile.TemporaryDirectory() as data:
                 env = {**os.environ, "SHOKUNIN_DATA_DIR": data}
                 env.pop("SHOKUNIN_MODEL", None)
-                command = ([args.shokunin, "serve", "--port", str(port)]
-                           if label == "shokunin serve"
-                           else [sys.executable, "-c", PEER, str(port)])
-                rows[label].append(started(command, port, env))
+                argv = [*command, "--port", str(port)] if label.startswith("shokunin") \
+                    else [*command, str(port)]
+                rows[label].append(started(argv, port, env))
     table = Table(title=f"serve start-up on {os.cpu_count()} cores, median (fastest) of "
                   f"{args.repeat}, load {os.getloadavg()[0]:.1f}: {args.shokunin}")
     for column in ("server", "/health 200 (s)", "nothing starting (s)"):

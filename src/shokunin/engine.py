@@ -52,7 +52,9 @@ def tool_registry(settings: Settings, *, mcp_clients: bool = True,
     ``mcp_clients``, of the configured MCP servers (once ``connect()`` is awaited): the
     engine's, or the tools CLI's own when it needs no more of the engine."""
     mcp = None
-    if mcp_clients:  # the MCP SDK is imported only by what connects (half a second)
+    # The MCP SDK (half a second of imports) only where servers are listed: the file is
+    # read once, at start ("no file, no servers").
+    if mcp_clients and settings.mcp_config.is_file():
         from shokunin.mcp.client import McpTools
 
         mcp = McpTools.from_settings(settings)

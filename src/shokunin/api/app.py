@@ -26,6 +26,7 @@ from shokunin.api import (
     workbench,
 )
 from shokunin.api.errors import install_error_handlers
+from shokunin.api.lazy_app import LazyApp
 from shokunin.api.perimeter import (
     AuthMiddleware,
     BodyLimitMiddleware,
@@ -37,12 +38,12 @@ from shokunin.api.perimeter import (
     SecurityHeadersMiddleware,
     is_loopback_name,
 )
-from shokunin.api.studio import StudioSocket
+from shokunin.api.studio import studio_socket_app
 from shokunin.api.tools import tool_ui_page
 from shokunin.auth import Authenticator, KeyStore
 from shokunin.config import Settings
 from shokunin.engine import Engine
-from shokunin.mcp.server import MCP_PATH, McpEndpoint
+from shokunin.mcp.server import MCP_PATH, mcp_http_app
 from shokunin.models import announce
 
 
@@ -77,8 +78,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     token = settings.auth_token.get_secret_value() if settings.auth_token else None
     authenticator = Authenticator(token)
-    socket = StudioSocket()
-    mcp = McpEndpoint(lambda: app.state.engine, max_body_bytes=settings.max_body_bytes)
+    # Opened by their first request: most servers are never asked over MCP or Socket.IO.
+    socket = LazyApp("Socket.IO", lambda: studio_socket_app(app.state.engine.studio, live))
+    mcp = LazyApp("MCP", lambda: mcp_http_app(lambda: app.state.engine,
+                                              max_body_bytes=settings.max_body_bytes))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -88,12 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Does the model answer? One log line, in the background: start never waits for it.
         check = asyncio.create_task(announce(engine.settings), name="model-check")
         try:
-            socket.studio = engine.studio
-            async with mcp.running():
+            async with socket.running(), mcp.running():
                 yield
         finally:
             check.cancel()
-            await socket.close()
             await live.aclose()
             await engine.close()
 
@@ -102,14 +103,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.authenticator = authenticator
     live = LiveConnections(authenticator, settings.max_streams_per_client,
                            settings.max_streams_per_key)
-    socket.live = live
     app.state.live = live
     app.user_middleware[:0] = middleware(app, settings, authenticator, live)
     install_error_handlers(app)  # every ShokuninError, in one place (api/errors.py)
 
-    app.mount("/socket.io", socket.app)  # seed 002's Socket.IO on the same port, before
+    app.mount("/socket.io", socket)  # seed 002's Socket.IO on the same port, before
     # the web face's catch-all routes
-    app.add_route(MCP_PATH, mcp.app, include_in_schema=False)  # MCP, streamable HTTP
+    app.add_route(MCP_PATH, mcp, include_in_schema=False)  # MCP, streamable HTTP
     # The faces' routes, the web face's catch-all last.
     for router in [health.router, kernels.router, model_settings.router, *perimeter.routers,
                    *tools.routers, *runs.routers,

@@ -11,12 +11,14 @@ import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from shokunin.errors import ShokuninError
 
-Embed = Callable[[list[str]], np.ndarray]
+if TYPE_CHECKING:  # imported where used: a knowledge base without vectors needs none
+    import numpy as np
+
+Embed = Callable[[list[str]], "np.ndarray"]
 RRF_K = 60  # reciprocal rank fusion's constant: 1 / (RRF_K + rank)
 
 
@@ -41,6 +43,8 @@ def load_embedder(spec: str, model_path: Path | None) -> Embed:
 
 def sentence_transformers(model_path: Path | None) -> Embed:
     """A sentence-transformers model from a local folder, offline."""
+    import numpy as np
+
     if model_path is None:
         raise EmbedderError("set SHOKUNIN_KNOWLEDGE_EMBEDDING_MODEL to the model's folder")
     os.environ["HF_HUB_OFFLINE"] = "1"  # a missing file is an error, never a download

@@ -13,13 +13,15 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from shokunin.knowledge.chunks import Chunk, chunk_sections
 from shokunin.knowledge.dense import Embed, fuse
 from shokunin.knowledge.documents import SUFFIXES, UnreadableDocument, read_sections
 from shokunin.knowledge.tokens import terms
+
+if TYPE_CHECKING:  # imported where used: a knowledge base without vectors needs none
+    import numpy as np
 
 Progress = Callable[[int, int, str], None]  # (done, total, file)
 MAX_QUERY_TERMS = 64
@@ -99,6 +101,8 @@ class KnowledgeIndex:
 
     def _embed(self, rows: list[tuple[int, str, str]]) -> None:
         if rows and self.embed is not None:
+            import numpy as np
+
             vectors = self.embed([f"{heading}\n{text}" for _, heading, text in rows])
             self._db.executemany("INSERT INTO chunk_vectors VALUES (?, ?)", [
                 (row[0], np.asarray(v, dtype=np.float32).tobytes())
@@ -219,6 +223,8 @@ class KnowledgeIndex:
         return rows
 
     def _dense(self, query: str, limit: int) -> list[int]:
+        import numpy as np
+
         assert self.embed is not None
         if self._vectors is None:
             pairs = self._db.execute("SELECT id, vector FROM chunk_vectors").fetchall()

@@ -12,9 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from shokunin.agents.analyst.encoding import (
     EncodingGuess,
@@ -27,6 +25,9 @@ from shokunin.agents.analyst.errors import NotATable, UnreadableTable
 from shokunin.agents.analyst.profile import DatasetProfile, frame_profile
 from shokunin.agents.analyst.sniff import Row, fields_up_to, layout, sniff
 from shokunin.agents.analyst.text_numbers import read_text_numbers, text_number_unit
+
+if TYPE_CHECKING:  # imported where used: the web server imports this module and parses nothing
+    import pandas as pd
 
 Format = Literal["csv", "xlsx"]
 Progress = Callable[[str, int, int], None]  # (stage, done, total), e.g. ("transcode", 4096, ...)
@@ -131,6 +132,8 @@ def detect_source(path: Path, options: ReadOptions = ReadOptions()) -> TableSour
 def _spreadsheet_source(path: Path, options: ReadOptions) -> TableSource:
     """The sheet's layout, from its first rows as written (``dtype=object``: pandas would
     read the text 00123 as the number 123)."""
+    import pandas as pd
+
     nrows = SHEET_HEAD_ROWS + (options.header_row or 0)
     head = _read_excel(path, header=False, nrows=nrows, dtype=object)
     rows: list[Row] = []
@@ -146,6 +149,8 @@ def _spreadsheet_source(path: Path, options: ReadOptions) -> TableSource:
 
 def _read_excel(path: Path, header: bool, nrows: int | None, skip_rows: int = 0,
                 dtype: object = None) -> pd.DataFrame:
+    import pandas as pd
+
     try:
         df = pd.read_excel(path, engine="calamine", header=0 if header else None,
                            skiprows=skip_rows or None, nrows=nrows, dtype=dtype)
@@ -162,6 +167,8 @@ def _column_names(df: pd.DataFrame, header: bool) -> pd.DataFrame:
 
 def _parse_dates(df: pd.DataFrame) -> pd.DataFrame:
     """Text columns that are ISO dates (2024-01-31, 2024/1/31) become datetimes."""
+    import pandas as pd
+
     for col in df.columns:
         series = df[col]
         if not (pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series)):
@@ -187,6 +194,8 @@ def csv_engine(delimiter: str) -> dict[str, object]:
 
 def text_number_columns(df: pd.DataFrame) -> tuple[tuple[int, str], ...]:
     """(position, unit) of each text column of ``df`` that is numbers written as text."""
+    import pandas as pd
+
     found = []
     for position in range(df.shape[1]):
         series = df.iloc[:, position]
@@ -207,6 +216,8 @@ def read_frame(path: Path, source: TableSource, nrows: int | None = None) -> pd.
 
 
 def _read_table(path: Path, source: TableSource, nrows: int | None) -> pd.DataFrame:
+    import pandas as pd
+
     codes = dict.fromkeys(source.codes, str) or None
     if source.format == "xlsx":
         df = _read_excel(path, source.header, nrows, source.skip_rows, codes)

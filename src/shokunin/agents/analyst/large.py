@@ -11,9 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from shokunin.agents.analyst.dataset import NotDecodable, Progress, TableSource, decode_attempts
 from shokunin.agents.analyst.errors import NotATable, UnreadableTable
@@ -27,6 +25,9 @@ from shokunin.agents.analyst.profile import (
     scalar,
     top_values,
 )
+
+if TYPE_CHECKING:  # imported where used: the web server imports this module and reads nothing
+    import duckdb
 
 CHUNK = 1024 * 1024
 TABLE = "data"
@@ -54,6 +55,8 @@ def _literal(value: str) -> str:
 def _duckdb() -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB that spills to a private temporary folder (never into the
     thread's workspace, which the kernel can write) and leaves nothing behind."""
+    import duckdb
+
     with tempfile.TemporaryDirectory(prefix="shokunin-duckdb-") as spill, duckdb.connect(
             config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill}) as con:
         yield con
@@ -111,6 +114,8 @@ def load(utf8: Path, parquet: Path, source: TableSource,
          progress: Progress | None = None) -> None:
     """Write the UTF-8 table to ``parquet`` with the column types DuckDB finds in it, from
     its header's row on (a table without a header gets columns ``column_1``, ...)."""
+    import duckdb
+
     assert source.delimiter is not None
     reader = (f"read_csv({_literal(str(utf8))}, delim = {_literal(source.delimiter)}, "
               f"header = {str(source.header).lower()}, skip = {int(source.skip_rows)}, "

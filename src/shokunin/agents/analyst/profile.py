@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime, time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:  # imported where used: the web server imports this module and parses nothing
+    import pandas as pd
 
 Scalar = str | int | float | bool | None
 LogicalType = Literal["integer", "float", "boolean", "datetime", "string"]
@@ -94,6 +96,8 @@ def clip(text: str) -> str:
 def scalar(value: Any) -> Scalar:
     """A JSON scalar for a cell: NaN/NaT become None, dates and timestamps ISO text (a
     timestamp at midnight as its date), numpy numbers Python numbers, text ``clip``ped."""
+    import pandas as pd
+
     if value is None or value is pd.NaT:
         return None
     if isinstance(value, datetime) and value.time() == time() and value.tzinfo is None:
@@ -112,6 +116,8 @@ def scalar(value: Any) -> Scalar:
 
 
 def logical_type(series: pd.Series) -> LogicalType:
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(series):
         return "boolean"
     if pd.api.types.is_integer_dtype(series):

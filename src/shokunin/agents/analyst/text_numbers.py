@@ -10,14 +10,12 @@ Codes and dates stay text: a number with a leading zero (00123), a phone or post
 The server profiles with this module, and the kernel's loader runs its very source (sent as
 text by ``kernel_code``), so both read a column alike. It therefore stands alone: no import
 from shokunin, nothing the sandbox's policy refuses (not even a dunder name in this text),
-no future import (the cell's own code comes before it).
+no future import (the cell's own code comes before it), and pandas imported where used.
 """
 
 import re
 import unicodedata
 from collections import Counter
-
-import pandas as pd
 
 TEXT_NUMBER_SHARE = 0.95  # of a column's non-empty cells that must be numbers with its unit
 TEXT_NUMBER_EMPTY = frozenset({"", "-", "--", "—", "―", "na", "n/a", "nan", "null", "none"})
@@ -106,6 +104,8 @@ def text_to_numbers(series, unit):
             found = None if _text_number_blank(value) else parse_text_number(value)
             read[key] = found[0] if found is not None and found[1] in ("", unit) else None
         values.append(read[key])
+    import pandas as pd  # here: the web server imports this module, and parses nothing
+
     numbers = pd.Series(values, index=series.index, name=series.name, dtype="float64")
     if len(numbers) and numbers.notna().all() and (numbers % 1 == 0).all():
         return numbers.astype("int64")

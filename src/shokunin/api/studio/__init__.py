@@ -11,10 +11,10 @@ from shokunin.api.studio import (
     settings_panels,
     uploads,
 )
-from shokunin.api.studio.socket import StudioSocket
+from shokunin.api.studio.socket_app import studio_socket_app
 
 routers = [rest.router, uploads.router, config.router, providers.router, costs.router,
            interventions.router, agent_tabs.router, client_settings.router,
            settings_panels.router]
 
-__all__ = ["StudioSocket", "routers"]
+__all__ = ["routers", "studio_socket_app"]

@@ -17,7 +17,8 @@ router = APIRouter(prefix="/api/mcp", tags=["mcp"])
 
 @router.get("/servers")
 async def list_servers(request: Request) -> dict[str, Any]:
-    mcp = request.app.state.engine.tools.mcp
-    if mcp is None:
-        return {"servers": [], "config": None, "error": None}
+    engine = request.app.state.engine
+    mcp = engine.tools.mcp
+    if mcp is None:  # no file: no servers
+        return {"servers": [], "config": str(engine.settings.mcp_config), "error": None}
     return {"servers": mcp.status(), "config": str(mcp.config_file), "error": mcp.problem}

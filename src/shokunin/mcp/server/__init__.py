@@ -1,8 +1,11 @@
 """shokunin as an MCP server: its tools and faces over stdio (``shokunin mcp serve``) and at
 ``/mcp`` (streamable HTTP)."""
 
-from shokunin.mcp.server.app import build_server, serve_stdio
-from shokunin.mcp.server.http import PATH as MCP_PATH
-from shokunin.mcp.server.http import McpEndpoint
+import lazy_loader
 
-__all__ = ["MCP_PATH", "McpEndpoint", "build_server", "serve_stdio"]
+# Names are imported on first use: the web server routes ``/mcp`` at start, and imports
+# the SDK only when a request comes (``http.McpEndpoint``).
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "app": ["build_server", "serve_stdio"],
+    "http": ["MCP_PATH", "mcp_http_app"],
+})

@@ -12,34 +12,42 @@ host list would refuse the names a real deployment is reached by.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
-from mcp.server.streamable_http_manager import (
-    StreamableHTTPASGIApp,
-    StreamableHTTPSessionManager,
-)
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from shokunin.engine import Engine
-from shokunin.mcp.server.app import build_server
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-PATH = "/mcp"
+    from shokunin.engine import Engine
+
+MCP_PATH = "/mcp"
 
 
-class McpEndpoint:
-    """The ASGI app to route at ``/mcp`` and the lifespan it needs (``running()``): a
-    mounted app's own lifespan never runs, so the web server's lifespan enters this one."""
+@asynccontextmanager
+async def mcp_http_app(engine_of: Callable[[], Engine], *,
+                       max_body_bytes: int) -> AsyncIterator[ASGIApp]:
+    """The ASGI app to route at ``/mcp``, served while its session manager's task group
+    runs (entered and left by one task). Importing the SDK takes half a second: the web
+    server opens this on the first request to ``/mcp`` (``api.lazy_app``)."""
+    manager = await asyncio.to_thread(_manager, engine_of, max_body_bytes)  # off the loop
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
-    def __init__(self, engine_of: Callable[[], Engine], *, max_body_bytes: int) -> None:
-        self.manager = StreamableHTTPSessionManager(
-            app=build_server(engine_of, local=False), json_response=False, stateless=True,
-            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-            max_request_body_size=max_body_bytes)
-        self.app: ASGIApp = StreamableHTTPASGIApp(self.manager)
+    async with manager.run():
+        yield StreamableHTTPASGIApp(manager)
 
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        async with self.manager.run():
-            yield
+
+def _manager(engine_of: Callable[[], Engine],
+             max_body_bytes: int) -> StreamableHTTPSessionManager:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from shokunin.mcp.server.app import build_server
+
+    return StreamableHTTPSessionManager(
+        app=build_server(engine_of, local=False), json_response=False, stateless=True,
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=max_body_bytes)

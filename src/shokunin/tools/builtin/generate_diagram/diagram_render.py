@@ -14,14 +14,14 @@ import importlib.util
 import io
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diagram_data import ChartData, GraphData
-from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
-from matplotlib.ft2font import FT2Font
-from matplotlib.patches import FancyArrowPatch
+
+if TYPE_CHECKING:  # matplotlib (half a second) is imported by the first drawing, not by
+    # the tool's listing at every start
+    from matplotlib.figure import Figure
+    from matplotlib.font_manager import FontProperties
 
 PROBE = "日本語の図表価格転嫁"
 FALLBACK_FAMILIES = ("Noto Sans CJK JP", "IPAexGothic", "IPAGothic", "TakaoGothic",
@@ -35,6 +35,8 @@ class NoJapaneseFont(RuntimeError):
 
 def missing_glyphs(text: str, font_path: str | Path) -> list[str]:
     """The characters of ``text`` that the font has no glyph for (they would draw as boxes)."""
+    from matplotlib.ft2font import FT2Font
+
     font = FT2Font(str(font_path))
     return sorted({c for c in text if not c.isspace() and font.get_char_index(ord(c)) == 0})
 
@@ -46,6 +48,8 @@ def japanese_font_path() -> str:
     spec = importlib.util.find_spec("matplotlib_fontja")
     for folder in (spec.submodule_search_locations or []) if spec else []:
         candidates.append(str(Path(folder) / "fonts" / "ipaexg.ttf"))
+    from matplotlib import font_manager
+
     by_name = {f.name: f.fname for f in font_manager.fontManager.ttflist}
     candidates += [by_name[name] for name in FALLBACK_FAMILIES if name in by_name]
     for path in candidates:
@@ -59,12 +63,16 @@ def japanese_font_path() -> str:
 
 
 def font(size: float = 11, path: str | None = None) -> FontProperties:
+    from matplotlib.font_manager import FontProperties
+
     return FontProperties(fname=path or japanese_font_path(), size=size)
 
 
 def render_chart(kind: str, title: str, data: ChartData, *, font_path: str | None = None
                  ) -> bytes:
     """A bar chart (grouped when there are several series) or a line chart, as PNG bytes."""
+    from matplotlib.figure import Figure
+
     n = len(data.labels)
     fig = Figure(figsize=(max(6.4, min(16.0, 0.6 * n + 3)), 4.8), dpi=100)
     ax = fig.add_subplot()
@@ -103,6 +111,9 @@ def render_chart(kind: str, title: str, data: ChartData, *, font_path: str | Non
 
 def render_flowchart(title: str, graph: GraphData, *, font_path: str | None = None) -> bytes:
     """Steps top to bottom in order, arrows between them (a skip or a loop is curved)."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch
+
     n = len(graph.nodes)
     fig = Figure(figsize=(6.4, max(3.0, 1.0 * n + 1.2)), dpi=100)
     ax = fig.add_subplot()
@@ -127,6 +138,9 @@ def render_flowchart(title: str, graph: GraphData, *, font_path: str | None = No
 
 def render_network(title: str, graph: GraphData, *, font_path: str | None = None) -> bytes:
     """Nodes on a circle (deterministic), edges as lines or arrows."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch
+
     n = len(graph.nodes)
     fig = Figure(figsize=(7.2, 7.2), dpi=100)
     ax = fig.add_subplot()
@@ -151,6 +165,8 @@ def render_network(title: str, graph: GraphData, *, font_path: str | None = None
 
 
 def _png(fig: Figure) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")
