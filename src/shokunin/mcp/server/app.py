@@ -3,7 +3,7 @@
 ``build_server`` makes the one low-level ``mcp`` Server both transports serve: input
 schemas come from tool declarations (not Python signatures), so the low-level API is the
 fit. ``serve_stdio`` is ``shokunin mcp serve``: the engine the web server builds, in this
-process, with MCP JSON-RPC alone on stdout. server_http.py mounts the same at ``/mcp``.
+process, with MCP JSON-RPC alone on stdout. ``http.py`` serves the same at ``/mcp``.
 
 Errors: a name that is not a listed tool is a JSON-RPC error (invalid params); everything
 about a known tool (broken, wrong arguments, failed, aborted) is a result with
