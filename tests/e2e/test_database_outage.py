@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.backends import PG_ADMIN_URL, postgres_available
-from tests.e2e.topology import SLOW_TOOL, psql, start_slow, status, stored
+from tests.e2e.topology import SLOW_TOOL, psql, start_slow, status, stored, under_way
 from tests.live_server import LiveServer
 from tests.tcp_proxy import TcpProxy
 from tests.tools.conftest import make_tool
@@ -71,9 +71,9 @@ def test_a_tool_run_through_the_outage_goes_on_and_ends_with_its_events_in_order
     were never sent either); the run itself goes on and ends, with no gap in its seq."""
     server, proxy = behind_proxy
     run_id, client = start_slow(server, steps=60)
-    time.sleep(1.0)
+    under_way(server, run_id)  # some progress is stored before the outage
     proxy.cut()
-    time.sleep(2.0)
+    time.sleep(2.0)  # the outage, under the run
     proxy.start()
     client.join(timeout=60)
     _until(lambda: status(server, run_id) == "completed")

@@ -22,16 +22,19 @@ from tests.backends import PG_ADMIN_URL, postgres_available
 from tests.e2e.topology import (
     SLOW_TOOL,
     follow,
+    follow_into,
     in_own_loop,
     psql,
     start_slow,
     status,
     stored,
+    under_way,
     watch_and_approve,
 )
 from tests.live_server import LiveServer
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.serial]
 
@@ -96,7 +99,7 @@ def test_a_run_started_on_one_process_is_followed_live_on_the_other(
 def test_a_cancel_sent_to_the_other_process_stops_the_run(pair: list[LiveServer]) -> None:
     a, b = pair
     run_id, client = start_slow(a, steps=600)
-    time.sleep(0.5)
+    under_way(b, run_id)
     cancelled = httpx.post(f"{b.url}/api/runs/{run_id}/cancel", timeout=30)
     assert cancelled.status_code == 202, cancelled.text
     assert status(b, run_id) == "cancelled"
@@ -110,9 +113,10 @@ def test_a_killed_process_leaves_no_run_running_and_its_clients_see_the_end(
     a, b = pair
     run_id, _client = start_slow(a, steps=6000)
     seen: list[dict[str, Any]] = []
-    follower = threading.Thread(target=lambda: seen.extend(follow(b, run_id)), daemon=True)
+    follower = threading.Thread(target=follow_into, args=(seen, b, run_id), daemon=True)
     follower.start()
-    time.sleep(1.0)
+    wait_until(lambda: any(e["kind"] == "progress" for e in seen), 30,
+               what="the client on B following the run")
     assert a.proc is not None
     killed_at = time.monotonic()
     os.kill(a.proc.pid, signal.SIGKILL)

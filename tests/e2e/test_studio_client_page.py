@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 VENDOR = Path(__file__).resolve().parents[2] / "src/shokunin/web/vendor/socket.io.esm.min.js"
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
@@ -26,8 +27,8 @@ window.seen = seen;
 const socket = io(SERVER, { transports: ["websocket", "polling"] });
 socket.on("connect", () => {
   socket.emit("subscribe:project", PROJECT);
-  seen.subscribed = true;
 });
+socket.on("connection:state_sync", () => { seen.synced = true; });
 const name = (agent) => agent?.metadata?.displayName || agent?.type || "不明なエージェント";
 socket.on("agent:completed", (d) => seen.toasts.push(`${name(d.agent)} が完了しました`));
 socket.on("agent:progress", (d) => seen.tokens.push(d.tokensUsed));
@@ -77,8 +78,8 @@ def test_a_page_reading_the_react_clients_fields_sees_names_numbers_text_and_ima
                          "/socket.io.js": (VENDOR.read_text("utf-8"), "text/javascript")})
         try:
             page.goto(f"http://127.0.0.1:{origin.server_address[1]}/")
-            page.wait_for_function("window.seen?.subscribed === true")
-            time.sleep(0.5)  # its subscription is in before the run starts
+            # its subscription is in before the run starts: the server synced its state
+            page.wait_for_function("window.seen?.synced === true")
             assert http.post(f"/api/projects/{pid}/start").status_code == 200
             deadline = time.monotonic() + 60
             while page.evaluate("window.seen.status") != "completed":
@@ -88,7 +89,9 @@ def test_a_page_reading_the_react_clients_fields_sees_names_numbers_text_and_ima
                         http.post(f"/api/checkpoints/{checkpoint['id']}/resolve",
                                   json={"resolution": "approved"})
                 time.sleep(0.3)
-            time.sleep(0.5)
+            wait_until(lambda: page.evaluate(  # the events after the project's end
+                "window.seen.toasts.length >= 16 && window.seen.percent === 100"),
+                what="every agent's completion and the last metrics")
             seen = page.evaluate("window.seen")
         finally:
             context.close()

@@ -31,16 +31,19 @@ from tests.backends import PG_ADMIN_URL, postgres_available
 from tests.e2e.topology import (
     SLOW_TOOL,
     follow,
+    follow_into,
     in_own_loop,
     psql,
     start_slow,
     status,
     stored,
+    under_way,
     watch_and_approve,
 )
 from tests.live_server import LiveServer, LiveWorker
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.serial]
 
@@ -140,7 +143,7 @@ def test_a_cancel_sent_to_the_other_web_process_stops_the_run_on_its_worker(
     a, b = topology.webs
     run_id, client = start_slow(a, steps=600)
     topology.worker_running(run_id)
-    time.sleep(0.5)
+    under_way(b, run_id)
     cancelled = httpx.post(f"{b.url}/api/runs/{run_id}/cancel", timeout=30)
     assert cancelled.status_code == 202, cancelled.text
     assert status(b, run_id) == "cancelled"
@@ -155,9 +158,10 @@ def test_a_killed_worker_leaves_no_run_running_and_the_clients_see_the_end(
     run_id, _client = start_slow(a, steps=6000)
     worker = topology.worker_running(run_id)
     seen: list[dict[str, Any]] = []
-    follower = threading.Thread(target=lambda: seen.extend(follow(b, run_id)), daemon=True)
+    follower = threading.Thread(target=follow_into, args=(seen, b, run_id), daemon=True)
     follower.start()
-    time.sleep(1.0)
+    wait_until(lambda: any(e["kind"] == "progress" for e in seen), 30,
+               what="the client on B following the run")
     assert worker.proc is not None
     killed_at = time.monotonic()
     os.kill(worker.proc.pid, signal.SIGKILL)

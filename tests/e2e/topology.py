@@ -99,10 +99,30 @@ def sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
 def follow(server: LiveServer, run_id: str, after: int = 0) -> list[dict[str, Any]]:
     """The run's events through ``server``'s runs SSE face, from ``after`` to its end (the
     stream's closing ``end`` message left out)."""
+    seen: list[dict[str, Any]] = []
+    follow_into(seen, server, run_id, after)
+    return seen
+
+
+def follow_into(seen: list[dict[str, Any]], server: LiveServer, run_id: str,
+                after: int = 0) -> None:
+    """``follow``, each event put in ``seen`` as it comes (for a follower in a thread)."""
     headers = {"Last-Event-ID": str(after)} if after else {}
     with httpx.stream("GET", f"{server.url}/api/runs/{run_id}/events", headers=headers,
                       timeout=60) as stream:
-        return [data for event, data in sse(stream.iter_lines()) if event != "end"]
+        for event, data in sse(stream.iter_lines()):
+            if event != "end":
+                seen.append(data)
+
+
+def under_way(server: LiveServer, run_id: str) -> None:
+    """Wait until ``server`` has the slow tool's first progress message of the run (read
+    through its runs SSE face, left then: a follower leaving that face cancels nothing)."""
+    with httpx.stream("GET", f"{server.url}/api/runs/{run_id}/events", timeout=60) as stream:
+        for _, data in sse(stream.iter_lines()):
+            if data.get("kind") == "progress":
+                return
+    raise AssertionError(f"run {run_id} ended before any progress")
 
 
 stored = follow  # of an ended run: what the store holds

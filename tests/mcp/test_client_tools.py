@@ -17,6 +17,7 @@ import pytest
 
 from shokunin.mcp.client.tools import McpTools
 from shokunin.tools import ToolRegistry
+from tests.waiting import eventually
 
 DEMO = Path(__file__).with_name("demo_server.py")
 
@@ -258,8 +259,8 @@ async def test_closing_while_a_server_is_still_connecting_stops_its_process(
         encoding="utf-8")
     mcp = McpTools(config, state_dir=tmp_path / "mcp")
     await mcp.start(wait=0)
-    while not pid_file.is_file() or not pid_file.read_text().strip():
-        await asyncio.sleep(0.05)
+    await eventually(lambda: pid_file.is_file() and pid_file.read_text().strip(),
+                     what="the server's process started")
     pid = int(pid_file.read_text())
     await mcp.close()
     assert not _alive(pid)

@@ -9,6 +9,7 @@ import contextlib
 
 from shokunin import events as ev
 from shokunin.runs import AnswerSoFar, Runner, answer_of, follow, follow_to_end
+from tests.waiting import eventually
 
 
 async def test_follow_to_end_gives_every_event_to_the_terminal_one(runner: Runner) -> None:
@@ -31,8 +32,9 @@ async def test_a_caller_that_leaves_cancels_the_run(runner: Runner) -> None:
 
 async def test_a_caller_cancelled_while_waiting_cancels_the_run(runner: Runner) -> None:
     run_id = await runner.start("counter", None, {"n": 1000, "delay": 0.01})
-    task = asyncio.create_task(follow_to_end(runner, run_id))
-    await asyncio.sleep(0.1)
+    said: list[str] = []
+    task = asyncio.create_task(follow_to_end(runner, run_id, lambda e: said.append(e.kind)))
+    await eventually(lambda: "text" in said, what="the caller following the run")
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task

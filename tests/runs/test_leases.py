@@ -96,7 +96,8 @@ async def test_a_process_starting_leaves_another_live_processes_runs_alone(
     async with process(db_url, tmp_path) as a:
         run_id = await a.start("counter", None, {"n": 80, "delay": 0.05})
         async with process(db_url, tmp_path) as b:  # starts while A's run runs
-            await asyncio.sleep(3 * LEASE)  # B's heartbeats look for orphans meanwhile
+            # no event says B left it alone: two leases, ten of B's looks for orphans
+            await asyncio.sleep(2 * LEASE)
             assert await status_of(b, run_id) == RunStatus.RUNNING
         await a.wait(run_id)
         events = await a.store.events_after(run_id)
@@ -107,7 +108,7 @@ async def test_a_killed_processes_run_is_failed_by_a_live_one_with_an_event(
         db_url: str, tmp_path: Path) -> None:
     async with process(db_url, tmp_path) as b, child_run(db_url, tmp_path) as (run_id, pid):
         await until(lambda: _has_text(b, run_id))
-        await asyncio.sleep(3 * LEASE)
+        await asyncio.sleep(2 * LEASE)  # (as above: ten of B's looks for orphans)
         assert await status_of(b, run_id) == RunStatus.RUNNING  # alive: left alone
         os.kill(pid, signal.SIGKILL)
         await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 5)
@@ -214,14 +215,20 @@ async def _not_live(runner: Runner, run_id: str) -> bool:
 
 
 class Stepper:
-    """A pausable agent: a numbered line, then its gate, ``n`` times."""
+    """A pausable agent: a numbered line, then its gate, ``n`` times. ``at_gate`` seen from
+    another task: it waits there (a gate of a thread not held does not wait)."""
 
     name = "stepper"
+
+    def __init__(self) -> None:
+        self.at_gate = False
 
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         for i in range(input["n"]):
             await ctx.emit(ev.Text(text=f"#{i}"))
+            self.at_gate = True
             await ctx.gate()
+            self.at_gate = False
             await asyncio.sleep(0.02)
         return {}
 
@@ -229,18 +236,23 @@ class Stepper:
 async def test_a_hold_asked_of_another_process_pauses_the_run_there_until_released(
         db_url: str, tmp_path: Path) -> None:
     async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
-        a.register(Stepper())
+        stepper = Stepper()
+        a.register(stepper)
         run_id = await a.start("stepper", None, {"n": 100000})
         await until(lambda: _has_text(a, run_id))
         thread = (await a.store.get_run(run_id)).thread_id  # type: ignore[union-attr]
         await b.hold(thread)  # B does not run it: A learns at its next heartbeat
-        await asyncio.sleep(2 * LEASE / 5 + 0.3)
+        await until(lambda: _at_gate(stepper))
         held_at = len(await a.store.events_after(run_id))
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(LEASE / 2)  # A's heartbeats, which must not let it go meanwhile
         assert len(await a.store.events_after(run_id)) == held_at  # waits at its gate
         await b.release(thread)
         await until(lambda: _more(a, run_id, held_at + 5))
         assert a.is_live(run_id)
+
+
+async def _at_gate(stepper: Stepper) -> bool:
+    return stepper.at_gate
 
 
 async def _more(runner: Runner, run_id: str, count: int) -> bool:

@@ -106,7 +106,9 @@ async def test_a_run_cancelled_before_a_worker_took_it_ends_cancelled_and_never_
         assert await web.cancel(run_id) is True
         assert await kinds(web, run_id) == ["run_started", "run_cancelled"]
         async with process(urls, namespace, tmp_path, worker=True):
-            await asyncio.sleep(1.5)  # a worker that would take a leftover job does so now
+            # a job sent after it is taken and run: a leftover job ahead of it would have been
+            later = await web.start("counter", None, {"n": 1})
+            await until(lambda: _status_is(web, later, RunStatus.COMPLETED))
         assert await kinds(web, run_id) == ["run_started", "run_cancelled"]
         run = await web.store.get_run(run_id)
         assert run is not None and run.status == RunStatus.CANCELLED

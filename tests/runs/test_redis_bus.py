@@ -20,6 +20,7 @@ from shokunin.engine import Engine
 from shokunin.runs import RedisBus, RunContext, follow
 from shokunin.runs import redis_bus as redis_bus_module
 from tests.runs.redis_server import REDIS_URL, open_redis_bus
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.subprocess
 
@@ -244,7 +245,7 @@ async def test_a_follower_in_another_process_misses_nothing_across_a_redis_resta
                 followed.append(event)
 
         following = asyncio.create_task(follow_on_b())
-        await asyncio.sleep(1.0)
+        await eventually(lambda: len(followed) >= 10, what="B following the run live")
         await restart(down_for=1.5)
         on_b = b.bus.subscribe(run_id)  # after the restart: live through Redis again
         await asyncio.wait_for(following, TIMEOUT)

@@ -15,10 +15,16 @@ from shokunin.runs import (
     RunStateError,
     UnknownAgent,
 )
+from tests.waiting import eventually
 
 
 async def collect(runner: Runner, run_id: str, after: int = 0) -> list:
     return [e async for e in runner.stream(run_id, after)]
+
+
+async def _stored(runner: Runner, run_id: str, count: int) -> bool:
+    """Whether at least ``count`` of the run's events are stored."""
+    return len(await runner.store.events_after(run_id)) >= count
 
 
 async def test_stream_yields_gap_free_seq_and_terminal_event(runner: Runner) -> None:
@@ -33,7 +39,7 @@ async def test_stream_yields_gap_free_seq_and_terminal_event(runner: Runner) -> 
 
 async def test_late_subscriber_replays_then_follows_live(runner: Runner) -> None:
     run_id = await runner.start("counter", "t1", {"n": 6, "delay": 0.05})
-    await asyncio.sleep(0.12)  # a few events are already stored
+    await eventually(lambda: _stored(runner, run_id, 3), what="a few events stored")
     events = await collect(runner, run_id, after=2)
     assert [e.seq for e in events] == list(range(3, 9))
     assert events[-1].kind == "run_completed"
@@ -54,7 +60,7 @@ async def test_two_subscribers_see_the_same_events(runner: Runner) -> None:
 
 async def test_cancel_stops_the_run_and_records_it(runner: Runner) -> None:
     run_id = await runner.start("counter", "t1", {"n": 1000, "delay": 0.01})
-    await asyncio.sleep(0.05)
+    await eventually(lambda: _stored(runner, run_id, 2), what="the run under way")
     assert await runner.cancel(run_id) is True
     events = await collect(runner, run_id)
     assert events[-1].kind == "run_cancelled"

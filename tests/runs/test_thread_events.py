@@ -16,6 +16,7 @@ from shokunin.runs import MemoryBus, RunContext, Runner, ThreadPosition
 from shokunin.store import Store
 from tests.backends import database_url
 from tests.runs.conftest import BACKENDS, Asker, Counter
+from tests.waiting import eventually
 
 
 @pytest.fixture(params=BACKENDS)
@@ -118,7 +119,8 @@ async def test_every_thread_event_reaching_subscribe_thread_has_its_seq(
             got.append(event)
 
     reader = asyncio.create_task(read())
-    await asyncio.sleep(0.05)
+    subscribed = runner.bus._thread_subs  # noqa: SLF001 - the bus's own count
+    await eventually(lambda: subscribed.get("t"), what="the reader subscribed")
     for s in ("a", "b", "c"):
         await runner.publish_thread_event("t", status(s))
     async with asyncio.timeout(5):
@@ -131,23 +133,29 @@ async def test_every_thread_event_reaching_subscribe_thread_has_its_seq(
 
 
 class Pausable:
-    """Passes a gate before each of its ``n`` steps."""
+    """Passes a gate before each of its ``n`` steps. ``at_gate`` seen from another task: it
+    waits there (a gate of a thread not held does not wait)."""
 
     name = "pausable"
 
+    def __init__(self) -> None:
+        self.at_gate = False
+
     async def run(self, ctx: RunContext, input: dict[str, Any]) -> dict[str, Any]:
         for i in range(input.get("n", 3)):
+            self.at_gate = True
             await ctx.gate()
+            self.at_gate = False
             await ctx.emit(ev.Text(text=f"step {i}"))
         return {}
 
 
 async def test_a_held_thread_waits_at_its_gate_until_released(tmp_path: Path) -> None:
-    runner = await open_runner(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}", tmp_path,
-                               Pausable())
+    pausable = Pausable()
+    runner = await open_runner(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}", tmp_path, pausable)
     await runner.hold("t")
     run_id = await runner.start("pausable", "t", {"n": 2})
-    await asyncio.sleep(0.2)
+    await eventually(lambda: pausable.at_gate, what="the run at its gate")
     assert [e.kind for e in await runner.store.events_after(run_id)] == ["run_started"]
     await runner.release("t")
     await runner.wait(run_id)

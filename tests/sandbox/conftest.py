@@ -13,6 +13,7 @@ import pytest_asyncio
 
 from shokunin.config import Settings
 from shokunin.sandbox import Sandbox
+from tests.waiting import eventually
 
 SECRET = "s3cr3t-value-the-kernel-must-not-see"
 
@@ -23,6 +24,18 @@ def sandbox_settings(data_dir: Path, **overrides: object) -> Settings:
               "sandbox_idle_sec": 600.0}
     values.update(overrides)
     return Settings(**values)
+
+
+# A cell's first line that says it has begun (pandas is loaded in every kernel): a file in
+# its workspace, which ``begun`` waits for.
+BEGIN = "import pandas as pd\npd.DataFrame().to_csv('begun')\n"
+
+
+async def begun(sandbox: Sandbox, thread_id: str, timeout: float = 60) -> None:
+    """Wait until the thread's cell that starts with ``BEGIN`` is running in its kernel."""
+    marker = sandbox._default_workspace(thread_id) / "begun"  # noqa: SLF001
+    await eventually(marker.exists, timeout, what=f"the cell of {thread_id} begun")
+    marker.unlink()  # (for the thread's next cell)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

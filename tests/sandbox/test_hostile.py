@@ -14,6 +14,7 @@ import time
 import pytest
 
 from shokunin.sandbox import ExecPythonInput, Sandbox
+from tests.sandbox.conftest import BEGIN, begun
 from tests.sandbox.corpus import BLOCKED, CONTAINED, STOPPED_BY_TIMEOUT
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
@@ -53,8 +54,8 @@ async def test_contained(sandbox: Sandbox, name: str) -> None:
 async def test_server_and_other_threads_still_fine(sandbox: Sandbox) -> None:
     """While a kernel spins and after the corpus, the loop is quick and others still run."""
     busy = asyncio.create_task(sandbox.execute(
-        "spinner", ExecPythonInput(code="while True:\n    pass", timeout_sec=2)))
-    await asyncio.sleep(0.3)
+        "spinner", ExecPythonInput(code=BEGIN + "while True:\n    pass", timeout_sec=2)))
+    await begun(sandbox, "spinner")
     worst = 0.0
     for _ in range(20):
         started = time.monotonic()

@@ -19,8 +19,9 @@ import pytest_asyncio
 
 from shokunin.sandbox import ExecPythonInput, ExecResult, Sandbox
 from shokunin.sandbox.kernel import KernelState
-from shokunin.sandbox.quota import KernelQuota, SandboxBusy, mem_available_mb
+from shokunin.sandbox.quota import POLL_SEC, KernelQuota, SandboxBusy, mem_available_mb
 from tests.sandbox.conftest import sandbox_settings
+from tests.waiting import eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
@@ -75,6 +76,14 @@ class Blocker:
         return await self.task
 
 
+async def queued(sandbox: Sandbox, thread: str) -> None:
+    """Wait until ``thread``'s first cell waits for a kernel slot: it holds the thread's
+    lock, taken just before it asks the quota (nothing is awaited in between)."""
+    locks = sandbox._locks  # noqa: SLF001
+    await eventually(lambda: thread in locks and locks[thread].locked(), 30,
+                     what=f"{thread} waiting for a kernel")
+
+
 async def test_beyond_the_cap_the_least_recently_used_idle_kernel_makes_room(
         sb: Sandbox) -> None:
     assert (await sb.execute("a", cell("x = 1"))).ok
@@ -94,8 +103,10 @@ async def test_when_every_kernel_is_busy_the_cell_waits_for_one(sb: Sandbox) -> 
     await first.running()
     await second.running()
     waiting = asyncio.create_task(sb.execute("late", cell("print('late runs')")))
-    await asyncio.sleep(1.0)
+    await queued(sb, "late")
+    await asyncio.sleep(2 * POLL_SEC)  # nothing to wait for: it must not get in meanwhile
     assert not waiting.done(), "two kernels are busy: the third thread must wait"
+    assert sb._quota.in_use == 2  # noqa: SLF001
     assert (await first.release()).error_type == "Interrupted"
     result = await waiting
     assert result.ok and result.stdout == "late runs\n"
@@ -122,7 +133,7 @@ async def test_a_cell_cancelled_while_waiting_takes_no_slot(sb: Sandbox) -> None
     await first.running()
     await second.running()
     waiting = asyncio.create_task(sb.execute("gives-up", cell("1")))
-    await asyncio.sleep(0.5)
+    await queued(sb, "gives-up")
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting
@@ -139,7 +150,7 @@ async def test_a_cell_aborted_while_waiting_is_interrupted(sb: Sandbox) -> None:
     await second.running()
     stop = threading.Event()
     waiting = asyncio.create_task(sb.execute("stops", cell("1"), abort=stop))
-    await asyncio.sleep(0.5)
+    await queued(sb, "stops")
     stop.set()
     result = await waiting
     assert (result.error_type, result.error_message) == ("Interrupted", "execution was aborted")
@@ -207,7 +218,7 @@ async def test_quota_hands_a_released_slot_to_a_waiter() -> None:
 
     await quota.admit("t1", "thread:t1", list, evict)
     waiter = asyncio.create_task(quota.admit("t2", "thread:t2", list, evict))
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0)  # (a turn of the loop: the waiter is in its wait)
     assert not waiter.done()
     quota.release("t1")
     await waiter

@@ -7,7 +7,9 @@ import asyncio
 import base64
 import os
 import threading
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -16,6 +18,8 @@ from shokunin import events
 from shokunin.runs import MemoryBus, RunContext
 from shokunin.sandbox import ExecPythonInput, Sandbox
 from shokunin.store import Store
+from tests.sandbox.conftest import BEGIN, begun
+from tests.waiting import eventually
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
@@ -102,9 +106,9 @@ async def test_abort_interrupts_promptly(sandbox: Sandbox) -> None:
 
 
 async def test_cancel_interrupts_the_kernel(sandbox: Sandbox) -> None:
-    task = asyncio.create_task(sandbox.execute("cancel", run("import time\ntime.sleep(60)",
-                                                             timeout_sec=30)))
-    await asyncio.sleep(1.0)
+    task = asyncio.create_task(sandbox.execute("cancel", run(
+        BEGIN + "import time\ntime.sleep(60)", timeout_sec=30)))
+    await begun(sandbox, "cancel")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -161,12 +165,17 @@ async def test_run_in_emits_code_result_image_table(sandbox: Sandbox, tmp_path: 
                 "plt.show()\nprint('hi')\npd.DataFrame({'a': [1]})")
         result = await sandbox.run_in(ctx, ExecPythonInput(code=code), step="analyse")
         assert result.ok
-        await asyncio.sleep(0.2)  # the store writes events in the background
-        kinds = [e.kind for e in await store.events_after("r1")]
-        assert kinds == ["code", "code_result", "image", "table"]
+        stored = await eventually(  # the store writes events in the background
+            lambda: _at_least(store.events_after("r1"), 4), what="the four events stored")
+        assert [e.kind for e in stored] == ["code", "code_result", "image", "table"]
         code_event, code_result = (await store.events_after("r1"))[:2]
         assert isinstance(code_event, events.Code) and code_event.step == "analyse"
         assert code_result.stdout == "hi\n" and code_result.step == "analyse"
     finally:
         await sandbox.close_thread("run-thread")
         await store.close()
+
+
+async def _at_least(stored: Awaitable[list[Any]], count: int) -> list[Any] | None:
+    found = await stored
+    return found if len(found) >= count else None

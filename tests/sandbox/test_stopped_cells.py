@@ -11,6 +11,7 @@ import pytest
 
 from shokunin.sandbox import ExecPythonInput, Sandbox
 from shokunin.sandbox.artifacts import truncation_marker
+from tests.sandbox.conftest import BEGIN, begun
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.kernel]
 
@@ -33,8 +34,8 @@ async def test_timed_out_noisy_cell_keeps_its_first_output(sandbox: Sandbox) -> 
 async def test_cell_cancelled_twice_does_not_race_the_next(sandbox: Sandbox) -> None:
     for i in range(3):
         task = asyncio.create_task(sandbox.execute("cancelled", ExecPythonInput(
-            code="import time\nprint('started', flush=True)\ntime.sleep(60)")))
-        await asyncio.sleep(1.0)
+            code=BEGIN + "import time\nprint('started', flush=True)\ntime.sleep(60)")))
+        await begun(sandbox, "cancelled")
         task.cancel()
         await asyncio.sleep(0)
         task.cancel()  # the caller gives up on the clean-up too

@@ -13,10 +13,12 @@ import json
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -177,7 +179,9 @@ async def test_a_late_answer_from_the_template_is_not_taken_for_the_next_one(
     stale_id = next(template._ids)  # noqa: SLF001
     template._control.send(json.dumps({"id": stale_id, "argv": argv, "env": {},  # noqa: SLF001
                                        "cwd": "/"}).encode())
-    await asyncio.sleep(0.3)  # the answer is waiting, unread, as after a timeout
+    control = template._control  # noqa: SLF001
+    answered, _, _ = await asyncio.to_thread(select.select, [control], [], [], 10)
+    assert answered, "the template did not answer"  # waiting, unread, as after a timeout
     process = await asyncio.to_thread(template.fork, argv, {}, "/")
     try:
         assert process.wait(timeout=10) is not None
@@ -199,8 +203,10 @@ async def test_a_kernel_start_cancelled_during_its_fork_leaves_no_kernel(
     assert template is not None
     forked: list[int] = []
     fork = template.fork
+    in_fork = threading.Event()
 
     def slow_fork(*args: object) -> ForkedProcess:
+        in_fork.set()
         time.sleep(1.0)  # the start is cancelled meanwhile
         process = fork(*args)  # type: ignore[arg-type]
         forked.append(process.pid)
@@ -210,7 +216,7 @@ async def test_a_kernel_start_cancelled_during_its_fork_leaves_no_kernel(
     kernel = Kernel(forking._root, forking._allocate_uid(), forking._walls,  # noqa: SLF001
                     template)
     starting = asyncio.ensure_future(kernel.start())
-    await asyncio.sleep(0.3)
+    assert await asyncio.to_thread(in_fork.wait, 30), "the start never forked"
     starting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await starting

@@ -19,6 +19,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
 from shokunin.store import Store, close_checkpointer, open_checkpointer
+from tests.waiting import eventually
 
 
 class Count(TypedDict):
@@ -135,7 +136,7 @@ async def test_a_checkpoint_write_whose_caller_is_cancelled_still_commits_and_fr
     try:
         assert await asyncio.to_thread(commits.entered.wait, 10), "the write never started"
         write.cancel()
-        await asyncio.sleep(0.05)  # the cancel reaches the caller
+        await eventually(write.done, what="the cancel reaching the caller")
         commits.gate.set()
         with contextlib.suppress(asyncio.CancelledError):
             await write
@@ -213,7 +214,8 @@ async def test_deleting_a_thread_waits_for_its_queued_checkpoint_writes(tmp_path
         write = asyncio.create_task(saver.aput(config, empty_checkpoint(), {}, {}))
         assert await asyncio.to_thread(commits.entered.wait, 10), "the write never started"
         delete = asyncio.create_task(saver.adelete_thread("t1"))
-        await asyncio.sleep(0.05)
+        await eventually(lambda: store.writer._pending,  # noqa: SLF001
+                         what="the delete queued behind the write")
         commits.gate.set()
         await asyncio.gather(write, delete)
         assert await saver.aget_tuple(config) is None

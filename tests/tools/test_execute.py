@@ -11,6 +11,7 @@ import pytest
 
 from shokunin.events import BaseEvent, Text
 from shokunin.tools import MASK, ToolNotFound, ToolRegistry
+from tests.waiting import eventually
 
 
 async def test_context_has_the_seed_keys(registry: ToolRegistry, tmp_path: Path) -> None:
@@ -80,8 +81,7 @@ async def test_abort_by_execution_id(registry: ToolRegistry) -> None:
     messages: list[str] = []
     call = asyncio.ensure_future(registry.execute(
         "probe", {"mode": "wait_abort"}, execution_id="x1", progress=messages.append))
-    while not messages:
-        await asyncio.sleep(0.01)
+    await eventually(lambda: messages, what="the tool running")
     assert await registry.abort("x1")
     result = await call
     assert result["aborted"] and not result["success"] and result["error"] == "中断されました"
@@ -90,9 +90,10 @@ async def test_abort_by_execution_id(registry: ToolRegistry) -> None:
 
 async def test_abort_through_the_callers_event(registry: ToolRegistry) -> None:
     event = threading.Event()
+    messages: list[str] = []
     call = asyncio.ensure_future(registry.execute("probe", {"mode": "wait_abort"},
-                                                  abort=event))
-    await asyncio.sleep(0.1)
+                                                  abort=event, progress=messages.append))
+    await eventually(lambda: messages, what="the tool running")
     event.set()
     assert (await asyncio.wait_for(call, 5))["aborted"]
 
@@ -101,8 +102,7 @@ async def test_abort_of_a_tool_that_ignores_it_returns_after_a_grace(
         registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("shokunin.tools.executor.ABORT_GRACE_SEC", 0.1)
     call = asyncio.ensure_future(registry.execute("probe", {"mode": "hang"}, execution_id="h"))
-    await asyncio.sleep(0.05)
-    await registry.abort("h")
+    await eventually(lambda: registry.abort("h"), what="the call running, to abort")
     result = await asyncio.wait_for(call, 5)
     assert result["aborted"] and result["error"] == "中断されました"
 

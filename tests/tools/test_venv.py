@@ -12,6 +12,7 @@ import pytest
 from shokunin.tools import ToolRegistry
 from shokunin.tools import venv as venv_module
 from tests.tools.conftest import VENV_TOOL, make_tool, registry_for
+from tests.waiting import eventually
 
 
 @pytest.fixture
@@ -53,8 +54,7 @@ async def test_abort_reaches_the_child(vreg: ToolRegistry) -> None:
     messages: list[str] = []
     call = asyncio.ensure_future(vreg.execute("venv_probe", {"mode": "wait_abort"},
                                               execution_id="va", progress=messages.append))
-    while not messages:
-        await asyncio.sleep(0.01)
+    await eventually(lambda: messages, 120, what="the tool running in its venv")
     assert await vreg.abort("va")
     result = await asyncio.wait_for(call, 5)
     assert result["aborted"] and result["error"] == "中断されました"

@@ -37,6 +37,11 @@ def _sleep() -> None:
     time.sleep(60)
 
 
+def _say_then_sleep() -> None:
+    untrusted.report("running")
+    time.sleep(60)
+
+
 def _spin() -> None:
     while True:
         pass
@@ -169,18 +174,21 @@ def test_no_more_children_than_the_bound_run_at_once(tmp_path: Path) -> None:
 def test_a_parse_waiting_for_a_slot_or_running_is_cancelled() -> None:
     bounds = Bounds(memory_bytes=128 * 2**20, wall_seconds=60, children=1)
     first, second = threading.Event(), threading.Event()
+    running, waiting = threading.Event(), threading.Event()  # the first, the second
     errors: list[BaseException] = []
 
     def run(cancel: threading.Event) -> None:
         try:
-            untrusted.run(_sleep, bounds=bounds, cancel=cancel)
+            untrusted.run(_say_then_sleep, bounds=bounds, cancel=cancel,
+                          on_message=lambda _: running.set(), on_wait=waiting.set)
         except BaseException as exc:
             errors.append(exc)
     runs = [threading.Thread(target=run, args=(event,)) for event in (first, second)]
     started = time.monotonic()
-    for thread in runs:
-        thread.start()
-        time.sleep(0.5)
+    runs[0].start()
+    assert running.wait(10), "the first parse never ran"
+    runs[1].start()
+    assert waiting.wait(10), "the second parse never waited for a slot"
     second.set()
     runs[1].join(5)
     assert [str(e) for e in errors] == ["the parse was cancelled while it waited for a slot"]

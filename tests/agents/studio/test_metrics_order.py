@@ -12,6 +12,7 @@ from shokunin.agents.studio.pipeline import Pipeline
 from shokunin.agents.studio.session import ProjectSession
 from shokunin.engine import Engine
 from tests.agents.studio.conftest import new_project
+from tests.waiting import eventually
 
 
 class SentEvents:
@@ -63,7 +64,8 @@ async def test_workers_completing_side_by_side_send_figures_that_never_go_back(
                      for i in (1, 2)]
     records._slow = True
     one = asyncio.create_task(session.complete(first, "one"))
-    await asyncio.sleep(0.05)  # the first is computing its figures when the second ends
+    # the first is computing its figures (in its slow read) when the second ends
+    await eventually(lambda: not records._slow, what="the first's read")
     await session.complete(second, "two")
     await one
     done = [e.metrics.completed_tasks for e in ctx.sent if isinstance(e, ev.ProjectMetrics)]

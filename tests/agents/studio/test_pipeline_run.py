@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,11 @@ from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.agents.studio.session import agent_id
 from shokunin.engine import Engine
 from tests.agents.studio.conftest import new_project, pending, settle, started
+from tests.waiting import eventually
+
+
+async def _status_is(studio: Any, agent: str, status: str) -> bool:
+    return (await studio.agent(agent))["status"] == status
 
 
 async def approve_all(services: Engine, project_id: str, limit: int = 40) -> dict:
@@ -108,11 +114,12 @@ async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Engine)
     project, concept = await started(services)
     await studio.pause(project["id"])
     await studio.resolve(concept["id"], "approved", None)  # allowed while paused
-    await asyncio.sleep(0.3)
+    # the answer took effect: the node that waited for it was past its boundary
+    await eventually(lambda: _status_is(studio, concept["agent_id"], "completed"),
+                     what="the approved node completed")
+    await asyncio.sleep(0.1)  # nothing to wait for: the next node must not start meanwhile
     design = await studio.agent(agent_id(project["id"], "design"))
     assert design["status"] == "pending"  # the next node waits at its boundary
-    # the answer took effect: the node that waited for it was past its boundary
-    assert (await studio.agent(concept["agent_id"]))["status"] == "completed"
     assert services.runner.is_live((await studio.project(project["id"]))["run_id"])
     with pytest.raises(StudioConflict):
         await studio.pause(project["id"])
@@ -144,7 +151,8 @@ async def test_a_paused_project_whose_next_node_waits_can_be_deleted(
     project, concept = await started(services)
     await studio.pause(project["id"])
     await studio.resolve(concept["id"], "approved", None)
-    await asyncio.sleep(0.2)
+    await eventually(lambda: _status_is(studio, concept["agent_id"], "completed"),
+                     what="the approved node completed")
     run_id = (await studio.project(project["id"]))["run_id"]
     assert services.runner.is_live(run_id)  # its design node waits at the boundary
     await studio.delete(project["id"])
@@ -200,9 +208,12 @@ async def test_start_and_delete_at_once_never_leave_a_run_without_its_project(
         results = await asyncio.gather(studio.start(project["id"]), studio.delete(
             project["id"]), return_exceptions=True)
         assert all(r is None or isinstance(r, dict | StudioNotFound) for r in results), results
-    await asyncio.sleep(0.2)
-    threads = [t for t in await services.store.list_threads() if t.agent == "studio"]
-    assert threads == [] and await studio.records.projects() == []
+
+    async def none_left() -> bool:
+        threads = [t for t in await services.store.list_threads() if t.agent == "studio"]
+        return threads == [] and await studio.records.projects() == []
+
+    await eventually(none_left, what="no project and no studio thread left")
 
 
 async def test_elapsed_time_after_a_crash_counts_until_the_last_event_not_the_downtime(

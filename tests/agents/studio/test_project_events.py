@@ -14,6 +14,7 @@ from shokunin.agents.studio.session import agent_id
 from shokunin.engine import Engine
 from shokunin.store import schema
 from tests.agents.studio.conftest import new_project, pending, settle, started, studio_settings
+from tests.waiting import eventually
 
 
 async def test_studio_status_events_are_stored_and_replayed_with_gap_free_seq_after_a_restart(
@@ -65,7 +66,8 @@ async def test_every_project_event_reaching_subscribe_thread_is_stored_with_seq_
             got.append(event)
 
     reader = asyncio.create_task(read())
-    await asyncio.sleep(0.05)
+    subscribed = services.bus._thread_subs  # noqa: SLF001 - the bus's own count
+    await eventually(lambda: subscribed.get(pid), what="the reader subscribed")
     await studio.start(pid)
     project = await settle(services, pid)
     [checkpoint] = await pending(services, pid)
@@ -73,7 +75,9 @@ async def test_every_project_event_reaching_subscribe_thread_is_stored_with_seq_
     await studio.resolve(checkpoint["id"], "approved", None)
     await studio.resume(pid)
     await settle(services, pid)
-    await asyncio.sleep(0.1)
+    stored_own = await services.store.thread_events_after(pid)
+    await eventually(lambda: len([e for e in got if not e.run_id]) >= len(stored_own),
+                     what="the reader got the project's own events")
     reader.cancel()
     own = [e for e in got if not e.run_id]
     assert [e.kind for e in own] == ["project_status", "project_status",

@@ -88,9 +88,13 @@ async def _story(url: str) -> dict[str, Any]:
             [first] = seed.named("checkpoint:created")
             await call("POST", f"/api/checkpoints/{first['checkpointId']}/resolve",
                        json={"resolution": "revision_requested", "feedback": "もっと暗く"})
-            for watcher in (seed, client):
-                await watcher.wait(lambda w=watcher: w.named("checkpoint:resolved"))
-            await asyncio.sleep(0.3)  # paused: nothing new starts
+            # resolved, then the change asked for is logged (by the client's dialect twice:
+            # the agent's log and the system log)
+            for watcher, system_logs in ((seed, 0), (client, 2)):
+                await watcher.wait(lambda w=watcher, n=system_logs: (
+                    w.named("checkpoint:resolved") and len(w.named("agent:log")) == 2
+                    and len(w.named("system_log:created")) == n))
+            await asyncio.sleep(0.1)  # paused: nothing new starts (no event says it did not)
             await call("POST", f"/api/projects/{pid}/resume")
             for watcher in (seed, client):
                 await watcher.wait(lambda w=watcher: len(w.named("checkpoint:created")) == 2
@@ -100,8 +104,8 @@ async def _story(url: str) -> dict[str, Any]:
                 "checkpointId": second, "resolution": "approved"}, timeout=10)
             rest.append(("socket checkpoint:resolve", 0, ack))
             for watcher in (seed, client):  # the design agent's checkpoint
-                await watcher.wait(lambda w=watcher: len(w.named("checkpoint:created")) == 3)
-            await asyncio.sleep(0.3)
+                await watcher.wait(lambda w=watcher: len(w.named("checkpoint:created")) == 3
+                                   and len(w.named("metrics:update")) == 4)
             for path in ("", "/agents", "/checkpoints", "/metrics", "/logs"):
                 await call("GET", f"/api/projects/{pid}{path}")
             third = seed.named("checkpoint:created")[2]["checkpointId"]

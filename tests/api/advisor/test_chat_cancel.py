@@ -65,7 +65,7 @@ def test_a_client_that_leaves_mid_answer_cancels_it_and_its_events_stay(
     assert kinds[0] == "run_started" and kinds[-2:] == ["run_cancelled", "end"]
     deltas = kinds.count("text_delta")
     assert 0 < deltas < WORDS / 2  # cut short, not generated for no one
-    time.sleep(1.0)
+    time.sleep(0.3)  # no event says nothing comes: the fake says a word every 10 ms
     assert _stored(server.url, run_id).count("text_delta") == deltas  # nothing more came
     assert len(fake.requests) == asked + 2  # no model call after the stop
     kept = httpx.get(f"{server.url}/api/session/{session}/messages").json()["messages"]

@@ -30,6 +30,7 @@ from shokunin.runs import MemoryBus, RunContext, Runner
 from shokunin.store import Store
 from tests.api.perimeter.test_auth import create_key, make_settings
 from tests.live_server import LiveServer
+from tests.waiting import eventually, wait_until
 
 pytestmark = pytest.mark.subprocess
 
@@ -91,9 +92,12 @@ async def test_live_connections_past_the_caps_are_refused_on_every_transport(
                                   wait_timeout=10)
             assert why and why[0]["data"]["code"] == "too_many_streams"
             await first.close()
-            await asyncio.sleep(0.2)
-            async with http.stream("GET", f"/api/threads/{thread_id}/events") as stream:
-                assert stream.status_code == 200  # a place was freed
+
+            async def streams() -> bool:
+                async with http.stream("GET", f"/api/threads/{thread_id}/events") as stream:
+                    return stream.status_code == 200
+
+            await eventually(streams, what="a place freed by the close")
 
 
 async def test_engineio_connections_hold_a_live_place_before_they_join_socketio(
@@ -135,8 +139,11 @@ async def test_an_engineio_connection_that_never_joins_is_closed_and_frees_its_p
                 while True:  # the open packet, the close packet, then the close itself
                     await asyncio.wait_for(ws.recv(), JOIN_SEC + 5)
         assert time.monotonic() - started < JOIN_SEC + 5
-    await asyncio.sleep(0.3)
-    assert await _ws_status(server, ADMIN) == 101  # their places are free again
+
+    async def free() -> bool:
+        return await _ws_status(server, ADMIN) == 101
+
+    await eventually(free, what="their places free again")
 
 
 def test_a_half_sent_request_is_closed_within_the_header_timeout(tmp_path: Path) -> None:
@@ -214,7 +221,9 @@ def test_one_address_holds_a_bounded_number_of_connections(tmp_path: Path) -> No
         held = [socket.create_connection(("127.0.0.1", server.port), timeout=10)
                 for _ in range(3)]
         try:
-            time.sleep(0.2)
+            for sock in held:  # answered, so counted, and kept alive
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert sock.recv(4096).startswith(b"HTTP/1.1 200")
             with socket.create_connection(("127.0.0.1", server.port), timeout=10) as extra:
                 answer = extra.recv(4096)
             assert answer.startswith(b"HTTP/1.1 503")
@@ -222,8 +231,8 @@ def test_one_address_holds_a_bounded_number_of_connections(tmp_path: Path) -> No
         finally:
             for sock in held:
                 sock.close()
-        time.sleep(0.2)
-        assert httpx.get(f"{server.url}/health").status_code == 200
+        wait_until(lambda: httpx.get(f"{server.url}/health").status_code == 200,
+                   what="the closed connections' places free again")
     finally:
         server.stop()
 
@@ -240,7 +249,16 @@ async def test_upgraded_websockets_stay_in_their_address_connection_count(
             with pytest.raises(websockets.InvalidStatus) as refused:
                 await websockets.connect(eio, ping_interval=None)
             assert refused.value.response.status_code == 503
-        await asyncio.sleep(0.3)
+
+        async def accepted() -> bool:
+            try:
+                async with websockets.connect(eio, ping_interval=None):
+                    return True
+            except websockets.InvalidStatus as exc:
+                assert exc.response.status_code == 503
+                return False
+
+        await eventually(accepted, what="the closed connections' places free again")
         async with websockets.connect(eio, ping_interval=None) as again:
             assert (await again.recv()).startswith("0")  # freed places are given again
     finally:
@@ -287,8 +305,8 @@ async def test_a_follower_waiting_on_a_quiet_run_holds_no_database_connection(
         followers = [asyncio.create_task(follow(runner.stream(run_id))) for _ in range(50)]
         followers += [asyncio.create_task(follow(runner.subscribe_thread(run.thread_id)))
                       for _ in range(50)]
-        while seen.count("text") < 50:  # every run follower has replayed the store
-            await asyncio.sleep(0.05)
+        await eventually(lambda: seen.count("text") >= 50,  # every run follower replayed
+                         what="the store replayed to every run follower")
         event.listen(pool, "checkout", counted)
         samples = []
         for _ in range(20):  # two seconds of waiting

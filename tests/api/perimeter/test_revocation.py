@@ -132,15 +132,20 @@ async def test_revoking_a_key_disconnects_its_socketio_session_and_refuses_its_e
 
 
 async def test_the_admin_and_other_keys_keep_their_connections(server: LiveServer) -> None:
-    await _key(server, "alice")
+    alice = await _key(server, "alice")
     bob = await _key(server, "bob")
     async with websockets.connect(server.ws_url, additional_headers={
-            "Authorization": f"Bearer {bob}"}) as ws_bob, websockets.connect(
-            server.ws_url, additional_headers={"Authorization": f"Bearer {ADMIN}"}) as ws_admin:
-        await ws_bob.recv()
-        await ws_admin.recv()
+            "Authorization": f"Bearer {alice}"}) as ws_alice, websockets.connect(
+            server.ws_url, additional_headers={"Authorization": f"Bearer {bob}"}) as ws_bob, \
+            websockets.connect(server.ws_url, additional_headers={
+                "Authorization": f"Bearer {ADMIN}"}) as ws_admin:
+        for ws in (ws_alice, ws_bob, ws_admin):
+            await ws.recv()
         await _revoke(server, "alice")
-        await asyncio.sleep(2.5)  # two polls of the key store
+        with pytest.raises(ConnectionClosed):  # the poll of the key store that found it
+            async with asyncio.timeout(10):
+                while True:
+                    await ws_alice.recv()
         for ws in (ws_bob, ws_admin):
             await ws.send(json.dumps({"run_id": "nope", "after": 0}))
             assert json.loads(await asyncio.wait_for(ws.recv(), 10))["code"] == "not_found"

@@ -5,6 +5,7 @@ REST, pause and resume, both dialects, and bad input."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any
 
@@ -153,7 +154,10 @@ async def test_pause_and_resume_are_told_to_subscribers(
         await watcher.sio.call("checkpoint:resolve", {
             "checkpointId": created["checkpointId"], "resolution": "changes_requested",
             "feedback": "もっと暗く"}, timeout=10)
-        await asyncio.sleep(0.5)
+        await watcher.wait(lambda: any(  # the change asked for, logged
+            "修正を依頼されました" in json.dumps(log, ensure_ascii=False)
+            for log in watcher.named("agent:log")))
+        await asyncio.sleep(0.1)  # no event says nothing starts: a short look
         assert len(watcher.named("checkpoint:created")) == 1  # paused: nothing new starts
         assert (await http.post(f"/api/projects/{pid}/resume")).json()["status"] == "running"
         await watcher.wait(lambda: len(watcher.named("checkpoint:created")) == 2)

@@ -4,8 +4,6 @@ positions gets the seed's messages unchanged (``test_studio_socket.py``)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 
 from tests.api.studio.watcher import Watcher
@@ -25,9 +23,9 @@ async def test_a_socket_that_reconnects_with_its_last_position_gets_the_project_
                                   timeout=10)
         assert ack == {"ok": True}
         await http.post(f"/api/projects/{pid}/start")
+        # the last event before the run waits for a person: the metrics after its checkpoint
         await away.wait(lambda: away.named("checkpoint:created")
                         and away.named("metrics:update"))
-        await asyncio.sleep(0.3)
         [created] = away.named("checkpoint:created")
         last = away.events[-1][1]["position"]
         assert all("position" in data for name, data in away.events
