@@ -317,10 +317,16 @@ class Runner:
             self._forget(ctx)
 
     async def wait(self, run_id: str) -> None:
+        """Until the run stops: it ends, or waits for an answer. A run another process (a
+        worker) is running is followed until then (``stream``)."""
         task = self._tasks.get(run_id)
         if task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            return
+        if await self._running(run_id):
+            async for _ in self.stream(run_id, await self.store.last_seq(run_id)):
+                pass
 
     def is_live(self, run_id: str) -> bool:
         """Running here, or still recording its end here."""

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from shokunin.agents.studio import StudioConflict, StudioNotFound
 from shokunin.agents.studio.contracts import ProjectConfig
 from shokunin.agents.studio.metrics import elapsed_seconds, project_metrics
 from shokunin.agents.studio.session import agent_id
 from shokunin.engine import Engine
+from shokunin.store import schema
+from shokunin.store.rows import RunStatus
 from tests.agents.studio.conftest import new_project, pending, settle, started
 from tests.waiting import eventually
 
@@ -107,6 +110,33 @@ async def test_resolving_a_checkpoint_twice_or_after_the_end_is_a_conflict(
     await settle(services, project["id"])
     with pytest.raises(StudioConflict, match="失敗しているため.*再試行"):
         await studio.resolve(design["id"], "approved", None)
+
+
+async def test_an_approval_stored_as_another_process_s_run_stops_resumes_it_when_it_has(
+        services: Engine) -> None:
+    """Issue 51: a worker runs the project's run; it looked for resolved checkpoints just
+    before this approval was stored, and stops waiting for it. The web process that took
+    the approval saw the run running elsewhere: it must look again once the run stops,
+    not drop the approval (3 of 4 projects stalled so)."""
+    studio = services.studio
+    project, concept = await started(services)
+    run_id = project["run_id"]
+    async with services.store.engine.begin() as conn:  # a worker took it up again
+        await conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(
+            status=RunStatus.RUNNING, lease_holder="worker-host:4242:token",
+            lease_until=datetime.now(UTC) + timedelta(minutes=5)))
+    assert not services.runner.is_live(run_id)
+    await studio.resolve(concept["id"], "approved", None)
+    waiter = studio._waiters.get(project["id"])  # noqa: SLF001
+    assert waiter is not None and not waiter.done()  # it looks again when the run stops
+    # the worker stops, waiting for the approval it did not see (status and event as it
+    # left them: the run's last event is still its run_interrupted)
+    await services.store.finish_run(run_id, RunStatus.INTERRUPTED)
+    await asyncio.wait_for(waiter, 30)
+    await settle(services, project["id"])
+    assert (await studio.agent(concept["agent_id"]))["status"] == "completed"
+    [design] = await pending(services, project["id"])
+    assert design["type"] == "design_review"
 
 
 async def test_pause_stops_at_the_next_node_and_resume_goes_on(services: Engine) -> None:

@@ -153,8 +153,9 @@ class StudioAgent:
 
 async def answer(runner: Runner, records: StudioRecords, project_id: str) -> str | None:
     """Resume the project's run if it waits at checkpoints that are now resolved. Return
-    the run's id if it is busy (it answers what it sees resolved itself, but look again
-    when it stops), else None."""
+    the run's id if it is busy, here or in another process (it answers what it sees
+    resolved when it stops, but it may have looked just before this resolution was
+    stored: look again when it stops), else None."""
     project = await records.project(project_id)
     run_id = project and project["run_id"]
     if not run_id:
@@ -162,6 +163,8 @@ async def answer(runner: Runner, records: StudioRecords, project_id: str) -> str
     if runner.is_live(run_id):
         return run_id
     run = await runner.store.get_run(run_id)
+    if run is not None and run.status == RunStatus.RUNNING:  # a worker's, or queued
+        return run_id
     if run is None or run.status != RunStatus.INTERRUPTED:
         return None
     answers = await answers_from_records(records, await runner.waiting_for(run_id))
