@@ -56,16 +56,17 @@ class LazyApp:
                 return self._app
             opened = asyncio.Event()
             # A context of its own: the task outlives the request that happened to start it.
-            task = asyncio.create_task(self._hold(opened), name=f"{self.name} app",
-                                       context=contextvars.Context())
+            task = self._task = asyncio.create_task(
+                self._hold(opened), name=f"{self.name} app", context=contextvars.Context())
             waiting = asyncio.create_task(opened.wait())
             await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
             if not opened.is_set():  # it failed to open: its error is this request's
-                waiting.cancel()
+                self._task = None  # and the next request tries again
                 await task
                 raise RuntimeError(f"{self.name} stopped as it opened")
-            self._task = task
-            assert self._app is not None
+            if self._app is None:  # the server stopped meanwhile
+                raise RuntimeError(f"{self.name} is served only while the server runs")
             return self._app
 
     async def _hold(self, opened: asyncio.Event) -> None:
