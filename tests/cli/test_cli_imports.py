@@ -6,6 +6,7 @@ SDK. Each case runs in a fresh interpreter, so what is imported is what the comm
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -56,6 +57,30 @@ def test_the_root_help_imports_no_command_and_no_rich() -> None:
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_a_command_s_help_imports_none_of_the_stack(name: str) -> None:
     assert heavy(imported_by(name, "--help")) == []
+
+
+_COMPLETE = """
+import json, sys
+from shokunin.cli import app
+try:
+    app([], prog_name="shokunin", complete_var="_SHOKUNIN_COMPLETE")
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_completing_a_command_name_imports_no_command() -> None:
+    env = {**os.environ, "_SHOKUNIN_COMPLETE": "complete_bash", "COMP_WORDS": "shokunin an",
+           "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-c", _COMPLETE], capture_output=True, text=True,
+                          timeout=60, check=True, env=env)
+    *offered, modules = done.stdout.strip().splitlines()
+    assert offered == ["analyze"]
+    loaded = set(json.loads(modules))
+    assert heavy(loaded) == []
+    assert not [m for m in loaded if m.startswith("shokunin.cli.") and m not in (
+        "shokunin.cli.app", "shokunin.cli.logs")]
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

@@ -18,6 +18,7 @@ from typing import NamedTuple, NoReturn
 
 import typer
 from typer import _click
+from typer._click.shell_completion import CompletionItem
 from typer.core import TyperGroup
 
 from shokunin.cli.logs import DEBUG_ENV
@@ -79,6 +80,13 @@ class LazyCommands(TyperGroup):
             if near:
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {near[0]!r}?"
             raise
+
+    def shell_complete(self, ctx: _click.Context, incomplete: str) -> list[CompletionItem]:
+        """The command names from the table, none imported (completing a command's own
+        options loads that command), then the root's options."""
+        names = [CompletionItem(name, help=entry.summary) for name, entry in COMMANDS.items()
+                 if name.startswith(incomplete)]
+        return names + _click.Command.shell_complete(self, ctx, incomplete)
 
     def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         with formatter.section("Commands"):
