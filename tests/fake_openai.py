@@ -22,7 +22,6 @@ import json
 import re
 import socket
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from starlette.routing import Route
 
 from shokunin.models.check import PROMPT as CHECK_PROMPT
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_DESCRIPTION = 1024
@@ -169,11 +169,10 @@ class FakeOpenAI:
 
     def __enter__(self) -> FakeOpenAI:
         self._thread.start()
-        deadline = time.monotonic() + 20
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the fake OpenAI server did not start")
-            time.sleep(0.02)
+        wait_until(lambda: self._server.started or not self._thread.is_alive(), 20,
+                   what="the fake OpenAI server started")
+        if not self._server.started:
+            raise RuntimeError("the fake OpenAI server did not start")
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -42,6 +42,7 @@ from tests.e2e.topology import SLOW_TOOL, in_own_loop, psql, sse
 from tests.live_server import LiveServer, free_port
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.subprocess
 
@@ -620,9 +621,8 @@ def test_socketio_long_polling_through_nginx_stays_on_one_process(
                 assert sio.transport() == "polling"
                 assert (await sio.call("subscribe:project", pid, timeout=10))["ok"]
                 assert (await http.post(f"/api/projects/{pid}/start")).status_code == 200
-                async with asyncio.timeout(30):
-                    while not any(e == "checkpoint:created" for e, _ in events):
-                        await asyncio.sleep(0.05)
+                await eventually(lambda: any(e == "checkpoint:created" for e, _ in events), 30,
+                                 what="a checkpoint:created event")
             finally:  # the client would otherwise wait out its pending long-poll
                 await sio.eio.disconnect(abort=True)
                 await session.close()

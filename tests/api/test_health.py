@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from shokunin.api import create_app
 from shokunin.config import Settings
+from tests.waiting import wait_until
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -22,11 +22,8 @@ def test_health_serves_while_the_warm_kernels_start_and_says_so(tmp_path: Path) 
     with TestClient(create_app(settings)) as client:
         health = client.get("/health").json()
         assert health["status"] == "ok" and "warm kernels" in health["starting"], health
-        deadline = time.monotonic() + 120
-        while health["starting"] and time.monotonic() < deadline:
-            time.sleep(0.05)  # a poll, bounded by the deadline: the pool fills meanwhile
-            health = client.get("/health").json()
-        assert health["starting"] == []
+        wait_until(lambda: client.get("/health").json()["starting"] == [], 120,
+                   what="the warm kernels started")  # the pool fills meanwhile
         assert client.get("/api/kernels").json()["pooled"] == 1
 
 

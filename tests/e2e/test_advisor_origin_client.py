@@ -8,7 +8,6 @@ the fetch, as the later client's does. The clients' own code stays out of the re
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from tests.e2e.conftest import ARTIFACTS
 from tests.fake_openai import FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -128,11 +128,11 @@ def test_the_stop_button_cancels_the_answer_on_the_server(
         page.wait_for_selector("body[data-busy]", state="detached")
         runs = httpx.get(f"{server.url}/api/threads/{page.evaluate('session')}/runs").json()
         run_id = runs["runs"][0]["id"]
-        for _ in range(200):
+        def ended() -> str | None:
             status = httpx.get(f"{server.url}/api/runs/{run_id}").json()["status"]
-            if status != "running":
-                break
-            time.sleep(0.05)
+            return status if status != "running" else None
+
+        status = wait_until(ended, 10, what="the run's end")
         assert status == "cancelled"
     finally:
         page.close()

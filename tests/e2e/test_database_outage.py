@@ -19,6 +19,7 @@ from tests.e2e.topology import SLOW_TOOL, psql, start_slow, status, stored, unde
 from tests.live_server import LiveServer
 from tests.tcp_proxy import TcpProxy
 from tests.tools.conftest import make_tool
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.skipif(not postgres_available(),
                                  reason="PostgreSQL not reachable on 127.0.0.1:5432"),
@@ -43,13 +44,6 @@ def behind_proxy(tmp_path: Path) -> Iterator[tuple[LiveServer, TcpProxy]]:
         psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _until(check, timeout: float = 30.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
-
-
 def test_requests_get_503_while_the_database_is_down_and_work_again_after(
         behind_proxy: tuple[LiveServer, TcpProxy]) -> None:
     server, proxy = behind_proxy
@@ -61,7 +55,8 @@ def test_requests_get_503_while_the_database_is_down_and_work_again_after(
     assert int(down.headers["retry-after"]) > 0
     assert "try again" in down.json()["error"]
     proxy.start()
-    _until(lambda: httpx.get(f"{server.url}/api/threads", timeout=10).status_code == 200)
+    wait_until(lambda: httpx.get(f"{server.url}/api/threads", timeout=10).status_code == 200,
+               30, interval=0.2, what="the threads answered again")
     assert httpx.get(f"{server.url}/health", timeout=10).status_code == 200
 
 
@@ -76,7 +71,8 @@ def test_a_tool_run_through_the_outage_goes_on_and_ends_with_its_events_in_order
     time.sleep(2.0)  # the outage, under the run
     proxy.start()
     client.join(timeout=60)
-    _until(lambda: status(server, run_id) == "completed")
+    wait_until(lambda: status(server, run_id) == "completed", 30, interval=0.2,
+               what="the run completed")
     events = stored(server, run_id)
     assert events[-1]["kind"] == "run_completed"
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))

@@ -74,15 +74,13 @@ class Topology:
 
     def worker_running(self, run_id: str, timeout: float = 30) -> LiveWorker:
         """The worker whose lease the run holds (waiting until one took it)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def holder() -> LiveWorker | None:
             rows = self.query("SELECT lease_holder FROM runs WHERE id = :id", id=run_id)
-            holder = rows[0][0] if rows else None
-            for worker in self.workers:
-                if holder and worker.proc and f":{worker.proc.pid}:" in holder:
-                    return worker
-            time.sleep(0.1)
-        raise AssertionError(f"no worker took run {run_id}")
+            lease = rows[0][0] if rows else None
+            return next((worker for worker in self.workers
+                         if lease and worker.proc and f":{worker.proc.pid}:" in lease), None)
+
+        return wait_until(holder, timeout, interval=0.1, what=f"a worker taking run {run_id}")
 
 
 @pytest.fixture(params=[

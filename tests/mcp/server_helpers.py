@@ -120,12 +120,5 @@ async def cancel_after_start(client: Client, marker: Path) -> None:
         group.cancel_scope.cancel()
 
 
-async def appears(path: Path, timeout: float = 30.0) -> bool:
-    with anyio.move_on_after(timeout):
-        while not path.exists():
-            await anyio.sleep(0.05)
-    return path.exists()
-
-
 def texts(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from shokunin.tools import ToolRegistry
 from tests.agents.conftest import MakeRunner
 from tests.live_server import LiveServer, free_port
 from tests.mcp.test_client_tools import DEMO, demo_stdio
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.subprocess
 
@@ -37,16 +37,20 @@ def http_demo(tmp_path: Path) -> Iterator[str]:
                                  "PYTHONPATH": ":".join(sys.path)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def answers() -> bool:
         try:
             httpx.get(url, timeout=0.5)
-            break
         except httpx.HTTPError:
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+            return False
+        return True
+
+    try:
+        wait_until(answers, 30, interval=0.1, what="the demo MCP server answering")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def write_config(path: Path, servers: dict[str, Any]) -> Path:

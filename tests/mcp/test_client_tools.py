@@ -107,11 +107,8 @@ async def test_abort_cancels_the_request_on_the_server(
 
     result = await registry.execute("demo__slow", {"steps": 50}, progress=progress, abort=abort)
     assert result["aborted"] is True and result["success"] is False
-    for _ in range(50):  # the server hears the cancellation a moment later
-        if (tmp_path / "slow-cancelled").exists():
-            break
-        await asyncio.sleep(0.1)
-    assert (tmp_path / "slow-cancelled").exists()
+    await eventually((tmp_path / "slow-cancelled").exists, 5, interval=0.1,
+                     what="the server hearing the cancellation")  # a moment later
     # The session goes on after a cancelled request.
     assert (await registry.execute("demo__add", {"a": 1, "b": 1}))["result"] == {"result": 2}
 
@@ -121,11 +118,8 @@ async def test_a_timeout_stops_the_call_and_says_so(
     registry = await make_registry({"demo": demo_stdio(tmp_path)})
     result = await registry.execute("demo__slow", {"steps": 50}, timeout=0.5)
     assert result["success"] is False and result["error"] == "timed out after 0.5 s"
-    for _ in range(50):
-        if (tmp_path / "slow-cancelled").exists():
-            break
-        await asyncio.sleep(0.1)
-    assert (tmp_path / "slow-cancelled").exists()
+    await eventually((tmp_path / "slow-cancelled").exists, 5, interval=0.1,
+                     what="the server hearing the cancellation")
 
 
 async def test_an_image_comes_back_as_a_file_in_the_callers_workspace(
@@ -170,10 +164,8 @@ async def test_a_server_that_dies_is_reported_then_reconnected(
     down = await registry.execute("demo__bump", {})
     assert down["success"] is False and "MCP server 'demo'" in down["error"]
     assert {i.name: i for i in registry.list()}["demo"].status == "error"  # listed as down
-    for _ in range(100):  # reconnects after a pause of about a second
-        if "demo__bump" in {i.name for i in registry.list()}:
-            break
-        await asyncio.sleep(0.1)
+    await eventually(lambda: "demo__bump" in {i.name for i in registry.list()}, 10,
+                     interval=0.1, what="the server reconnected")  # after about a second
     assert (tmp_path / "pid").read_text() != first_pid
     again = await registry.execute("demo__bump", {})
     assert again["result"] == {"result": 1}  # a new process: its count starts again

@@ -3,7 +3,6 @@ owner while a server reconnects."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ from pathlib import Path
 from shokunin.mcp.client.tools import McpTools
 from shokunin.tools import ToolRegistry
 from tests.mcp.test_client_tools import demo_stdio
+from tests.waiting import eventually
 
 EDGE = Path(__file__).with_name("edge_server.py")
 
@@ -48,14 +48,6 @@ async def test_a_huge_result_is_cut_with_a_note_and_the_session_goes_on(
         await registry.close()
 
 
-async def _wait_for(registry: ToolRegistry, name: str) -> None:
-    for _ in range(150):
-        if any(i.name == name and i.ok for i in registry.list()):
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{name} never came back")
-
-
 async def test_a_colliding_name_stays_with_the_first_configured_server_across_a_reconnect(
         tmp_path: Path) -> None:
     # "a" (first) offers b__add, "a__b" offers add: both are "a__b__add".
@@ -70,7 +62,8 @@ async def test_a_colliding_name_stays_with_the_first_configured_server_across_a_
         names = {info.name: info for info in registry.list()}
         assert "a__b__add" not in names or names["a__b__add"].server == "a"
         assert names["_a__b__add"].server == "a__b"
-        await _wait_for(registry, "a__b__add")
+        await eventually(lambda: any(i.name == "a__b__add" and i.ok for i in registry.list()),
+                         15, interval=0.1, what="a__b__add back")
         back = await registry.execute("a__b__add", {"a": 1, "b": 2})
         assert back["success"] and "edge says 3" in json.dumps(back["result"])
         moved = await registry.execute("_a__b__add", {"a": 1, "b": 2})

@@ -21,12 +21,12 @@ from tests.live_server import LiveServer
 from tests.mcp.server_helpers import (
     PNG,
     SAMPLES,
-    appears,
     cancel_after_start,
     progress_of,
     texts,
     write_probes,
 )
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.subprocess
 
@@ -86,7 +86,7 @@ async def test_a_client_that_cancels_over_http_sets_the_tools_abort_event(
     marker = tmp_path / "aborted"
     async with connect(server) as client:
         await cancel_after_start(client, marker)
-        assert await appears(marker)
+        await eventually(marker.exists, 30, what="the tool's abort event set")
 
 
 async def test_files_and_errors_come_back_over_http(server: LiveServer) -> None:

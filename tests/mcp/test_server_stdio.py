@@ -20,13 +20,13 @@ from shokunin.tools.builtin.calculator import calculator_tool
 from tests.mcp.server_helpers import (
     PNG,
     SAMPLES,
-    appears,
     cancel_after_start,
     progress_of,
     stdio_params,
     texts,
     write_probes,
 )
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.subprocess
 
@@ -70,7 +70,7 @@ async def test_a_client_that_cancels_sets_the_tools_abort_event(client: Client,
     marker = tmp_path / "aborted"
     async with client:
         await cancel_after_start(client, marker)
-        assert await appears(marker)
+        await eventually(marker.exists, 30, what="the tool's abort event set")
         # the connection goes on
         assert (await client.call_tool("calculator", {"expression": "2+2"})).is_error is False
 

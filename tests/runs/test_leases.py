@@ -25,6 +25,7 @@ from shokunin.store.leases import Orphan, holder_gone
 from tests.backends import database_url, postgres_available
 from tests.runs.conftest import BACKENDS, Asker, Counter, Thinker
 from tests.tcp_proxy import TcpProxy
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.subprocess
 
@@ -77,14 +78,6 @@ async def child_run(db_url: str, tmp_path: Path, *agent: str
         await child.wait()
 
 
-async def until(check, timeout: float = 10.0) -> None:  # noqa: ANN001
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
-
-
 async def status_of(runner: Runner, run_id: str) -> RunStatus:
     run = await runner.store.get_run(run_id)
     assert run is not None
@@ -107,11 +100,11 @@ async def test_a_process_starting_leaves_another_live_processes_runs_alone(
 async def test_a_killed_processes_run_is_failed_by_a_live_one_with_an_event(
         db_url: str, tmp_path: Path) -> None:
     async with process(db_url, tmp_path) as b, child_run(db_url, tmp_path) as (run_id, pid):
-        await until(lambda: _has_text(b, run_id))
+        await eventually(lambda: _has_text(b, run_id), 10, what="a text event of the run")
         await asyncio.sleep(2 * LEASE)  # (as above: ten of B's looks for orphans)
         assert await status_of(b, run_id) == RunStatus.RUNNING  # alive: left alone
         os.kill(pid, signal.SIGKILL)
-        await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 5)
+        await eventually(lambda: _ended(b, run_id), 2 * LEASE + 5, what="the run's end")
         events = await b.store.events_after(run_id)
         assert events[-1].kind == "run_failed" and "stopped" in events[-1].error
         assert [e.seq for e in events] == list(range(1, len(events) + 1))  # nothing lost
@@ -145,7 +138,7 @@ async def test_a_cancel_asked_of_another_process_stops_the_run_there(
         db_url: str, tmp_path: Path) -> None:
     async with process(db_url, tmp_path) as a, process(db_url, tmp_path) as b:
         run_id = await a.start("counter", None, {"n": 1000, "delay": 0.05})
-        await until(lambda: _has_text(b, run_id))
+        await eventually(lambda: _has_text(b, run_id), 10, what="a text event of the run")
         assert await b.cancel(run_id) is True  # returns once it has ended there
         assert await status_of(b, run_id) == RunStatus.CANCELLED
         assert (await b.store.events_after(run_id))[-1].kind == "run_cancelled"
@@ -197,12 +190,13 @@ async def test_a_run_whose_end_could_not_be_recorded_is_failed_once_the_database
             via = url.replace(":5432", f":{proxy.port}")
             async with process(via, tmp_path, recover=False) as a:
                 run_id = await a.start("counter", None, {"n": 100000, "delay": 0.05})
-                await until(lambda: _has_text(a, run_id))
+                await eventually(lambda: _has_text(a, run_id), 10, what="a text event of the run")
                 await asyncio.to_thread(proxy.cut)
-                await until(lambda: _not_live(a, run_id), timeout=30)
+                await eventually(lambda: _not_live(a, run_id), 30,
+                                 what="the run no longer live here")
                 await asyncio.sleep(1.0)
                 await asyncio.to_thread(proxy.start)
-                await until(lambda: _ended(a, run_id), timeout=30)
+                await eventually(lambda: _ended(a, run_id), 30, what="the run's end")
                 events = await a.store.events_after(run_id)
                 assert events[-1].kind == "run_failed"
                 assert [e.seq for e in events] == list(range(1, len(events) + 1))
@@ -239,15 +233,16 @@ async def test_a_hold_asked_of_another_process_pauses_the_run_there_until_releas
         stepper = Stepper()
         a.register(stepper)
         run_id = await a.start("stepper", None, {"n": 100000})
-        await until(lambda: _has_text(a, run_id))
+        await eventually(lambda: _has_text(a, run_id), 10, what="a text event of the run")
         thread = (await a.store.get_run(run_id)).thread_id  # type: ignore[union-attr]
         await b.hold(thread)  # B does not run it: A learns at its next heartbeat
-        await until(lambda: _at_gate(stepper))
+        await eventually(lambda: _at_gate(stepper), 10, what="the stepper at its gate")
         held_at = len(await a.store.events_after(run_id))
         await asyncio.sleep(LEASE / 2)  # A's heartbeats, which must not let it go meanwhile
         assert len(await a.store.events_after(run_id)) == held_at  # waits at its gate
         await b.release(thread)
-        await until(lambda: _more(a, run_id, held_at + 5))
+        await eventually(lambda: _more(a, run_id, held_at + 5), 10,
+                         what="five more events of the run")
         assert a.is_live(run_id)
 
 
@@ -265,9 +260,10 @@ async def test_a_killed_processes_run_that_did_nothing_with_side_effects_starts_
     from the thread's last checkpoint, says so, and completes; not failed."""
     async with process(db_url, tmp_path) as b, child_run(
             db_url, tmp_path, "thinker", '{"n": 60, "delay": 0.05}') as (run_id, pid):
-        await until(lambda: _says(b, run_id, "text_delta"))
+        await eventually(lambda: _says(b, run_id, "text_delta"), 10,
+                         what="a text_delta event of the run")
         os.kill(pid, signal.SIGKILL)
-        await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 15)
+        await eventually(lambda: _ended(b, run_id), 2 * LEASE + 15, what="the run's end")
         events = await b.store.events_after(run_id)
         assert [e.seq for e in events] == list(range(1, len(events) + 1))
         assert events[-1].kind == "run_completed"
@@ -283,9 +279,10 @@ async def test_a_killed_processes_run_that_had_called_a_tool_is_failed_not_start
     async with process(db_url, tmp_path) as b, child_run(
             db_url, tmp_path, "thinker",
             '{"n": 100000, "delay": 0.05, "tool": true}') as (run_id, pid):
-        await until(lambda: _says(b, run_id, "text_delta"))
+        await eventually(lambda: _says(b, run_id, "text_delta"), 10,
+                         what="a text_delta event of the run")
         os.kill(pid, signal.SIGKILL)
-        await until(lambda: _ended(b, run_id), timeout=2 * LEASE + 15)
+        await eventually(lambda: _ended(b, run_id), 2 * LEASE + 15, what="the run's end")
         events = await b.store.events_after(run_id)
         assert events[-1].kind == "run_failed"
         assert not [e for e in events if e.kind == "log"]

@@ -21,6 +21,7 @@ from tests.live_server import free_port
 from tests.runs.conftest import Asker, Counter, Thinker
 from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tcp_proxy import TcpProxy
+from tests.waiting import eventually
 
 LEASE = 1.0
 
@@ -74,14 +75,6 @@ async def process(urls: tuple[str, str], namespace: str, tmp_path: Path, *, work
         await store.close()
 
 
-async def until(check, timeout: float = 15.0) -> None:  # noqa: ANN001
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
-
-
 async def kinds(runner: Runner, run_id: str) -> list[str]:
     return [e.kind for e in await runner.store.events_after(run_id)]
 
@@ -108,7 +101,8 @@ async def test_a_run_cancelled_before_a_worker_took_it_ends_cancelled_and_never_
         async with process(urls, namespace, tmp_path, worker=True):
             # a job sent after it is taken and run: a leftover job ahead of it would have been
             later = await web.start("counter", None, {"n": 1})
-            await until(lambda: _status_is(web, later, RunStatus.COMPLETED))
+            await eventually(lambda: _status_is(web, later, RunStatus.COMPLETED), 15,
+                             what="the run completed")
         assert await kinds(web, run_id) == ["run_started", "run_cancelled"]
         run = await web.store.get_run(run_id)
         assert run is not None and run.status == RunStatus.CANCELLED
@@ -119,7 +113,7 @@ async def test_a_cancel_sent_to_the_web_process_stops_the_run_on_its_worker(
     async with process(urls, namespace, tmp_path, worker=False) as web, \
             process(urls, namespace, tmp_path, worker=True) as worker:
         run_id = await web.start("counter", None, {"n": 400, "delay": 0.05})
-        await until(lambda: _says_text(web, run_id))
+        await eventually(lambda: _says_text(web, run_id), 15, what="a text event of the run")
         assert worker.is_live(run_id)
         assert await web.cancel(run_id) is True
         events = await web.store.events_after(run_id)
@@ -136,7 +130,8 @@ async def test_an_answer_sent_to_the_web_process_resumes_the_run_on_a_worker(
         assert [e.kind async for e in web.stream(run_id)][-1] == "run_interrupted"
         await web.resume(run_id, "yes")
         assert not web.is_live(run_id)
-        await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED))
+        await eventually(lambda: _status_is(web, run_id, RunStatus.COMPLETED), 15,
+                         what="the run completed")
         events = await web.store.events_after(run_id)
         assert [e.kind for e in events][-2:] == ["text", "run_completed"]
         assert events[-2].text == "answer: yes"  # type: ignore[attr-defined]
@@ -150,12 +145,14 @@ async def test_the_runs_of_a_thread_go_to_the_worker_that_holds_its_kernel(
             process(urls, namespace, tmp_path, worker=True) as a, \
             process(urls, namespace, tmp_path, worker=True) as b:
         first = await web.start("counter", "thread-kernel", {"n": 1})
-        await until(lambda: _status_is(web, first, RunStatus.COMPLETED))
+        await eventually(lambda: _status_is(web, first, RunStatus.COMPLETED), 15,
+                         what="the run completed")
         for holder in (a, b):  # whichever worker holds the kernel gets every later run
             await holder.store.kernel_homes.arrived("thread-kernel")  # its kernel now
             for _ in range(4):
                 run_id = await web.start("counter", "thread-kernel", {"n": 1})
-                await until(lambda r=run_id: _status_is(web, r, RunStatus.COMPLETED))
+                await eventually(lambda r=run_id: _status_is(web, r, RunStatus.COMPLETED), 15,
+                                 what="the run completed")
                 run = await web.store.get_run(run_id)
                 assert run is not None and run.lease_holder == holder.store.leases.holder
 
@@ -169,7 +166,8 @@ async def test_a_job_the_queue_lost_leaves_a_run_that_is_failed_not_running_fore
         assert web.queue is not None
         queue_name, key = run.lease_holder.removeprefix("queue:").split("/")
         await web.queue.drop((queue_name, key))  # as if the queue lost it
-        await until(lambda: _status_is(web, run_id, RunStatus.FAILED), timeout=6 * LEASE + 5)
+        await eventually(lambda: _status_is(web, run_id, RunStatus.FAILED), 6 * LEASE + 5,
+                         what="the run failed")
         events = await web.store.events_after(run_id)
         assert events[-1].kind == "run_failed"
         assert "stopped unfinished" in events[-1].error  # type: ignore[attr-defined]
@@ -188,8 +186,8 @@ async def test_a_job_waiting_in_the_queue_of_a_gone_worker_moves_to_a_live_one(
         assert run is not None and gone.store.leases.holder.rsplit(":", 1)[-1] in (
             run.lease_holder or "")
         async with process(urls, namespace, tmp_path, worker=True) as live:
-            await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED),
-                        timeout=6 * LEASE + 10)
+            await eventually(lambda: _status_is(web, run_id, RunStatus.COMPLETED), 6 * LEASE + 10,
+                             what="the run completed")
             run = await web.store.get_run(run_id)
             assert run is not None and run.lease_holder == live.store.leases.holder
 
@@ -217,12 +215,14 @@ async def test_a_worker_whose_database_and_queue_were_briefly_away_takes_runs_ag
             async with process((url, url), namespace, tmp_path, worker=False) as web, \
                     process((via, via), namespace, tmp_path, worker=True) as worker:
                 first = await web.start("counter", None, {"n": 1})
-                await until(lambda: _status_is(web, first, RunStatus.COMPLETED))
+                await eventually(lambda: _status_is(web, first, RunStatus.COMPLETED), 15,
+                                 what="the run completed")
                 await asyncio.to_thread(proxy.cut)
                 await asyncio.sleep(3.0)
                 await asyncio.to_thread(proxy.start)
                 again = await web.start("counter", None, {"n": 2})
-                await until(lambda: _status_is(web, again, RunStatus.COMPLETED), timeout=60)
+                await eventually(lambda: _status_is(web, again, RunStatus.COMPLETED), 60,
+                                 what="the run completed")
                 run = await web.store.get_run(again)
                 assert run is not None and run.lease_holder == worker.store.leases.holder
         finally:
@@ -235,7 +235,8 @@ async def test_a_run_taken_by_a_worker_without_its_agent_is_failed_saying_why(
             process(urls, namespace, tmp_path, worker=True) as worker:
         del worker.agents["asker"]  # a worker started with that face off
         run_id = await web.start("asker", None, {})
-        await until(lambda: _status_is(web, run_id, RunStatus.FAILED))
+        await eventually(lambda: _status_is(web, run_id, RunStatus.FAILED), 15,
+                         what="the run failed")
         events = await web.store.events_after(run_id)
         assert events[-1].kind == "run_failed"
         assert "has no asker agent" in events[-1].error  # type: ignore[attr-defined]
@@ -252,7 +253,8 @@ async def test_a_job_taken_by_a_worker_that_died_before_taking_the_run_is_not_wa
         job = await saq_queue.dequeue(timeout=5)  # what a worker does first
         assert job is not None and job.kwargs["run_id"] == run_id
         await job.update(status="active")  # ... and then it was killed
-        await until(lambda: _status_is(web, run_id, RunStatus.FAILED), timeout=6 * LEASE + 5)
+        await eventually(lambda: _status_is(web, run_id, RunStatus.FAILED), 6 * LEASE + 5,
+                         what="the run failed")
         assert (await web.store.events_after(run_id))[-1].kind == "run_failed"
 
 
@@ -277,14 +279,16 @@ async def test_an_answer_the_queue_did_not_take_leaves_the_run_waiting_for_it_ag
         async with process(via, namespace, tmp_path, worker=False) as web, \
                 process(via, namespace, tmp_path, worker=True):
             run_id = await web.start("asker", None, {})
-            await until(lambda: _status_is(web, run_id, RunStatus.INTERRUPTED))
+            await eventually(lambda: _status_is(web, run_id, RunStatus.INTERRUPTED), 15,
+                             what="the run interrupted")
             await asyncio.to_thread(proxy.cut)
             with pytest.raises(QueueUnavailable):
                 await web.resume(run_id, "yes")
             assert await _status_is(web, run_id, RunStatus.INTERRUPTED)
             await asyncio.to_thread(proxy.start)
             await web.resume(run_id, "yes")
-            await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED), timeout=30)
+            await eventually(lambda: _status_is(web, run_id, RunStatus.COMPLETED), 30,
+                             what="the run completed")
             kinds_seen = await kinds(web, run_id)
             assert kinds_seen[-2:] == ["text", "run_completed"]
             assert "run_failed" not in kinds_seen
@@ -304,8 +308,8 @@ async def test_the_runs_of_one_thread_run_one_at_a_time_in_order_across_workers(
             first = await web.start("counter", "thread-turns", {"n": 10, "delay": 0.05})
             second = await web.start("counter", "thread-turns", {"n": 2})
             for run_id in (first, second):
-                await until(lambda r=run_id: _status_is(web, r, RunStatus.COMPLETED),
-                            timeout=30)
+                await eventually(lambda r=run_id: _status_is(web, r, RunStatus.COMPLETED), 30,
+                                 what="the run completed")
             ended = (await web.store.events_after(first))[-1].ts
             began = [e.ts for e in await web.store.events_after(second) if e.kind == "text"]
             assert ended <= min(began)
@@ -317,11 +321,13 @@ async def test_a_stopping_worker_leaves_its_runs_to_the_others_instead_of_cancel
             process(urls, namespace, tmp_path, worker=True) as a, \
             process(urls, namespace, tmp_path, worker=True) as b:
         run_id = await web.start("thinker", None, {"n": 40, "delay": 0.05})
-        await until(lambda: _says_text_delta(web, run_id))
+        await eventually(lambda: _says_text_delta(web, run_id), 15,
+                         what="a text_delta event of the run")
         running = a if a.is_live(run_id) else b
         assert running.is_live(run_id)
         assert await running.leave() == [run_id]  # its grace is over
-        await until(lambda: _status_is(web, run_id, RunStatus.COMPLETED), timeout=30)
+        await eventually(lambda: _status_is(web, run_id, RunStatus.COMPLETED), 30,
+                         what="the run completed")
         events = await web.store.events_after(run_id)
         assert "run_cancelled" not in [e.kind for e in events]
         assert [e.kind for e in events if e.kind == "log"] == ["log"]  # started again

@@ -207,13 +207,14 @@ async def own_redis() -> AsyncIterator[tuple[str, Any]]:
             "--appendonly", "no"]
     proc = [subprocess.Popen(args, stdout=subprocess.DEVNULL)]
 
+    def accepts() -> bool:
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return True
+        return False
+
     async def up() -> None:
-        for _ in range(100):
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                return
-            await asyncio.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        await eventually(accepts, 5, interval=0.05, what="redis-server listening")
 
     async def restart(down_for: float) -> None:
         proc[0].kill()

@@ -93,9 +93,7 @@ async def test_follow_thread_replays_after_a_position_then_goes_live_missing_non
     second = await runner.start("counter", "t", {"n": 2})
     await runner.wait(second)
     await runner.publish_thread_event("t", status("c"))
-    async with asyncio.timeout(5):
-        while len(got) < 3 + 2 + 4:
-            await asyncio.sleep(0.01)
+    await eventually(lambda: len(got) >= 3 + 2 + 4, 5, what="every event of the thread")
     reader.cancel()
     keys = [(e.run_id, e.seq) for e in got]
     assert len(keys) == len(set(keys))  # none twice
@@ -123,9 +121,7 @@ async def test_every_thread_event_reaching_subscribe_thread_has_its_seq(
     await eventually(lambda: subscribed.get("t"), what="the reader subscribed")
     for s in ("a", "b", "c"):
         await runner.publish_thread_event("t", status(s))
-    async with asyncio.timeout(5):
-        while len(got) < 3:
-            await asyncio.sleep(0.01)
+    await eventually(lambda: len(got) >= 3, 5, what="the three thread events")
     reader.cancel()
     assert [e.seq for e in got] == [1, 2, 3]
     assert got == await runner.store.thread_events_after("t")

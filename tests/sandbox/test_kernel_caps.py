@@ -65,11 +65,9 @@ class Blocker:
 
     async def running(self) -> None:
         kernels = self.sandbox._kernels  # noqa: SLF001
-        for _ in range(2000):
-            if self.thread in kernels and kernels[self.thread].state is KernelState.BUSY:
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"{self.thread} never started its cell")
+        await eventually(lambda: self.thread in kernels
+                         and kernels[self.thread].state is KernelState.BUSY,
+                         100, what=f"{self.thread} running its cell")
 
     async def release(self) -> ExecResult:
         self.abort.set()

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from shokunin.config import Settings
 from shokunin.sandbox import Sandbox
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.kernel
 
@@ -73,15 +73,6 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_until(condition, seconds: float = 60) -> bool:  # noqa: ANN001
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
-
-
 @pytest.fixture
 def data_dirs() -> Iterator[tuple[Path, Path]]:
     dirs = tuple(Path(tempfile.mkdtemp(prefix="shokunin-death-")) for _ in range(2))
@@ -102,12 +93,13 @@ def test_kernels_die_with_a_killed_server_and_its_leftovers_go_at_next_start(
         servers.append(elsewhere := Server(other))  # live, another data folder
         servers.append(victim := Server(mine))
         victim.stop()  # SIGKILL: no clean-up runs
-        assert wait_until(lambda: not any(alive(pid) for pid in victim.kernels))
+        wait_until(lambda: not any(alive(pid) for pid in victim.kernels), 60,
+                   what="the killed server's kernels gone")
         assert victim.root.is_dir() and alive(victim.fork)  # left for the next start
 
         asyncio.run(start_and_stop(mine))  # the successor
         assert not victim.root.exists()
-        assert wait_until(lambda: not alive(victim.fork))
+        wait_until(lambda: not alive(victim.fork), 60, what="the forked child gone")
         for live in (neighbour, elsewhere):
             assert live.root.is_dir()
             assert all(alive(pid) for pid in [*live.kernels, live.fork])

@@ -32,6 +32,7 @@ from shokunin.sandbox import sandbox as sandbox_module
 from shokunin.sandbox.kernel import HERE, Kernel, Walls, common_env
 from shokunin.sandbox.template import ForkedProcess, KernelTemplate, TemplateUnavailable
 from tests.sandbox.conftest import SECRET, sandbox_settings
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.kernel
 
@@ -156,16 +157,12 @@ async def test_an_exited_kernels_pid_stays_held_until_the_server_lets_it_go(
     pid = kernel.pid
     assert pid is not None and forking.template is not None
     os.kill(pid, signal.SIGKILL)  # as the out-of-memory killer would, or a cell's own exit
-    deadline = time.monotonic() + 10
-    while kernel.is_alive() and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
+    await eventually(lambda: not kernel.is_alive(), 10, what="the killed kernel seen dead")
     await asyncio.sleep(0.2)  # time for the template to reap it, were it to
     assert _state_of(pid) == "Z" and _parent_of(pid) == forking.template.pid
     await forking.close_thread("exits")
-    deadline = time.monotonic() + 10
-    while _state_of(pid) is not None and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert _state_of(pid) is None  # released, then reaped
+    await eventually(lambda: _state_of(pid) is None, 10,  # released, then reaped
+                     what="the kernel's zombie reaped")
 
 
 @in_loop
@@ -189,11 +186,8 @@ async def test_a_late_answer_from_the_template_is_not_taken_for_the_next_one(
         assert process.pid not in stale
     finally:
         process.release()
-    deadline = time.monotonic() + 10
-    while [p for p in _children_of(template.pid) if _state_of(p) == "Z"] \
-            and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not [p for p in _children_of(template.pid) if _state_of(p) == "Z"]
+    await eventually(lambda: not [p for p in _children_of(template.pid) if _state_of(p) == "Z"],
+                     10, what="no zombie child of the template left")
 
 
 @in_loop
@@ -221,11 +215,8 @@ async def test_a_kernel_start_cancelled_during_its_fork_leaves_no_kernel(
     with pytest.raises(asyncio.CancelledError):
         await starting
     try:
-        deadline = time.monotonic() + 15
-        while (not forked or _state_of(forked[0]) not in (None, "Z")) \
-                and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        assert forked and _state_of(forked[0]) in (None, "Z"), "the unowned kernel runs on"
+        await eventually(lambda: forked and _state_of(forked[0]) in (None, "Z"), 15,
+                         what="the unowned kernel ended")
     finally:
         await forking._discard(kernel)  # noqa: SLF001
 
@@ -237,10 +228,8 @@ async def test_kernels_die_with_the_template_and_the_next_one_forks_again(
     template = forking.template
     assert template is not None and template.pid is not None
     os.kill(template.pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while forking._kernels["orphan"].is_alive() and time.monotonic() < deadline:  # noqa: SLF001
-        await asyncio.sleep(0.05)
-    assert not forking._kernels["orphan"].is_alive()  # noqa: SLF001
+    await eventually(lambda: not forking._kernels["orphan"].is_alive(),  # noqa: SLF001
+                     10, what="the kernel dead with its template")
     died = await forking.execute("orphan", _cell("print(x + 1)"))
     assert died.error_type == "KernelDied", died
     # two threads at once: one starts the template again, the other's fork waits for it

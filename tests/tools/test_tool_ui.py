@@ -22,6 +22,7 @@ from shokunin.tools.tool_ui import ToolUis
 from shokunin.tools.ui_port import listening_inodes, owns_listener
 from tests.tools.conftest import PROBE, make_tool, registry_for
 from tests.tools.origin_shapes import make_ui_tool
+from tests.waiting import wait_until
 
 
 def _accepts(port: int) -> bool:
@@ -30,28 +31,22 @@ def _accepts(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _closed(port: int, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while _accepts(port):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def _gone(pid: int, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # a killed child stays a zombie until reaped: that is gone too
+    with contextlib.suppress(OSError):
+        if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
             return True
-        # a killed child stays a zombie until reaped: that is gone too
-        with contextlib.suppress(OSError):
-            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
-                return True
-        time.sleep(0.05)
     return False
+
+
+def _ended(pid: int, port: int) -> None:
+    """The page's process gone and its port closed, each within 5 s."""
+    wait_until(lambda: _gone(pid), 5, what=f"the UI's process {pid} gone")
+    wait_until(lambda: not _accepts(port), 5, what=f"the UI's port {port} closed")
 
 
 @pytest.fixture
@@ -81,7 +76,7 @@ async def test_a_tool_with_an_index_html_gets_a_ui_port_and_its_page_lives(
         assert (ui.port, ui.pid) == (port, pid) and owns_listener(pid, port)
     finally:
         await registry.close()
-    assert _gone(pid) and _closed(port)  # closing the tools ends the page's process
+    _ended(pid, port)  # closing the tools ends the page's process
 
 
 async def test_the_ui_server_binds_loopback_even_when_the_tool_asks_for_every_address(
@@ -142,7 +137,7 @@ async def test_stopping_the_ui_ends_its_process(tmp_path: Path, root: Path) -> N
             registry.live_ui("probe", run)  # another tool's name: not its UI
         assert other.value.status == 404
         registry.stop_ui("ui_probe", run)
-        assert _gone(pid) and _closed(port)
+        _ended(pid, port)
         with pytest.raises(ToolError):
             registry.live_ui("ui_probe", run)
     finally:
@@ -164,7 +159,9 @@ async def test_cancelling_a_running_ui_tool_stops_its_server(tmp_path: Path,
         result = await call
         assert said, result
         assert result["aborted"] and "ui" not in result
-        assert _closed(int(said[0].split()[1]))  # its server ended with the run
+        port = int(said[0].split()[1])
+        wait_until(lambda: not _accepts(port), 5,  # its server ended with the run
+                   what=f"the UI's port {port} closed")
         with pytest.raises(ToolError):
             registry.live_ui("ui_probe", "cancelled-run")
     finally:
@@ -224,9 +221,7 @@ def test_the_sweep_stops_idle_uis_by_itself() -> None:
     stopped: list[str] = []
     uis = ToolUis(idle_sec=0.05, max_live=4)
     uis.add(_fake("x", stopped))
-    deadline = time.monotonic() + 5
-    while not stopped and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: stopped, 5, what="the sweep stopping the idle UI")
     assert stopped == ["x"] and uis.live() == []
 
 
@@ -261,4 +256,4 @@ def test_a_killed_server_leaves_no_tool_ui_behind(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
-    assert _gone(pid) and _closed(port)
+    _ended(pid, port)

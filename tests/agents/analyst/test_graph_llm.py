@@ -18,6 +18,7 @@ from shokunin.agents.analyst.contracts import ReasonDecision
 from shokunin.api import create_app
 from shokunin.config import Settings
 from shokunin.models import register_script, unregister_script
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.kernel
 
@@ -131,10 +132,8 @@ def test_a_clarification_waits_and_the_answer_leads_to_code(analyst: Any) -> Non
 def test_a_run_is_cancelled_mid_cell(analyst: Any) -> None:
     client = analyst([run_code("Wait."), "import time\ntime.sleep(60)"])
     run_id = _start(client, "slow")
-    deadline = time.monotonic() + 60
-    while not any(e["kind"] == "code" for e in _events_so_far(client, run_id)):
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    wait_until(lambda: any(e["kind"] == "code" for e in _events_so_far(client, run_id)), 60,
+               interval=0.1, what="the run's first cell")
     started = time.monotonic()
     assert client.post(f"/api/runs/{run_id}/cancel").status_code == 202
     assert _wait(client, run_id, {"cancelled", "completed", "failed"})["status"] == "cancelled"

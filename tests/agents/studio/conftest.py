@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 from shokunin.agents.studio.contracts import CreateProjectInput
 from shokunin.config import Settings
 from shokunin.engine import Engine
+from tests.waiting import eventually
 
 CONCEPT = {"description": "雨の街を走るアクションゲーム", "platform": "web", "scope": "mvp",
            "genre": "アクション", "targetAudience": "中高生"}
@@ -39,20 +39,21 @@ def new_project(name: str = "雨の街") -> CreateProjectInput:
 async def settle(services: Engine, project_id: str, timeout: float = 20.0) -> dict[str, Any]:
     """Wait until the project's run stops (waits at a checkpoint, or ends); its project."""
     studio = services.studio
-    deadline = asyncio.get_running_loop().time() + timeout
-    while asyncio.get_running_loop().time() < deadline:
+
+    async def settled() -> dict[str, Any] | None:
         project = await studio.project(project_id)
         run_id = project["run_id"]
         await services.runner.wait(run_id)
         waiter = studio._waiters.get(project_id)
         if waiter is not None and not waiter.done():
-            await waiter
-            continue
+            await waiter  # a next run of the project: look again
+            return None
         run = await services.store.get_run(run_id)
         if run.status != "running" and not services.runner.is_live(run_id):
             return await studio.project(project_id)
-        await asyncio.sleep(0.01)
-    raise TimeoutError("the project did not settle")
+        return None
+
+    return await eventually(settled, timeout, what="the project settled")
 
 
 async def pending(services: Engine, project_id: str) -> list[dict[str, Any]]:

@@ -103,9 +103,11 @@ async def test_pause_and_resume_still_work_after_a_restart(tmp_path: Path) -> No
         studio = engine.studio
         assert (await studio.project(pid))["status"] == "paused"
         await studio.resolve(concept["id"], "approved", None)
-        async with asyncio.timeout(20):  # the approved node runs, then the project holds
-            while (await studio.agent(concept["agent_id"]))["status"] != "completed":
-                await asyncio.sleep(0.02)
+        async def concept_done() -> bool:
+            return (await studio.agent(concept["agent_id"]))["status"] == "completed"
+
+        # the approved node runs, then the project holds
+        await eventually(concept_done, 20, what="the approved concept completed")
         design = await studio.agent(agent_id(pid, "design"))
         assert design["status"] == "pending"  # held at the next node's boundary
         await studio.resume(pid)

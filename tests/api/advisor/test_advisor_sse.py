@@ -6,7 +6,6 @@ origin's clients read, every error's wording, a client that leaves)."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import pytest
 
 from tests.fake_openai import Call, FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.subprocess
 
@@ -141,16 +141,16 @@ def test_the_step_can_be_chosen_and_the_playbook_lists_the_steps(
     chosen = httpx.post(f"{live_server.url}/api/session/{session}/step",
                         json={"step": "STEP_3"})
     assert chosen.status_code == 200
-    for _ in range(600):  # a few ms alone, longer on a loaded machine
-        if httpx.get(f"{live_server.url}/api/runs/{chosen.json()['run_id']}"
-                     ).json()["status"] == "completed":
-            break
-        time.sleep(0.05)
+    wait_until(lambda: httpx.get(f"{live_server.url}/api/runs/{chosen.json()['run_id']}"
+                                 ).json()["status"] == "completed",
+               30, what="the step's run completed")  # a few ms alone, longer on a loaded machine
     assert httpx.get(f"{live_server.url}/api/session/{session}/messages"
                      ).json()["current_step"] == "STEP_3"
     bad = httpx.post(f"{live_server.url}/api/session/{session}/step", json={"step": "STEP_9"})
     assert (bad.status_code, bad.json()["code"]) == (400, "bad_request")
-    assert httpx.get(f"{live_server.url}/api/diagrams/latest").json() == {"diagram": None}
+    # this session drew nothing (the shared server's other sessions may have)
+    assert httpx.get(f"{live_server.url}/api/diagrams/latest",
+                     params={"session_id": session}).json() == {"diagram": None}
 
 
 def test_sessions_and_their_step_survive_a_restart(fresh_server: LiveServer) -> None:

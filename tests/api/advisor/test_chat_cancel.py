@@ -15,6 +15,7 @@ import pytest
 from tests.api.advisor.origin_client import CHAT_HEADERS, chat_body, data_lines, open_session
 from tests.fake_openai import FakeOpenAI, Reply, model_server
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.subprocess
 
@@ -54,12 +55,11 @@ def test_a_client_that_leaves_mid_answer_cancels_it_and_its_events_stay(
                 run_id = message["run_id"]
             if message["type"] == "content":
                 break  # the stop button: the fetch is aborted after the first tokens
-    # leaving the block closed the connection
-    for _ in range(600):
+    def ended() -> dict[str, Any] | None:
         run = _run(server.url, run_id)
-        if run["status"] != "running":
-            break
-        time.sleep(0.05)
+        return run if run["status"] != "running" else None
+
+    run = wait_until(ended, 30, what="the run's end")  # leaving the block closed the connection
     assert run["status"] == "cancelled"
     kinds = _stored(server.url, run_id)
     assert kinds[0] == "run_started" and kinds[-2:] == ["run_cancelled", "end"]

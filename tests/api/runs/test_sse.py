@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from shokunin.api.runs import sse
 from shokunin.config import Settings
 from tests.live_server import free_port
 from tests.tools.conftest import PROBE, make_tool
+from tests.waiting import wait_until
 
 
 class InProcessServer:
@@ -40,10 +40,9 @@ class InProcessServer:
 
     def __enter__(self) -> InProcessServer:
         self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive(), "server did not start"
-            time.sleep(0.05)
+        wait_until(lambda: self.server.started or not self.thread.is_alive(), 60,
+                   what="the server started")
+        assert self.server.started, "server did not start"
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -59,13 +58,6 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProces
                               tool_settings_file=tmp_path / "s.json", sandbox_pool_size=0))
     with InProcessServer(app) as live:
         yield live
-
-
-def _wait_for(condition, what: str) -> None:  # noqa: ANN001 - a predicate
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
 
 
 def test_every_stream_route_is_an_event_source_response() -> None:
@@ -93,13 +85,14 @@ def test_idle_stream_pings_and_a_client_that_leaves_stops_the_producer(
                           timeout=10) as follower:
             follower_lines = follower.iter_lines()
             assert ": ping" in follower_lines  # the run is idle: the stream pings
-            _wait_for(lambda: services.bus.subscriber_count(run_id) == 2,
-                      "both streams follow the run")
+            wait_until(lambda: services.bus.subscriber_count(run_id) == 2, 10,
+                       what="both streams following the run")
         # the follower left: its subscription is gone, the run and the other stream go on
-        _wait_for(lambda: services.bus.subscriber_count(run_id) == 1,
-                  "the follower's producer did not stop")
+        wait_until(lambda: services.bus.subscriber_count(run_id) == 1, 10,
+                   what="the follower's producer stopped")
         assert services.runner.is_live(run_id)
-    _wait_for(lambda: not services.runner.is_live(run_id), "leaving did not cancel the run")
+    wait_until(lambda: not services.runner.is_live(run_id), 10,
+               what="the run cancelled by leaving")
     assert (tmp_path / "m").exists()
 
 
@@ -117,7 +110,8 @@ def test_thread_stream_pings_and_ends_its_subscription_when_the_client_leaves(
         lines = response.iter_lines()  # held: a dropped iterator closes the connection
         assert ": ping" in lines  # nothing runs: the stream pings
         assert watchers() == 1
-    _wait_for(lambda: watchers() == 0, "the thread subscription outlived its client")
+    wait_until(lambda: watchers() == 0, 10,
+               what="the thread subscription ended with its client")
 
 
 def test_a_threads_own_event_leaves_the_resume_id_at_the_last_run_event() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +15,7 @@ import websockets
 
 from tests.api.studio.test_studio_rest import CONCEPT, approve_all, wait_pending
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 CODE = "thread_belongs_to_other_face"
 
@@ -92,8 +92,7 @@ def test_an_analyst_upload_into_a_studio_project_is_409(http: httpx.Client,
 
 def _waiting_run(http: httpx.Client, pid: str) -> tuple[str, list[str]]:
     """The project's run once it waits, and the ids of the interrupts it waits at."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    def waiting() -> tuple[str, list[str]] | None:
         [run] = http.get(f"/api/threads/{pid}/runs").json()["runs"]
         if run["status"] == "interrupted":
             with http.stream("GET", f"/api/runs/{run['id']}/events") as events:
@@ -101,8 +100,9 @@ def _waiting_run(http: httpx.Client, pid: str) -> tuple[str, list[str]]:
                     if line.startswith("data:") and '"run_interrupted"' in line:
                         payload = json.loads(line[5:])["payload"]
                         return run["id"], [i["id"] for i in payload["interrupts"]]
-        time.sleep(0.05)
-    raise AssertionError("the project's run did not wait")
+        return None
+
+    return wait_until(waiting, 20, what="the project's run waiting")
 
 
 def test_a_resume_a_studio_run_cannot_take_is_refused_and_the_project_completes(

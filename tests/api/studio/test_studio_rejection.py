@@ -9,7 +9,6 @@ project goes on; assets wait for a person's verdict in the data tab."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import httpx
@@ -17,17 +16,10 @@ import httpx
 from tests.api.studio.toybox_view import UNKNOWN, ToyboxView, display_name
 from tests.api.studio.watcher import CONCEPT, Watcher
 from tests.live_server import LiveServer
+from tests.waiting import eventually
 
 SIDE_BY_SIDE = {"scenario_review", "character_review", "world_review"}
 NAMED = ("agent:started", "agent:completed", "agent:failed", "agent:retry", "agent:running")
-
-
-async def until(check: Any, timeout: float = 30.0) -> Any:
-    """Wait until ``check()`` (a coroutine function) returns something true; that."""
-    async with asyncio.timeout(timeout):
-        while not (found := await check()):
-            await asyncio.sleep(0.05)
-    return found
 
 
 async def pending(http: httpx.AsyncClient, pid: str) -> list[dict[str, Any]]:
@@ -56,7 +48,8 @@ async def three_waiting(http: httpx.AsyncClient, watcher: Watcher,
     await watcher.wait(lambda: watcher.named("connection:state_sync"))
     await http.post(f"/api/projects/{pid}/start")
     for kind in ("concept_review", "design_review"):
-        [checkpoint] = await until(lambda: pending(http, pid))
+        [checkpoint] = await eventually(lambda: pending(http, pid), 30,
+                                        what=f"the {kind} pending")
         assert checkpoint["type"] == kind
         assert (await resolve(http, checkpoint["id"], "approved")).status_code == 200
 
@@ -64,7 +57,7 @@ async def three_waiting(http: httpx.AsyncClient, watcher: Watcher,
         waiting = {c["type"]: c for c in await pending(http, pid)}
         return waiting if set(waiting) == SIDE_BY_SIDE else None
 
-    return pid, await until(three)
+    return pid, await eventually(three, 30, what="scenario, character and world waiting")
 
 
 async def reject_character(http: httpx.AsyncClient, watcher: Watcher, pid: str,
@@ -157,7 +150,7 @@ async def test_retry_writes_the_rejected_work_again_and_the_project_goes_on(
         async def revised() -> list[dict[str, Any]]:
             return [c for c in await pending(http, pid) if c["agentId"] == character]
 
-        [again] = await until(revised)
+        [again] = await eventually(revised, 30, what="the character's revised checkpoint")
         assert again["id"] != three["character_review"]["id"]
         assert "(修正 1 回目)" in again["title"]
         assert "主人公が弱い" in again["output"]["summary"]  # the reason, as its feedback
@@ -184,7 +177,7 @@ async def test_retry_writes_the_rejected_work_again_and_the_project_goes_on(
             status = (await http.get(f"/api/projects/{pid}")).json()["status"]
             return status if status != "running" else None
 
-        assert await until(finished, timeout=60) == "completed"
+        assert await eventually(finished, 60, what="the project's end") == "completed"
     final = await agents_of(http, pid)
     assert final["character"]["status"] == "completed" and final["character"]["error"] is None
 
@@ -206,7 +199,7 @@ async def test_assets_wait_for_a_persons_verdict_in_the_data_tab(
             status = (await http.get(f"/api/projects/{pid}")).json()["status"]
             return status if status != "running" else None
 
-        assert await until(finished, timeout=60) == "completed"
+        assert await eventually(finished, 60, what="the project's end") == "completed"
     created = [p["asset"] for n, p in watcher.events if n == "asset:created"]
     assert len(created) == 6 and {a["approvalStatus"] for a in created} == {"pending"}
     assert not watcher.named("asset:updated")  # approving a checkpoint judges no file

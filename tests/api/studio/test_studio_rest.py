@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import time
 import zipfile
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +12,7 @@ import httpx
 import pytest
 
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.subprocess
 
@@ -43,19 +43,18 @@ def create(http: httpx.Client, **extra: Any) -> dict[str, Any]:
 
 
 def wait_pending(http: httpx.Client, pid: str, count: int = 1) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        found = [c for c in http.get(f"/api/projects/{pid}/checkpoints").json()
-                 if c["status"] == "pending"]
-        if len(found) >= count:
-            return found
-        time.sleep(0.05)
-    raise AssertionError("no pending checkpoint")
+    """The project's pending checkpoints, once there are ``count`` of them."""
+    def found() -> list[dict[str, Any]] | None:
+        pending = [c for c in http.get(f"/api/projects/{pid}/checkpoints").json()
+                   if c["status"] == "pending"]
+        return pending if len(pending) >= count else None
+
+    return wait_until(found, 20, what=f"{count} pending checkpoint(s)")
 
 
 def approve_all(http: httpx.Client, pid: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    """Approve each checkpoint as it comes until the project has ended: the project."""
+    def ended() -> dict[str, Any] | None:
         project = http.get(f"/api/projects/{pid}").json()
         if project["status"] != "running":
             return project
@@ -63,8 +62,9 @@ def approve_all(http: httpx.Client, pid: str) -> dict[str, Any]:
             if checkpoint["status"] == "pending":
                 http.post(f"/api/checkpoints/{checkpoint['id']}/resolve",
                           json={"resolution": "approved"})
-        time.sleep(0.05)
-    raise AssertionError("the project did not finish")
+        return None
+
+    return wait_until(ended, 30, what="the project's end")
 
 
 def test_a_created_project_is_a_draft_in_the_seeds_shape_and_listed(http: httpx.Client) -> None:

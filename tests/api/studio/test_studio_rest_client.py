@@ -10,7 +10,6 @@ the fields read from ``src/stores/*Store.ts``, ``WorkflowDiagram.tsx``,
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 
 from tests.api.studio.test_studio_rest import approve_all, wait_pending
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 IDEA = "宇宙ステーションを探索して資源を集めるサバイバルゲーム。"
 # handleCreateProject: the form as it is when no platform/scope/scale button was pressed
@@ -60,13 +60,12 @@ def created(http: httpx.Client, body: dict[str, Any] = CLIENT_CREATE) -> dict[st
 
 
 def wait_status(http: httpx.Client, pid: str, status: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        project = http.get(f"/api/projects/{pid}").json()
-        if project["status"] == status:
-            return project
-        time.sleep(0.05)
-    raise AssertionError(f"the project never became {status}")
+    """The project, once its status is ``status``."""
+    def project() -> dict[str, Any] | None:
+        found = http.get(f"/api/projects/{pid}").json()
+        return found if found["status"] == status else None
+
+    return wait_until(project, 20, what=f"the project {status}")
 
 
 def completed(http: httpx.Client) -> str:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from shokunin.api import create_app
 from shokunin.config import Settings
 from tests.api.runs.test_threads_api import PrincipalFromHeader
 from tests.api.studio.test_studio_rest_client import BRUSHUP, CLIENT_CREATE, STOP
+from tests.waiting import wait_until
 
 ALICE, BOB = {"x-principal": "key:alice"}, {"x-principal": "key:bob"}
 
@@ -73,10 +73,8 @@ def test_the_provider_monitor_counts_only_the_callers_agents(client: TestClient)
 def test_the_data_panels_counts_are_only_the_callers(client: TestClient) -> None:
     pid = client.post("/api/projects", json=CLIENT_CREATE, headers=ALICE).json()["id"]
     client.post(f"/api/projects/{pid}/start", headers=ALICE)
-    deadline = time.monotonic() + 20
-    while not (logs := client.get(f"/api/projects/{pid}/logs", headers=ALICE).json()):
-        assert time.monotonic() < deadline, "the run wrote no log entry"
-        time.sleep(0.05)
+    logs = wait_until(lambda: client.get(f"/api/projects/{pid}/logs", headers=ALICE).json(),
+                      20, what="a log entry of the run")
     mine = client.get("/api/archive/stats", headers=ALICE).json()["total"]["agent_logs"]
     theirs = client.get("/api/archive/stats", headers=BOB).json()["total"]["agent_logs"]
     assert mine >= len(logs) > 0 and theirs == 0

@@ -7,7 +7,6 @@ request is never answered) while the other two finish, so the kill lands mid-ste
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 
 from tests.fake_openai import API_KEY, FakeOpenAI, Hang, Reply
 from tests.live_server import LiveServer
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.subprocess
 
@@ -27,16 +27,6 @@ UNIVERSAL = json.dumps({  # fits every output schema (pydantic ignores the other
     "path": "assets/x.svg", "language": "svg", "content": "<svg/>", "svg": "<svg/>"},
     ensure_ascii=False)
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
-
-
-def wait_for(check: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out")
 
 
 def pending(http: httpx.Client, project_id: str) -> list[dict[str, Any]]:
@@ -59,13 +49,17 @@ def test_a_project_killed_mid_step_resumes_after_restart_without_redoing_agents(
             pid = project["id"]
             http.post(f"/api/projects/{pid}/start").raise_for_status()
             for _ in range(2):  # concept, design
-                [checkpoint] = wait_for(lambda: pending(http, pid))
+                [checkpoint] = wait_until(lambda: pending(http, pid), 30, interval=0.1,
+                                          what="a pending checkpoint")
                 http.post(f"/api/checkpoints/{checkpoint['id']}/resolve",
                           json={"resolution": "approved"}).raise_for_status()
-                wait_for(lambda cp=checkpoint: not any(
-                    c["id"] == cp["id"] for c in pending(http, pid)))
-            two = wait_for(lambda: len(pending(http, pid)) == 2 and pending(http, pid))
-            wait_for(lambda: len(fake.requests) == 5)  # the third is hanging now
+                wait_until(lambda cp=checkpoint: not any(
+                    c["id"] == cp["id"] for c in pending(http, pid)), 30, interval=0.1,
+                    what="the approved checkpoint no longer pending")
+            two = wait_until(lambda: len(pending(http, pid)) == 2 and pending(http, pid), 30,
+                             interval=0.1, what="two pending checkpoints")
+            wait_until(lambda: len(fake.requests) == 5, 30, interval=0.1,
+                       what="five model requests")  # the third is hanging now
             before = {a["type"]: a for a in http.get(f"/api/projects/{pid}/agents").json()}
             hung = next(t for t in ("scenario", "character", "world")
                         if before[t]["status"] == "running" and before[t]["progress"] < 90)
@@ -74,7 +68,8 @@ def test_a_project_killed_mid_step_resumes_after_restart_without_redoing_agents(
 
             fake.script(Reply(UNIVERSAL))  # the hung agent's second try is answered
             server.start()
-            third = wait_for(lambda: len(pending(http, pid)) == 3 and pending(http, pid))
+            third = wait_until(lambda: len(pending(http, pid)) == 3 and pending(http, pid), 30,
+                               interval=0.1, what="three pending checkpoints")
             assert {c["id"] for c in two} < {c["id"] for c in third}  # the two kept theirs
             agents = {a["type"]: a for a in http.get(f"/api/projects/{pid}/agents").json()}
             assert agents["concept"]["status"] == agents["design"]["status"] == "completed"
@@ -94,8 +89,9 @@ def test_a_project_killed_mid_step_resumes_after_restart_without_redoing_agents(
             for checkpoint in third:
                 http.post(f"/api/checkpoints/{checkpoint['id']}/resolve",
                           json={"resolution": "approved"}).raise_for_status()
-            [split] = wait_for(lambda: [c for c in pending(http, pid)
-                                        if c["type"] == "task_split_review"])
+            [split] = wait_until(lambda: [c for c in pending(http, pid)
+                                          if c["type"] == "task_split_review"], 30,
+                                 interval=0.1, what="the task split review pending")
             assert len(fake.requests) == 7
         finally:
             server.stop()

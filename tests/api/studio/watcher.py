@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import httpx
 import socketio
+
+from tests.waiting import eventually
 
 CONCEPT = {"description": "雨の街を走る", "platform": "web", "scope": "mvp"}
 
@@ -43,7 +44,7 @@ class Watcher:
     def named(self, name: str) -> list[Any]:
         return [data for event, data in self.events if event == name]
 
-    async def wait(self, predicate: Any, timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate():
-                await asyncio.sleep(0.02)
+    async def wait(self, predicate: Any, timeout: float = 20.0, *,
+                   what: str = "the events awaited") -> None:
+        """Until ``predicate()`` (of the events recorded so far) holds."""
+        await eventually(predicate, timeout, what=what)
