@@ -39,3 +39,16 @@ def test_a_failed_build_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(font_list, "build", lambda into: into.mkdir(exist_ok=True))
     font_list.copy_into(tmp_path / "start")
     assert list((tmp_path / "cache" / "shokunin").iterdir()) == []
+
+
+def test_a_font_fontconfig_found_elsewhere_makes_a_new_list(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """matplotlib lists fontconfig's fonts too, from folders of fontconfig's own
+    configuration: fc-cache rewriting its cache after a font is added changes the key."""
+    caches = tmp_path / "fontconfig"
+    caches.mkdir()
+    monkeypatch.setattr(font_list, "FONTCONFIG_CACHES", (str(caches),))
+    before = font_list.fingerprint()
+    assert font_list.fingerprint() == before
+    (caches / "new-font-cache-1").write_bytes(b"")  # what fc-cache does
+    assert font_list.fingerprint() != before

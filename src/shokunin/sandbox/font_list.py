@@ -10,6 +10,7 @@ list; a start copies the one that fits.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import os
@@ -22,11 +23,14 @@ from pathlib import Path
 # where matplotlib looks on Linux (font_manager's X11 and user folders)
 FONT_FOLDERS = ("/usr/share/fonts", "/usr/local/share/fonts", "/usr/X11R6/lib/X11/fonts",
                 "~/.fonts", "~/.local/share/fonts")
+# matplotlib also lists what fontconfig knows (fc-list), which may live in folders of its
+# own configuration: its caches change when fc-cache has seen a font added or removed.
+FONTCONFIG_CACHES = ("/var/cache/fontconfig", "~/.cache/fontconfig")
 
 
 def fingerprint() -> str:
-    """Changes with matplotlib's version, its Japanese font package and every folder of
-    fonts (a font added or removed changes its folder's time)."""
+    """Changes with matplotlib's version, its Japanese font package, every folder of fonts
+    (a font added or removed changes its folder's time) and fontconfig's caches."""
     parts = []
     for package in ("matplotlib", "matplotlib-fontja"):
         try:
@@ -36,6 +40,9 @@ def fingerprint() -> str:
     for folder in FONT_FOLDERS:
         for base, _, _ in os.walk(os.path.expanduser(folder)):
             parts.append(f"{base} {os.stat(base).st_mtime_ns}")
+    for folder in FONTCONFIG_CACHES:
+        with contextlib.suppress(OSError):
+            parts.append(f"{folder} {os.stat(os.path.expanduser(folder)).st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
