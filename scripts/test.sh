@@ -11,13 +11,9 @@
 #   postgres    the PostgreSQL server on 127.0.0.1:5432
 #   slow        any of the above
 # so `bash scripts/test.sh -m "not slow"` is the edit loop's tier, and `-m browser` the UI's.
-#   serial      a topology of several server and worker processes timed against each other
 # The 30 slowest tests are printed at the end, so that the next growth is seen. Two workers
 # (pytest-xdist), each module on one of them so its servers and kernels start once: much of
-# the suite waits on processes it started (pass -n 0 for one process). Without arguments the
-# serial tests run afterwards, alone: their leases and timeouts assume a machine they share
-# with nothing else of the suite (with arguments everything runs on the two workers: add
-# -n 0 when the selection holds serial tests).
+# the suite waits on processes it started (pass -n 0 for one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,12 +42,4 @@ if command -v npm >/dev/null; then
 fi
 .venv/bin/python -m ruff check src tests bench
 .venv/bin/lint-imports  # the layers and independence contracts in pyproject.toml
-pytest=(.venv/bin/python -m pytest -q -p no:cacheprovider --durations=30)
-if [ $# -gt 0 ]; then
-  exec "${pytest[@]}" -n 2 --dist loadfile "$@"
-fi
-status=0
-"${pytest[@]}" -n 2 --dist loadfile -m "not serial" || status=$?
-[ "$status" = 2 ] && exit 2  # interrupted (Ctrl-C): not the serial tests too
-"${pytest[@]}" -m serial || status=$?
-exit $status
+exec .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 -n 2 --dist loadfile "$@"

@@ -24,8 +24,6 @@ MARKS = {
     "browser": "drives a real headless Chromium",
     "postgres": "uses the PostgreSQL server",
     "slow": "any of the above: left out of the fast tier (-m 'not slow')",
-    "serial": "a topology of several processes timed against each other: runs alone, after "
-              "the rest (scripts/test.sh)",
 }
 # fixtures that start what a marker names: their tests carry it
 BY_FIXTURE = {
@@ -50,7 +48,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "postgres" in params.values():
             item.add_marker("postgres")
-        if any(item.get_closest_marker(mark) for mark in MARKS if mark not in ("slow", "serial")):
+        if any(item.get_closest_marker(mark) for mark in MARKS if mark != "slow"):
             item.add_marker("slow")
 
 

@@ -23,7 +23,7 @@ from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.skipif(not postgres_available(),
                                  reason="PostgreSQL not reachable on 127.0.0.1:5432"),
-              pytest.mark.postgres, pytest.mark.subprocess, pytest.mark.serial]
+              pytest.mark.postgres, pytest.mark.subprocess]
 
 
 @pytest.fixture

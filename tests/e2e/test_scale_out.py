@@ -36,7 +36,7 @@ from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.subprocess, pytest.mark.serial]
+pytestmark = pytest.mark.subprocess
 
 LEASE = "2"  # seconds a process vouches for its runs: a dead one's are taken within it
 

@@ -45,7 +45,7 @@ from tests.runs.redis_server import REDIS_URL, redis_available
 from tests.tools.conftest import make_tool
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.subprocess, pytest.mark.serial]
+pytestmark = pytest.mark.subprocess
 
 LEASE = "2"
 SAMPLES = Path(__file__).resolve().parents[2] / "src/shokunin/data/analyst"
