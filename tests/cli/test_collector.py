@@ -17,7 +17,7 @@ from shokunin.config import Settings
 
 _CYCLE = """
     import gc, time, weakref
-    from shokunin.cli.collector import tune_gc
+    from shokunin.cli.collector import starting, tune_gc
     class Node: pass
     def cycle(payload=None):
         a, b = Node(), Node()
@@ -40,6 +40,8 @@ def _python(code: str) -> list[str]:
 
 def test_the_timed_collection_is_a_full_one_and_allocations_no_longer_start_one() -> None:
     out = _python("""
+        with starting():
+            started = [cycle() for _ in range(1000)]  # a start's modules and objects
         tune_gc(1)
         print(gc.get_freeze_count() > 0, gc.get_threshold()[0])
         node = cycle()
@@ -63,6 +65,19 @@ def test_memory_growth_starts_a_full_collection_before_its_time() -> None:
         print(freed(gone))
     """)
     assert out == ["True"]
+
+
+def test_a_start_is_collected_once_and_frozen_and_the_collector_is_on_again() -> None:
+    out = _python("""
+        import gc
+        with starting():
+            print(gc.isenabled())
+            garbage = weakref.ref(cycle())  # a cycle the start left behind
+            kept = cycle()
+        print(gc.isenabled(), garbage() is None, gc.get_freeze_count() > 0,
+              sum(gc.get_count()) < 100)  # far from starting an automatic collection
+    """)
+    assert out == ["False", "True", "True", "True", "True"]
 
 
 def test_interval_zero_leaves_pythons_own_schedule() -> None:

@@ -14,7 +14,6 @@ and the uploads' parser process first, while it imports the rest (``parsers.star
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,13 +43,15 @@ def analyze(
     if out is not None and fmt is None:
         raise typer.BadParameter(f"{out.name}: write the report as .md, .html or .ipynb",
                                  param_hint="--out")
-    from shokunin.cli.collector import paused
+    from shokunin.cli.collector import starting
 
-    with paused():
+    # What the imports make lives until the process ends: frozen, no collection walks it
+    # again, during the run or on the way out (a second, for the interpreter's last one).
+    with starting():
         from shokunin.agents.analyst import parsers
 
         parsers.start()  # its imports (pandas, DuckDB) overlap ours, on the other core
-        # The engine now, frozen below with the rest; the Analyst is imported by Engine.open,
+        # The engine now, frozen with the rest; the Analyst is imported by Engine.open,
         # while the kernel starts.
         import shokunin.engine  # noqa: F401
         from shokunin.cli.logs import command_logs, debugging
@@ -60,9 +61,6 @@ def analyze(
     command_logs()
     if not debugging():  # the run's failure is printed below, once, in the user's words
         logging.getLogger("shokunin.runs").setLevel(logging.ERROR)
-    # What the imports made lives until the process ends: no collection need walk it again,
-    # during the run or on the way out (a second, for the interpreter's last collection).
-    gc.freeze()
     settings = Settings(**({"model": model} if model else {}))
     status = asyncio.run(_run(settings, file, question, out, fmt))
     if status != RunStatus.COMPLETED:

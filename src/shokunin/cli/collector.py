@@ -32,23 +32,26 @@ _TICK = 1.0  # how often memory is looked at (a read of /proc/self/statm)
 
 
 @contextlib.contextmanager
-def paused() -> Iterator[None]:
-    """No collection while a command imports what it needs: each would walk everything the
-    imports built so far, to free nothing (a tenth of their time)."""
+def starting() -> Iterator[None]:
+    """No collection while a command imports and builds what it needs: each would walk
+    everything built so far, to free nothing (a tenth of the time). What it built lives
+    until the process ends: on the way out it is collected once and frozen, so that no
+    later collection walks it again, before the collector is on again (on first, it would
+    start a full collection at once)."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
+        gc.collect()
+        gc.freeze()
     finally:
         if was:
             gc.enable()
 
 
 def tune_gc(interval: float, growth_bytes: int = GROWTH_BYTES) -> None:
-    """Freeze what startup built; unless ``interval`` is 0 (Python's own schedule), collect
-    every ``interval`` seconds, or once resident memory grew ``growth_bytes``."""
-    gc.collect()
-    gc.freeze()
+    """Unless ``interval`` is 0 (Python's own schedule), collect every ``interval`` seconds,
+    or once resident memory grew ``growth_bytes``; after ``starting()`` froze the start."""
     if interval <= 0:
         return
     gc.set_threshold(BURST_OBJECTS, 10, 10)

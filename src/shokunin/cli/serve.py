@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from shokunin.config import Settings
 
 REFUSAL = (
@@ -31,17 +33,26 @@ def serve(
         False, "--insecure", help="Allow a non-loopback --host without auth."),
 ) -> None:
     """Start the server: Workbench UI at /, API docs at /docs."""
-    from shokunin.cli.collector import paused, tune_gc
+    from shokunin.cli.collector import starting, tune_gc
 
-    with paused():  # the whole server, imported only to serve; tune_gc freezes it below
+    with starting():  # the whole server, imported and built, then frozen
         import uvicorn
 
-        from shokunin.api import create_app
-        from shokunin.api.perimeter import is_loopback_name
-        from shokunin.cli.auth import auth_enabled
-        from shokunin.config import Settings
-        from shokunin.models import ModelConfigError, model_from_settings
-        from shokunin.tools import install_log_masking, remember
+        app = _app(host, port, log_level, insecure)
+    settings = app.state.settings
+    tune_gc(settings.gc_interval_sec)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,
+                **uvicorn_options(settings))
+
+
+def _app(host: str | None, port: int | None, log_level: str, insecure: bool) -> FastAPI:
+    """The server's app, its settings checked."""
+    from shokunin.api import create_app
+    from shokunin.api.perimeter import is_loopback_name
+    from shokunin.cli.auth import auth_enabled
+    from shokunin.config import Settings
+    from shokunin.models import ModelConfigError, model_from_settings
+    from shokunin.tools import install_log_masking, remember
 
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
     settings = Settings(**overrides)
@@ -59,10 +70,7 @@ def serve(
     install_log_masking()  # secrets and credentials (uvicorn's access log too) never logged
     if settings.auth_token is not None:  # wherever a client puts it: a path, any parameter
         remember([settings.auth_token.get_secret_value()])
-    app = create_app(settings)
-    tune_gc(settings.gc_interval_sec)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,
-                **uvicorn_options(settings))
+    return create_app(settings)
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

@@ -35,10 +35,13 @@ def worker(
     log_level: str = typer.Option("info", help="Log level."),
 ) -> None:
     """Take runs from the job queue (SHOKUNIN_QUEUE_URL) and run them."""
-    from shokunin.cli.collector import tune_gc
-    from shokunin.config import Settings
-    from shokunin.models import ModelConfigError, model_from_settings
-    from shokunin.tools import install_log_masking
+    from shokunin.cli.collector import starting, tune_gc
+
+    with starting():  # the engine imported now, frozen with the rest
+        import shokunin.engine  # noqa: F401
+        from shokunin.config import Settings
+        from shokunin.models import ModelConfigError, model_from_settings
+        from shokunin.tools import install_log_masking
 
     overrides = {"worker_concurrency": concurrency} if concurrency is not None else {}
     settings = Settings(**overrides)
