@@ -20,8 +20,11 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
-  fc-list 2>/dev/null | grep -qi "noto sans cjk" || missing+=(fonts-noto-cjk)
-  fc-list 2>/dev/null | grep -qi "noto color emoji" || missing+=(fonts-noto-color-emoji)
+  # fc-list read whole, then searched: piped into grep -q, it could be cut off by an early
+  # match, fail the pipe under pipefail, and the fonts would be installed at every run
+  fonts=$(fc-list 2>/dev/null || true)
+  grep -i "noto sans cjk" <<<"$fonts" >/dev/null || missing+=(fonts-noto-cjk)
+  grep -i "noto color emoji" <<<"$fonts" >/dev/null || missing+=(fonts-noto-color-emoji)
   command -v nginx >/dev/null || missing+=(nginx-light)  # deploy/nginx.conf, tested for real
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing system packages: ${missing[*]}"
