@@ -23,7 +23,7 @@ from fastapi import FastAPI
 
 from shokunin.api import create_app
 from shokunin.api.workbench.ws import AGENT
-from shokunin.cli.collector import tune_gc
+from shokunin.cli.collector import starting, tune_gc
 from shokunin.cli.serve import uvicorn_options
 from shokunin.config import Settings
 
@@ -52,7 +52,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8123)
     args = parser.parse_args()
     settings = Settings(port=args.port)
-    app = create_one_node_app(settings)
+    with starting():  # as ``shokunin serve`` does
+        app = create_one_node_app(settings)
     tune_gc(settings.gc_interval_sec)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning",
                 **uvicorn_options(settings))

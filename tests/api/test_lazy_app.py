@@ -14,6 +14,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from shokunin.api.lazy_app import LazyApp
+from tests.waiting import eventually
 
 
 class Opener:
@@ -109,3 +110,59 @@ async def test_outside_the_server_s_lifespan_it_refuses() -> None:
     send: Send = ignore  # type: ignore[assignment]
     with pytest.raises(RuntimeError, match="only while the server runs"):
         await lazy(scope, receive, send)
+
+
+async def _call(lazy: LazyApp) -> None:
+    async def nothing() -> dict[str, object]:
+        return {"type": "http.request", "body": b""}
+
+    async def ignore(message: dict[str, object]) -> None:
+        return None
+
+    await lazy({"type": "http", "path": "/"}, nothing, ignore)  # type: ignore[arg-type]
+
+
+async def test_the_server_s_end_stops_an_open_under_way_and_refuses_who_waited_for_it() -> None:
+    opens: list[int] = []
+
+    @asynccontextmanager
+    async def hangs() -> AsyncIterator[ASGIApp]:
+        opens.append(1)
+        await asyncio.Event().wait()  # an open that never ends
+        yield PlainTextResponse("never")
+
+    lazy = LazyApp("probe", hangs)
+    running = lazy.running()
+    await running.__aenter__()
+    first, second = (asyncio.create_task(_call(lazy)) for _ in range(2))
+    await eventually(lambda: opens, what="the open began")
+    await asyncio.wait_for(running.__aexit__(None, None, None), 5)  # not held by the open
+    for request in (first, second):
+        with pytest.raises(RuntimeError, match="only while the server runs"):
+            await request
+    assert opens == [1]  # the request that waited opened nothing after the end
+
+
+async def test_a_request_that_comes_while_the_app_closes_is_refused_not_handed_it() -> None:
+    closing = asyncio.Event()
+    served: list[bool] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        served.append(closing.is_set())
+
+    @asynccontextmanager
+    async def slow_to_close() -> AsyncIterator[ASGIApp]:
+        yield app
+        closing.set()
+        await asyncio.sleep(0.2)  # its feeds or task group ending
+
+    lazy = LazyApp("probe", slow_to_close)
+    running = lazy.running()
+    await running.__aenter__()
+    await _call(lazy)
+    end = asyncio.create_task(running.__aexit__(None, None, None))
+    await closing.wait()
+    with pytest.raises(RuntimeError, match="only while the server runs"):
+        await _call(lazy)
+    await end
+    assert served == [False]

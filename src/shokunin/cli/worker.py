@@ -36,25 +36,26 @@ def worker(
 ) -> None:
     """Take runs from the job queue (SHOKUNIN_QUEUE_URL) and run them."""
     from shokunin.cli.collector import starting, tune_gc
-
-    with starting():  # the engine imported now, frozen with the rest
-        import shokunin.engine  # noqa: F401
-        from shokunin.config import Settings
-        from shokunin.models import ModelConfigError, model_from_settings
-        from shokunin.tools import install_log_masking
+    from shokunin.config import Settings
 
     overrides = {"worker_concurrency": concurrency} if concurrency is not None else {}
     settings = Settings(**overrides)
     if settings.queue_url is None:
         typer.echo(NO_QUEUE, err=True)
         raise typer.Exit(2)
-    try:  # a model that cannot be made stops here with one line, not a traceback
-        model_from_settings(settings)
-    except ModelConfigError as exc:
-        typer.echo(f"shokunin: {exc}", err=True)
-        raise typer.Exit(2) from None
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    install_log_masking()
+    with starting():  # the engine and the model's SDK imported now, frozen with the rest
+        import shokunin.engine  # noqa: F401
+        from shokunin.models import ModelConfigError, model_from_settings
+        from shokunin.tools import install_log_masking
+
+        try:  # a model that cannot be made stops here with one line, not a traceback
+            model_from_settings(settings)
+        except ModelConfigError as exc:
+            typer.echo(f"shokunin: {exc}", err=True)
+            raise typer.Exit(2) from None
+        logging.basicConfig(level=log_level.upper(),
+                            format="%(levelname)s %(name)s: %(message)s")
+        install_log_masking()
     tune_gc(settings.gc_interval_sec)
     try:
         asyncio.run(_work(settings, grace))
