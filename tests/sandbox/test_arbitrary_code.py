@@ -44,9 +44,11 @@ TMP_MB = 64
 NORMAL_USER = "cloudsdk"
 
 
-def _server_folders(owner: int = 0) -> tuple[Path, Path, Path]:
+def _server_folders(owner: int | None = None) -> tuple[Path, Path, Path]:
     """(top, workdir, data_dir) under /var/tmp: workdir holds server.log, data_dir a
-    database, both readable by their owner only, as a real server leaves them."""
+    database, both readable by their owner only (the server's user unless ``owner``), as a
+    real server leaves them."""
+    owner = os.getuid() if owner is None else owner
     top = Path(tempfile.mkdtemp(prefix="shokunin-arbitrary-", dir="/var/tmp"))
     workdir, data_dir = top / "work", top / "data"
     for folder in (top, workdir, data_dir):

@@ -157,10 +157,12 @@ async def test_run_in_emits_code_result_image_table(sandbox: Sandbox, tmp_path: 
     try:
         await store.ensure_thread("run-thread", "test")
         await store.create_run("r1", "run-thread", "test", {})
+        # where the Runner puts a thread's workspace: in the data folder (one under pytest's
+        # own /tmp folder is hidden by a kernel's private /tmp on a non-root server)
+        workspace = sandbox._default_workspace("run-thread")  # noqa: SLF001
+        workspace.mkdir(parents=True, exist_ok=True)
         ctx = RunContext(run_id="r1", thread_id="run-thread", agent="test", store=store,
-                         bus=MemoryBus(), workspace=tmp_path / "ws")
-        ctx.workspace.mkdir()
-        ctx.workspace.chmod(0o755)
+                         bus=MemoryBus(), workspace=workspace)
         code = ("import matplotlib.pyplot as plt\nimport pandas as pd\nplt.plot([1, 2])\n"
                 "plt.show()\nprint('hi')\npd.DataFrame({'a': [1]})")
         result = await sandbox.run_in(ctx, ExecPythonInput(code=code), step="analyse")
