@@ -31,10 +31,6 @@ class LazyApp:
         self._task: asyncio.Task[None] | None = None  # holds the app open
         self._stop: asyncio.Event | None = None
 
-    @property
-    def loaded(self) -> bool:
-        return self._app is not None
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await (self._app or await self._load())(scope, receive, send)
 
